@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-cpp: the one exception type.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace transit {
+
+/// Stable error codes. The name (see `code_name`) appears in every message and never changes.
+enum class Errc : std::uint8_t {
+  syntax,             ///< the bytes are not well-formed JSON
+  truncated,          ///< input ended inside a value
+  invalid_utf8,       ///< a string is not valid UTF-8
+  bad_cache_code,     ///< a cache code that is malformed, out of range or not yet assigned
+  odd_map,            ///< a `"^ "` map array (or cmap) with an odd number of items
+  bad_tagged_value,   ///< a `["~#tag", rep]` array or `{"~#tag": rep}` object of the wrong shape
+  bad_rep,            ///< a representation that does not decode (bad `~u`, `~t`, `~b`, `~z` ...)
+  too_deep,           ///< nesting deeper than the reader's limit
+  trailing_data,      ///< more than one value where exactly one was asked for
+  wrong_kind,         ///< a Value accessor used on a value of another kind
+  invalid_argument,   ///< a Value built from invalid parts (bad big integer digits, ...)
+  no_handler,         ///< no write handler for a value's type
+  io,                 ///< a sink or source failed
+};
+
+/// The stable name of a code, e.g. "bad_cache_code".
+std::string_view code_name(Errc code) noexcept;
+
+/// Where an error happened. `offset` is the byte offset into the input (npos when the error is
+/// not about input); `line`/`column` are 1-based and 0 when unknown (non-JSON input).
+struct Location {
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  std::size_t offset = npos;
+  std::size_t line = 0;
+  std::size_t column = 0;
+};
+
+/// Every failure in transit-cpp is a transit::Error. Its message reads
+/// `transit: <code> at byte N: <detail>` (or `transit: <code>: <detail>` without a position).
+class Error : public std::runtime_error {
+ public:
+  Error(Errc code, Location where, std::string path, const std::string& detail);
+
+  Errc code() const noexcept { return code_; }
+  /// Byte offset into the input, or Location::npos.
+  std::size_t offset() const noexcept { return where_.offset; }
+  std::size_t line() const noexcept { return where_.line; }
+  std::size_t column() const noexcept { return where_.column; }
+  /// Path of the value being read, e.g. `$[3]["name"]`; empty when unknown.
+  const std::string& path() const noexcept { return path_; }
+  /// The message without the code and position.
+  const std::string& detail() const noexcept { return detail_; }
+  Location location() const noexcept { return where_; }
+
+ private:
+  Errc code_;
+  Location where_;
+  std::string path_;
+  std::string detail_;
+};
+
+namespace detail {
+/// The one place errors are thrown from; kept out of line and cold.
+[[noreturn]] void throw_error(Errc code, std::string_view detail,
+                              std::size_t offset = Location::npos);
+[[noreturn]] void throw_error(Errc code, std::string_view detail, Location where,
+                              std::string path);
+}  // namespace detail
+
+}  // namespace transit

@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-cpp: the whole public API.
+#pragma once
+
+#include "transit/encoding.h"
+#include "transit/error.h"
+#include "transit/reader.h"
+#include "transit/sink.h"
+#include "transit/value.h"
+#include "transit/writer.h"

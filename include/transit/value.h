@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-cpp: the value model, one 16-byte handle for every Transit type.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <typeindex>
+#include <utility>
+#include <vector>
+
+#include "transit/error.h"
+
+namespace transit {
+
+/// The semantic type of a Value: one kind per Transit ground and extension type.
+enum class Kind : std::uint8_t {
+  null,
+  boolean,
+  integer,      ///< signed 64-bit
+  big_integer,  ///< arbitrary precision, kept as its decimal digits (`~n`)
+  floating,     ///< IEEE double, NaN and the infinities included
+  big_decimal,  ///< arbitrary precision, kept as its text (`~f`)
+  string,
+  bytes,
+  keyword,
+  symbol,
+  character,  ///< one Unicode code point (`~c`)
+  instant,    ///< milliseconds since the Unix epoch (`~m`, `~t`)
+  uuid,
+  uri,
+  array,
+  list,
+  set,
+  map,     ///< insertion-ordered, any key type
+  link,    ///< a Transit link; its fields are a map (href, rel, name, prompt, render)
+  tagged,  ///< a tag this reader does not know, with its representation, written back unchanged
+  object,  ///< a user C++ object, written through a registered handler
+};
+
+/// The name of a kind, e.g. "big_integer".
+std::string_view kind_name(Kind kind) noexcept;
+
+/// A UUID as two 64-bit halves, most significant first.
+struct Uuid {
+  std::uint64_t hi = 0;
+  std::uint64_t lo = 0;
+  friend bool operator==(const Uuid&, const Uuid&) = default;
+};
+
+class Value;
+using Entry = std::pair<Value, Value>;
+
+namespace detail {
+// Heap payloads are immutable once built and shared by reference count, so copying a Value is
+// a pointer copy and an increment.
+struct Node {
+  mutable std::atomic<std::uint32_t> refs{1};
+};
+void destroy_node(Kind kind, Node* node) noexcept;
+struct ObjectVtable {
+  void (*destroy)(void*) noexcept;
+  bool (*equal)(const void*, const void*);
+  std::size_t (*hash)(const void*);
+};
+}  // namespace detail
+
+/// An immutable Transit value. 16 bytes; copies share the payload. Short strings, keywords and
+/// symbols (up to 13 bytes) live inside the handle.
+class Value {
+ public:
+  /// null.
+  Value() noexcept { small_.kind = Kind::null; small_.flags = 0; small_.size = 0; }
+  Value(std::nullptr_t) noexcept : Value() {}
+  /// Booleans, numbers and text convert implicitly, so `Value v = 42;` and `Value{"text"}`
+  /// do what they say. Every integer type but bool becomes an integer (unsigned values above
+  /// INT64_MAX become big integers).
+  template <class T>
+    requires std::is_same_v<T, bool>
+  Value(T b) noexcept : Value() {
+    wide_.kind = Kind::boolean;
+    wide_.u.b = b;
+  }
+  template <class T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
+             !std::is_same_v<T, char32_t>)
+  Value(T i) : Value() {
+    if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(std::int64_t)) {
+      if (i > static_cast<T>(INT64_MAX)) {
+        *this = big_integer(std::to_string(i));
+        return;
+      }
+    }
+    wide_.kind = Kind::integer;
+    wide_.u.i = static_cast<std::int64_t>(i);
+  }
+  /// A char is ambiguous (a code point? a small integer?): say Value::character or Value(int).
+  Value(char) = delete;
+  Value(double d) noexcept : Value() {
+    wide_.kind = Kind::floating;
+    wide_.u.d = d;
+  }
+  Value(const char* s) : Value(std::string_view(s)) {}
+  Value(const std::string& s) : Value(std::string_view(s)) {}
+  Value(std::string_view s) { init_text(Kind::string, s); }
+
+  Value(const Value& other) noexcept : raw_(other.raw_) { retain(); }
+  Value(Value&& other) noexcept : raw_(other.raw_) { other.raw_ = Raw{}; }
+  Value& operator=(const Value& other) noexcept {
+    if (this != &other) {
+      other.retain();
+      release();
+      raw_ = other.raw_;
+    }
+    return *this;
+  }
+  Value& operator=(Value&& other) noexcept {
+    if (this != &other) {
+      release();
+      raw_ = other.raw_;
+      other.raw_ = Raw{};
+    }
+    return *this;
+  }
+  ~Value() { release(); }
+
+  // ---- construction of every kind -------------------------------------------------------------
+  static Value boolean(bool b) noexcept { return Value(b); }
+  static Value integer(std::int64_t i) noexcept { return Value(i); }
+  static Value floating(double d) noexcept { return Value(d); }
+  /// A big integer from decimal digits with an optional leading '-'. Throws
+  /// Error(invalid_argument) on anything else. Leading zeros are dropped.
+  static Value big_integer(std::string_view digits);
+  /// A big decimal from its text (`-12.5`, `1E+3`); the text is kept exactly. Throws
+  /// Error(invalid_argument) when it is not a decimal number.
+  static Value big_decimal(std::string_view text);
+  static Value string(std::string_view s) { return Value(s); }
+  static Value bytes(std::span<const std::byte> data);
+  static Value bytes(std::string_view data);
+  /// A keyword, without the leading ':' (`keyword("a/b")` prints as `:a/b`).
+  static Value keyword(std::string_view name);
+  static Value symbol(std::string_view name);
+  /// One Unicode code point; throws Error(invalid_argument) on surrogates and values > 0x10FFFF.
+  static Value character(char32_t c);
+  /// Milliseconds since 1970-01-01T00:00:00Z.
+  static Value instant(std::int64_t ms) noexcept;
+  static Value uuid(Uuid u);
+  static Value uri(std::string_view text);
+  static Value array(std::vector<Value> items);
+  static Value array(std::initializer_list<Value> items) { return array(std::vector<Value>(items)); }
+  static Value list(std::vector<Value> items);
+  static Value list(std::initializer_list<Value> items) { return list(std::vector<Value>(items)); }
+  /// A set; duplicates are dropped, first occurrence kept.
+  static Value set(std::vector<Value> items);
+  static Value set(std::initializer_list<Value> items) { return set(std::vector<Value>(items)); }
+  /// A map in insertion order; for a repeated key the last value wins at the first position.
+  static Value map(std::vector<Entry> entries);
+  static Value map(std::initializer_list<Entry> entries) { return map(std::vector<Entry>(entries)); }
+  /// A link. `render` is "link" or "image"; empty `name`/`prompt` are left out.
+  static Value link(std::string_view href, std::string_view rel, std::string_view name = {},
+                    std::string_view prompt = {}, std::string_view render = "link");
+  /// A link from its field map (as read from the wire).
+  static Value link(Value fields);
+  /// A value with a tag this library has no handler for. Tags are non-empty.
+  static Value tagged(std::string_view tag, Value rep);
+  /// A user object of type T, written through the registered handler for T.
+  template <class T>
+  static Value object(T obj);
+
+  // ---- inspection ------------------------------------------------------------------------------
+  Kind kind() const noexcept { return small_.kind; }
+  bool is_null() const noexcept { return kind() == Kind::null; }
+  bool is(Kind k) const noexcept { return kind() == k; }
+
+  /// Accessors throw Error(wrong_kind) on a value of another kind.
+  bool as_bool() const;
+  std::int64_t as_int() const;
+  double as_double() const;
+  /// The text of a string, keyword or symbol name, URI, big integer digits, big decimal text,
+  /// or a tagged value's tag.
+  std::string_view as_string() const;
+  std::span<const std::byte> as_bytes() const;
+  char32_t as_char() const;
+  std::int64_t as_instant() const;
+  Uuid as_uuid() const;
+  /// Elements of an array, list or set.
+  std::span<const Value> items() const;
+  /// Entries of a map or link, in insertion order.
+  std::span<const Entry> entries() const;
+  /// Number of items or entries; 0 for scalars.
+  std::size_t size() const noexcept;
+  /// Element `i` of an array, list or set; throws Error(invalid_argument) when out of range.
+  const Value& operator[](std::size_t i) const;
+  /// The value for `key` in a map or link, or nullptr.
+  const Value* find(const Value& key) const;
+  /// The tag of a tagged value.
+  std::string_view tag() const;
+  /// The representation of a tagged value.
+  const Value& rep() const;
+  /// The C++ type held by an object value.
+  std::type_index object_type() const;
+  /// The user object held, if it is exactly a T; nullptr otherwise.
+  template <class T>
+  const T* get_if() const noexcept;
+  /// The user object held; throws Error(wrong_kind) unless it is exactly a T.
+  template <class T>
+  const T& as() const;
+
+  /// Structural equality: maps and sets ignore order, an integer never equals a double, an
+  /// integer equals a big integer of the same value, NaN equals NaN.
+  friend bool operator==(const Value& a, const Value& b) noexcept;
+  /// A hash that agrees with ==.
+  std::size_t hash() const noexcept;
+
+ private:
+  enum : std::uint8_t { kHeap = 1 };
+  static constexpr std::size_t kSmallCapacity = 13;
+
+  struct Small {
+    Kind kind;
+    std::uint8_t flags;
+    std::uint8_t size;
+    char data[kSmallCapacity];
+  };
+  struct Wide {
+    Kind kind;
+    std::uint8_t flags;
+    std::uint16_t pad;
+    std::uint32_t size;
+    union {
+      bool b;
+      std::int64_t i;
+      double d;
+      char32_t c;
+      detail::Node* node;
+    } u;
+  };
+  struct Raw {
+    std::uint64_t a, b;
+  };
+  union {
+    Small small_;
+    Wide wide_;
+    Raw raw_;
+  };
+
+  bool on_heap() const noexcept { return (small_.flags & kHeap) != 0; }
+  void retain() const noexcept {
+    if (on_heap()) wide_.u.node->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  void release() noexcept {
+    if (on_heap() && wide_.u.node->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      detail::destroy_node(kind(), wide_.u.node);
+  }
+  void init_text(Kind kind, std::string_view s);
+  void init_node(Kind kind, detail::Node* node, std::uint32_t size) noexcept;
+  static Value make_object(std::type_index type, void* obj, const detail::ObjectVtable* vt);
+  const void* object_ptr() const noexcept;
+  [[noreturn]] void wrong_kind(const char* wanted) const;
+
+  friend struct ValueAccess;
+};
+
+static_assert(sizeof(Value) == 16, "Value is a 16-byte handle");
+
+/// Shorthands: `kw("a")` is the keyword :a, `sym("b")` the symbol b.
+inline Value kw(std::string_view name) { return Value::keyword(name); }
+inline Value sym(std::string_view name) { return Value::symbol(name); }
+
+/// Prints a value as Clojure would print it in EDN: `#{1 2}`, `(1 2)`, `:kw`, `123N`, `1.5M`,
+/// `\c`, `##NaN`, `#inst "1970-01-01T00:00:00.000-00:00"`, `#uuid "..."`. Types EDN has no
+/// literal for are printed as tagged literals: `#uri "..."`, `#bytes "<base64>"`, `#link {...}`,
+/// and a tagged value as `#tag rep`.
+std::string to_edn(const Value& v);
+
+// ---- user objects ------------------------------------------------------------------------------
+
+template <class T>
+Value Value::object(T obj) {
+  static constexpr detail::ObjectVtable vt{
+      [](void* p) noexcept { delete static_cast<T*>(p); },
+      [](const void* a, const void* b) -> bool {
+        if constexpr (requires(const T& x) { x == x; })
+          return *static_cast<const T*>(a) == *static_cast<const T*>(b);
+        else
+          return a == b;
+      },
+      [](const void* p) -> std::size_t {
+        if constexpr (requires(const T& x) { std::hash<T>{}(x); })
+          return std::hash<T>{}(*static_cast<const T*>(p));
+        else
+          return std::hash<const void*>{}(p);
+      },
+  };
+  return make_object(typeid(T), new T(std::move(obj)), &vt);
+}
+
+template <class T>
+const T* Value::get_if() const noexcept {
+  if (kind() != Kind::object || object_type() != typeid(T)) return nullptr;
+  return static_cast<const T*>(object_ptr());
+}
+
+template <class T>
+const T& Value::as() const {
+  if (const T* p = get_if<T>()) return *p;
+  wrong_kind(typeid(T).name());
+}
+
+}  // namespace transit
+
+template <>
+struct std::hash<transit::Value> {
+  std::size_t operator()(const transit::Value& v) const noexcept { return v.hash(); }
+};

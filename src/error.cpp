@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit::Error and the one cold function that throws it.
+#include "transit/error.h"
+
+namespace transit {
+
+std::string_view code_name(Errc code) noexcept {
+  switch (code) {
+    case Errc::syntax: return "syntax";
+    case Errc::truncated: return "truncated";
+    case Errc::invalid_utf8: return "invalid_utf8";
+    case Errc::bad_cache_code: return "bad_cache_code";
+    case Errc::odd_map: return "odd_map";
+    case Errc::bad_tagged_value: return "bad_tagged_value";
+    case Errc::bad_rep: return "bad_rep";
+    case Errc::too_deep: return "too_deep";
+    case Errc::trailing_data: return "trailing_data";
+    case Errc::wrong_kind: return "wrong_kind";
+    case Errc::invalid_argument: return "invalid_argument";
+    case Errc::no_handler: return "no_handler";
+    case Errc::io: return "io";
+  }
+  return "unknown";
+}
+
+namespace {
+std::string format_message(Errc code, const Location& where, const std::string& path,
+                           const std::string& detail) {
+  std::string msg = "transit: ";
+  msg += code_name(code);
+  if (where.offset != Location::npos) {
+    msg += " at byte " + std::to_string(where.offset);
+    if (where.line != 0)
+      msg += " (line " + std::to_string(where.line) + ", column " + std::to_string(where.column) +
+             ")";
+  }
+  if (!path.empty()) msg += " in " + path;
+  msg += ": ";
+  msg += detail;
+  return msg;
+}
+}  // namespace
+
+Error::Error(Errc code, Location where, std::string path, const std::string& detail)
+    : std::runtime_error(format_message(code, where, path, detail)),
+      code_(code),
+      where_(where),
+      path_(std::move(path)),
+      detail_(detail) {}
+
+namespace detail {
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_error(Errc code, std::string_view detail,
+                                                        std::size_t offset) {
+  throw Error(code, Location{offset, 0, 0}, {}, std::string(detail));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void throw_error(Errc code, std::string_view detail,
+                                                        Location where, std::string path) {
+  throw Error(code, where, std::move(path), std::string(detail));
+}
+
+}  // namespace detail
+}  // namespace transit

@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: Apache-2.0
+// The value model: node layouts, construction, equality and hashing.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <unordered_map>
+
+#include "codec.h"
+#include "transit/value.h"
+#include "value_internal.h"
+
+namespace transit {
+namespace detail {
+namespace {
+
+// Text payloads (long strings, keywords, symbols, URIs, big numbers, bytes) are one block:
+// header then bytes, so a string costs one allocation.
+struct TextNode : Node {
+  std::uint32_t size;
+  char* data() noexcept { return reinterpret_cast<char*>(this + 1); }
+};
+
+struct UuidNode : Node {
+  Uuid value;
+};
+
+// Sequences and maps are one block too: header then the elements in place.
+struct SeqNode : Node {
+  std::uint32_t size;
+  Value* items() noexcept { return reinterpret_cast<Value*>(this + 1); }
+};
+static_assert(sizeof(SeqNode) % alignof(Value) == 0);
+
+struct MapNode : Node {
+  std::uint32_t size;
+  Entry* entries() noexcept { return reinterpret_cast<Entry*>(this + 1); }
+};
+static_assert(sizeof(MapNode) % alignof(Entry) == 0);
+
+struct TaggedNode : Node {
+  Value tag;
+  Value rep;
+};
+
+struct ObjectNode : Node {
+  std::type_index type;
+  void* obj;
+  const ObjectVtable* vt;
+};
+
+std::uint32_t checked_size(std::size_t n) {
+  if (n > UINT32_MAX) throw_error(Errc::invalid_argument, "value larger than 4 GiB");
+  return static_cast<std::uint32_t>(n);
+}
+
+void* allocate(std::size_t bytes) {
+  void* p = std::malloc(bytes);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+bool is_text_kind(Kind k) {
+  switch (k) {
+    case Kind::string:
+    case Kind::keyword:
+    case Kind::symbol:
+    case Kind::uri:
+    case Kind::big_integer:
+    case Kind::big_decimal:
+    case Kind::bytes:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void destroy_node(Kind kind, Node* node) noexcept {
+  switch (kind) {
+    case Kind::array:
+    case Kind::list:
+    case Kind::set: {
+      auto* n = static_cast<SeqNode*>(node);
+      std::destroy_n(n->items(), n->size);
+      n->~SeqNode();
+      break;
+    }
+    case Kind::map:
+    case Kind::link: {
+      auto* n = static_cast<MapNode*>(node);
+      std::destroy_n(n->entries(), n->size);
+      n->~MapNode();
+      break;
+    }
+    case Kind::tagged:
+      delete static_cast<TaggedNode*>(node);
+      return;
+    case Kind::object: {
+      auto* n = static_cast<ObjectNode*>(node);
+      n->vt->destroy(n->obj);
+      delete n;
+      return;
+    }
+    case Kind::uuid:
+      delete static_cast<UuidNode*>(node);
+      return;
+    default:  // text nodes are trivially destructible
+      break;
+  }
+  std::free(node);
+}
+
+}  // namespace detail
+
+using detail::MapNode;
+using detail::SeqNode;
+using detail::TaggedNode;
+using detail::TextNode;
+
+std::string_view kind_name(Kind kind) noexcept {
+  switch (kind) {
+    case Kind::null: return "null";
+    case Kind::boolean: return "boolean";
+    case Kind::integer: return "integer";
+    case Kind::big_integer: return "big_integer";
+    case Kind::floating: return "floating";
+    case Kind::big_decimal: return "big_decimal";
+    case Kind::string: return "string";
+    case Kind::bytes: return "bytes";
+    case Kind::keyword: return "keyword";
+    case Kind::symbol: return "symbol";
+    case Kind::character: return "character";
+    case Kind::instant: return "instant";
+    case Kind::uuid: return "uuid";
+    case Kind::uri: return "uri";
+    case Kind::array: return "array";
+    case Kind::list: return "list";
+    case Kind::set: return "set";
+    case Kind::map: return "map";
+    case Kind::link: return "link";
+    case Kind::tagged: return "tagged";
+    case Kind::object: return "object";
+  }
+  return "?";
+}
+
+// ---- construction --------------------------------------------------------------------------------
+
+void Value::init_text(Kind kind, std::string_view s) {
+  small_.kind = kind;
+  small_.flags = 0;
+  if (s.size() <= kSmallCapacity) {
+    small_.size = static_cast<std::uint8_t>(s.size());
+    if (!s.empty()) std::memcpy(small_.data, s.data(), s.size());
+    return;
+  }
+  const std::uint32_t n = detail::checked_size(s.size());
+  auto* node = new (detail::allocate(sizeof(TextNode) + n)) TextNode{};
+  node->size = n;
+  std::memcpy(node->data(), s.data(), n);
+  init_node(kind, node, n);
+}
+
+void Value::init_node(Kind kind, detail::Node* node, std::uint32_t size) noexcept {
+  wide_.kind = kind;
+  wide_.flags = kHeap;
+  wide_.pad = 0;
+  wide_.size = size;
+  wide_.u.node = node;
+}
+
+Value Value::big_integer(std::string_view digits) {
+  if (!detail::is_integer_text(digits))
+    detail::throw_error(Errc::invalid_argument,
+                        "big integer needs decimal digits, got \"" + std::string(digits) + "\"");
+  const bool negative = digits.front() == '-';
+  std::string_view body = digits.substr(negative ? 1 : 0);
+  const auto first = body.find_first_not_of('0');
+  body = first == std::string_view::npos ? std::string_view("0") : body.substr(first);
+  std::string text;
+  if (negative && body != "0") text.push_back('-');
+  text.append(body);
+  Value v;
+  v.init_text(Kind::big_integer, text);
+  return v;
+}
+
+Value Value::big_decimal(std::string_view text) {
+  if (!detail::is_decimal_text(text))
+    detail::throw_error(Errc::invalid_argument,
+                        "big decimal needs a decimal number, got \"" + std::string(text) + "\"");
+  Value v;
+  v.init_text(Kind::big_decimal, text);
+  return v;
+}
+
+Value Value::bytes(std::span<const std::byte> data) {
+  return bytes(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
+}
+
+Value Value::bytes(std::string_view data) {
+  Value v;
+  v.init_text(Kind::bytes, data);
+  return v;
+}
+
+Value Value::keyword(std::string_view name) {
+  Value v;
+  v.init_text(Kind::keyword, name);
+  return v;
+}
+
+Value Value::symbol(std::string_view name) {
+  Value v;
+  v.init_text(Kind::symbol, name);
+  return v;
+}
+
+Value Value::uri(std::string_view text) {
+  Value v;
+  v.init_text(Kind::uri, text);
+  return v;
+}
+
+Value Value::character(char32_t c) {
+  if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+    detail::throw_error(Errc::invalid_argument, "character is not a Unicode scalar value");
+  Value v;
+  v.wide_.kind = Kind::character;
+  v.wide_.u.c = c;
+  return v;
+}
+
+Value Value::instant(std::int64_t ms) noexcept {
+  Value v;
+  v.wide_.kind = Kind::instant;
+  v.wide_.u.i = ms;
+  return v;
+}
+
+Value Value::uuid(Uuid u) {
+  Value v;
+  auto* node = new detail::UuidNode{};
+  node->value = u;
+  v.init_node(Kind::uuid, node, 0);
+  return v;
+}
+
+namespace {
+
+// Index of the first element equal to `items[i]` among items[0..i), or i when it is new. For
+// short ranges a scan beats hashing; longer ones use a hash index built once per container.
+class DuplicateFinder {
+ public:
+  explicit DuplicateFinder(std::size_t n) : use_index_(n > 16) {}
+  template <class KeyOf>
+  std::size_t first_equal(std::size_t i, KeyOf key_of, std::size_t kept) {
+    const Value& k = key_of(i);
+    if (!use_index_) {
+      for (std::size_t j = 0; j < kept; ++j)
+        if (key_of(j) == k) return j;
+      return kept;
+    }
+    const std::size_t h = k.hash();
+    auto [lo, hi] = index_.equal_range(h);
+    for (auto it = lo; it != hi; ++it)
+      if (key_of(it->second) == k) return it->second;
+    index_.emplace(h, kept);
+    return kept;
+  }
+
+ private:
+  bool use_index_;
+  std::unordered_multimap<std::size_t, std::size_t> index_;
+};
+
+}  // namespace
+
+Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
+  const std::uint32_t n = detail::checked_size(items.size());
+  auto* node = new (detail::allocate(sizeof(SeqNode) + n * sizeof(Value))) SeqNode{};
+  Value* out = node->items();
+  std::uint32_t kept = 0;
+  if (kind == Kind::set) {
+    DuplicateFinder dups(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      // Compacting in place: out[0..kept) are the distinct items so far.
+      auto key_of = [&](std::size_t j) -> const Value& { return j < kept ? out[j] : items[i]; };
+      if (dups.first_equal(kept, key_of, kept) == kept) new (out + kept++) Value(std::move(items[i]));
+    }
+  } else {
+    for (; kept < n; ++kept) new (out + kept) Value(std::move(items[kept]));
+  }
+  node->size = kept;
+  Value v;
+  v.init_node(kind, node, kept);
+  return v;
+}
+
+Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
+  const std::uint32_t n = detail::checked_size(flat.size() / 2);
+  auto* node = new (detail::allocate(sizeof(MapNode) + n * sizeof(Entry))) MapNode{};
+  Entry* out = node->entries();
+  std::uint32_t kept = 0;
+  DuplicateFinder dups(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    auto key_of = [&](std::size_t j) -> const Value& {
+      return j < kept ? out[j].first : flat[2 * i];
+    };
+    const std::size_t at = dups.first_equal(kept, key_of, kept);
+    if (at == kept)
+      new (out + kept++) Entry(std::move(flat[2 * i]), std::move(flat[2 * i + 1]));
+    else
+      out[at].second = std::move(flat[2 * i + 1]);
+  }
+  node->size = kept;
+  Value v;
+  v.init_node(kind, node, kept);
+  return v;
+}
+
+Value Value::array(std::vector<Value> items) {
+  return ValueAccess::make_sequence(Kind::array, items);
+}
+Value Value::list(std::vector<Value> items) { return ValueAccess::make_sequence(Kind::list, items); }
+Value Value::set(std::vector<Value> items) { return ValueAccess::make_sequence(Kind::set, items); }
+
+Value Value::map(std::vector<Entry> entries) {
+  std::vector<Value> flat;
+  flat.reserve(entries.size() * 2);
+  for (auto& [k, v] : entries) {
+    flat.push_back(std::move(k));
+    flat.push_back(std::move(v));
+  }
+  return ValueAccess::make_map(Kind::map, flat);
+}
+
+Value Value::link(std::string_view href, std::string_view rel, std::string_view name,
+                  std::string_view prompt, std::string_view render) {
+  if (render != "link" && render != "image")
+    detail::throw_error(Errc::invalid_argument, "link render must be \"link\" or \"image\"");
+  std::vector<Value> flat{"href", Value::uri(href), "rel", rel};
+  if (!name.empty()) flat.insert(flat.end(), {"name", name});
+  if (!prompt.empty()) flat.insert(flat.end(), {"prompt", prompt});
+  flat.insert(flat.end(), {"render", render});
+  return ValueAccess::make_map(Kind::link, flat);
+}
+
+Value Value::link(Value fields) {
+  if (fields.kind() != Kind::map)
+    detail::throw_error(Errc::invalid_argument, "a link is built from a map of its fields");
+  std::vector<Value> flat;
+  for (const auto& [k, v] : fields.entries()) flat.insert(flat.end(), {k, v});
+  return ValueAccess::make_map(Kind::link, flat);
+}
+
+Value Value::tagged(std::string_view tag, Value rep) {
+  if (tag.empty()) detail::throw_error(Errc::invalid_argument, "a tag is never empty");
+  auto* node = new TaggedNode{};
+  node->tag = Value(tag);
+  node->rep = std::move(rep);
+  Value v;
+  v.init_node(Kind::tagged, node, 0);
+  return v;
+}
+
+Value Value::make_object(std::type_index type, void* obj, const detail::ObjectVtable* vt) {
+  auto* node = new detail::ObjectNode{{}, type, obj, vt};
+  Value v;
+  v.init_node(Kind::object, node, 0);
+  return v;
+}
+
+// ---- access --------------------------------------------------------------------------------------
+
+void Value::wrong_kind(const char* wanted) const {
+  detail::throw_error(Errc::wrong_kind, std::string("expected ") + wanted + ", value is " +
+                                            std::string(kind_name(kind())));
+}
+
+bool Value::as_bool() const {
+  if (kind() != Kind::boolean) wrong_kind("boolean");
+  return wide_.u.b;
+}
+
+std::int64_t Value::as_int() const {
+  if (kind() != Kind::integer) wrong_kind("integer");
+  return wide_.u.i;
+}
+
+double Value::as_double() const {
+  if (kind() != Kind::floating) wrong_kind("floating");
+  return wide_.u.d;
+}
+
+std::string_view Value::as_string() const {
+  if (kind() == Kind::tagged) return static_cast<TaggedNode*>(wide_.u.node)->tag.as_string();
+  if (!detail::is_text_kind(kind()) || kind() == Kind::bytes) wrong_kind("text");
+  if (!on_heap()) return {small_.data, small_.size};
+  auto* node = static_cast<TextNode*>(wide_.u.node);
+  return {node->data(), node->size};
+}
+
+std::span<const std::byte> Value::as_bytes() const {
+  if (kind() != Kind::bytes) wrong_kind("bytes");
+  if (!on_heap()) return {reinterpret_cast<const std::byte*>(small_.data), small_.size};
+  auto* node = static_cast<TextNode*>(wide_.u.node);
+  return {reinterpret_cast<const std::byte*>(node->data()), node->size};
+}
+
+char32_t Value::as_char() const {
+  if (kind() != Kind::character) wrong_kind("character");
+  return wide_.u.c;
+}
+
+std::int64_t Value::as_instant() const {
+  if (kind() != Kind::instant) wrong_kind("instant");
+  return wide_.u.i;
+}
+
+Uuid Value::as_uuid() const {
+  if (kind() != Kind::uuid) wrong_kind("uuid");
+  return static_cast<detail::UuidNode*>(wide_.u.node)->value;
+}
+
+std::span<const Value> Value::items() const {
+  if (kind() != Kind::array && kind() != Kind::list && kind() != Kind::set)
+    wrong_kind("array, list or set");
+  auto* node = static_cast<SeqNode*>(wide_.u.node);
+  return {node->items(), node->size};
+}
+
+std::span<const Entry> Value::entries() const {
+  if (kind() != Kind::map && kind() != Kind::link) wrong_kind("map or link");
+  auto* node = static_cast<MapNode*>(wide_.u.node);
+  return {node->entries(), node->size};
+}
+
+std::size_t Value::size() const noexcept {
+  switch (kind()) {
+    case Kind::array:
+    case Kind::list:
+    case Kind::set:
+    case Kind::map:
+    case Kind::link:
+      return wide_.size;
+    default:
+      return 0;
+  }
+}
+
+const Value& Value::operator[](std::size_t i) const {
+  auto all = items();
+  if (i >= all.size())
+    detail::throw_error(Errc::invalid_argument, "index " + std::to_string(i) +
+                                                    " out of range for " +
+                                                    std::to_string(all.size()) + " items");
+  return all[i];
+}
+
+const Value* Value::find(const Value& key) const {
+  for (const auto& e : entries())
+    if (e.first == key) return &e.second;
+  return nullptr;
+}
+
+std::string_view Value::tag() const {
+  if (kind() != Kind::tagged) wrong_kind("tagged");
+  return static_cast<TaggedNode*>(wide_.u.node)->tag.as_string();
+}
+
+const Value& Value::rep() const {
+  if (kind() != Kind::tagged) wrong_kind("tagged");
+  return static_cast<TaggedNode*>(wide_.u.node)->rep;
+}
+
+std::type_index Value::object_type() const {
+  if (kind() != Kind::object) wrong_kind("object");
+  return static_cast<detail::ObjectNode*>(wide_.u.node)->type;
+}
+
+const void* Value::object_ptr() const noexcept {
+  return static_cast<detail::ObjectNode*>(wide_.u.node)->obj;
+}
+
+// ---- equality and hashing -----------------------------------------------------------------------
+
+namespace {
+
+std::size_t mix(std::uint64_t x) noexcept {
+  // splitmix64 finaliser: cheap and spreads every input bit.
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return static_cast<std::size_t>(x ^ (x >> 31));
+}
+
+std::size_t combine(std::size_t seed, std::size_t h) noexcept {
+  return mix(seed ^ (h + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)));
+}
+
+// Order-free equality for sets and maps: every element of `a` has an equal partner in `b`
+// (sizes are equal and both sides hold distinct elements, so that is a bijection).
+template <class T, class KeyOf, class Match>
+bool unordered_equal(std::span<const T> a, std::span<const T> b, KeyOf key_of, Match match) {
+  if (a.size() != b.size()) return false;
+  if (a.size() <= 8) {
+    for (const T& x : a) {
+      bool found = false;
+      for (const T& y : b)
+        if (key_of(x) == key_of(y)) {
+          if (!match(x, y)) return false;
+          found = true;
+          break;
+        }
+      if (!found) return false;
+    }
+    return true;
+  }
+  std::unordered_multimap<std::size_t, const T*> index;
+  index.reserve(b.size());
+  for (const T& y : b) index.emplace(key_of(y).hash(), &y);
+  for (const T& x : a) {
+    auto [lo, hi] = index.equal_range(key_of(x).hash());
+    auto it = std::find_if(lo, hi, [&](const auto& p) { return key_of(*p.second) == key_of(x); });
+    if (it == hi || !match(x, *it->second)) return false;
+  }
+  return true;
+}
+
+std::optional<std::int64_t> big_as_int64(const Value& v) {
+  return detail::parse_int64(v.as_string());
+}
+
+}  // namespace
+
+bool operator==(const Value& a, const Value& b) noexcept {
+  if (a.kind() != b.kind()) {
+    // Clojure's = holds between 1 and 1N; a big integer read from "~n5" equals the integer 5.
+    if (a.kind() == Kind::integer && b.kind() == Kind::big_integer)
+      return big_as_int64(b) == a.as_int();
+    if (a.kind() == Kind::big_integer && b.kind() == Kind::integer)
+      return big_as_int64(a) == b.as_int();
+    return false;
+  }
+  if (a.on_heap() && b.on_heap() && a.wide_.u.node == b.wide_.u.node) return true;
+  switch (a.kind()) {
+    case Kind::null:
+      return true;
+    case Kind::boolean:
+      return a.wide_.u.b == b.wide_.u.b;
+    case Kind::integer:
+    case Kind::instant:
+      return a.wide_.u.i == b.wide_.u.i;
+    case Kind::floating:
+      return a.wide_.u.d == b.wide_.u.d || (std::isnan(a.wide_.u.d) && std::isnan(b.wide_.u.d));
+    case Kind::character:
+      return a.wide_.u.c == b.wide_.u.c;
+    case Kind::bytes: {
+      auto x = a.as_bytes(), y = b.as_bytes();
+      return std::equal(x.begin(), x.end(), y.begin(), y.end());
+    }
+    case Kind::string:
+    case Kind::keyword:
+    case Kind::symbol:
+    case Kind::uri:
+    case Kind::big_integer:
+    case Kind::big_decimal:
+      return a.as_string() == b.as_string();
+    case Kind::uuid:
+      return a.as_uuid() == b.as_uuid();
+    case Kind::array:
+    case Kind::list: {
+      auto x = a.items(), y = b.items();
+      return std::equal(x.begin(), x.end(), y.begin(), y.end());
+    }
+    case Kind::set:
+      return unordered_equal<Value>(
+          a.items(), b.items(), [](const Value& v) -> const Value& { return v; },
+          [](const Value&, const Value&) { return true; });
+    case Kind::map:
+    case Kind::link:
+      return unordered_equal<Entry>(
+          a.entries(), b.entries(), [](const Entry& e) -> const Value& { return e.first; },
+          [](const Entry& x, const Entry& y) { return x.second == y.second; });
+    case Kind::tagged:
+      return a.tag() == b.tag() && a.rep() == b.rep();
+    case Kind::object: {
+      auto* x = static_cast<detail::ObjectNode*>(a.wide_.u.node);
+      auto* y = static_cast<detail::ObjectNode*>(b.wide_.u.node);
+      return x->type == y->type && x->vt->equal(x->obj, y->obj);
+    }
+  }
+  return false;
+}
+
+std::size_t Value::hash() const noexcept {
+  const auto k = static_cast<std::size_t>(kind());
+  switch (kind()) {
+    case Kind::null:
+      return mix(0);
+    case Kind::boolean:
+      return mix(wide_.u.b ? 1 : 2);
+    case Kind::integer:
+      return mix(static_cast<std::uint64_t>(wide_.u.i));
+    case Kind::big_integer:
+      if (auto i = big_as_int64(*this)) return mix(static_cast<std::uint64_t>(*i));
+      return combine(k, std::hash<std::string_view>{}(as_string()));
+    case Kind::floating: {
+      double d = wide_.u.d;
+      if (d == 0) d = 0;  // -0.0 == 0.0, so they hash alike
+      if (std::isnan(d)) return mix(0x7ff8000000000000ULL);
+      return combine(k, mix(std::bit_cast<std::uint64_t>(d)));
+    }
+    case Kind::instant:
+      return combine(k, mix(static_cast<std::uint64_t>(wide_.u.i)));
+    case Kind::character:
+      return combine(k, mix(wide_.u.c));
+    case Kind::bytes: {
+      auto b = as_bytes();
+      return combine(k, std::hash<std::string_view>{}(
+                            {reinterpret_cast<const char*>(b.data()), b.size()}));
+    }
+    case Kind::string:
+    case Kind::keyword:
+    case Kind::symbol:
+    case Kind::uri:
+    case Kind::big_decimal:
+      return combine(k, std::hash<std::string_view>{}(as_string()));
+    case Kind::uuid: {
+      Uuid u = as_uuid();
+      return combine(combine(k, mix(u.hi)), mix(u.lo));
+    }
+    case Kind::array:
+    case Kind::list: {
+      std::size_t h = mix(k);
+      for (const Value& v : items()) h = combine(h, v.hash());
+      return h;
+    }
+    case Kind::set: {
+      std::size_t h = 0;  // a sum does not depend on order
+      for (const Value& v : items()) h += v.hash();
+      return combine(k, h);
+    }
+    case Kind::map:
+    case Kind::link: {
+      std::size_t h = 0;
+      for (const auto& [key, v] : entries()) h += combine(key.hash(), v.hash());
+      return combine(k, h);
+    }
+    case Kind::tagged:
+      return combine(combine(k, std::hash<std::string_view>{}(tag())), rep().hash());
+    case Kind::object: {
+      auto* n = static_cast<detail::ObjectNode*>(wide_.u.node);
+      return combine(n->type.hash_code(), n->vt->hash(n->obj));
+    }
+  }
+  return 0;
+}
+
+}  // namespace transit
