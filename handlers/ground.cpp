@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// Built-in read handlers: every tag of the Transit spec's two tables.
+#include "ground.h"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "codec.h"
+#include "value_internal.h"
+
+namespace transit::detail {
+
+namespace {
+
+[[noreturn]] void bad_rep(char tag, std::string_view rest, const char* why) {
+  std::string shown(rest.substr(0, 64));
+  if (rest.size() > 64) shown += "...";
+  throw_error(Errc::bad_rep, std::string("~") + tag + " value \"" + shown + "\": " + why);
+}
+
+Value decode_integer(std::string_view rest) {
+  if (auto i = parse_int64(rest)) return *i;
+  // Peers write any integer as ~i; one beyond int64 is a big integer, as transit-java reads it.
+  if (is_integer_text(rest)) return Value::big_integer(rest);
+  bad_rep('i', rest, "not an integer");
+}
+
+}  // namespace
+
+Value decode_scalar(char tag, std::string_view rest) {
+  switch (tag) {
+    case ':':
+      return Value::keyword(rest);
+    case '$':
+      return Value::symbol(rest);
+    case 'i':
+      return decode_integer(rest);
+    case 'n':
+      if (!is_integer_text(rest)) bad_rep(tag, rest, "not an integer");
+      return Value::big_integer(rest);
+    case 'd':
+      if (auto d = parse_double(rest)) return *d;
+      bad_rep(tag, rest, "not a number");
+    case 'f':
+      if (!is_decimal_text(rest)) bad_rep(tag, rest, "not a decimal number");
+      return Value::big_decimal(rest);
+    case 'b':
+      if (auto bytes = base64_decode(rest)) return Value::bytes(*bytes);
+      bad_rep(tag, rest, "not base64");
+    case 'c':
+      if (auto c = decode_one_code_point(rest)) return Value::character(*c);
+      bad_rep(tag, rest, "not exactly one character");
+    case 'm':
+      if (auto ms = parse_int64(rest)) return Value::instant(*ms);
+      bad_rep(tag, rest, "not milliseconds since the epoch");
+    case 't':
+      if (auto ms = parse_instant(rest)) return Value::instant(*ms);
+      bad_rep(tag, rest, "not an ISO 8601 date-time");
+    case 'u':
+      if (auto u = parse_uuid(rest)) return Value::uuid(*u);
+      bad_rep(tag, rest, "not a UUID");
+    case 'r':
+      return Value::uri(rest);
+    case 'z':
+      if (rest == "NaN") return std::numeric_limits<double>::quiet_NaN();
+      if (rest == "INF") return std::numeric_limits<double>::infinity();
+      if (rest == "-INF") return -std::numeric_limits<double>::infinity();
+      bad_rep(tag, rest, "expected NaN, INF or -INF");
+    case '?':
+      if (rest == "t") return true;
+      if (rest == "f") return false;
+      bad_rep(tag, rest, "expected t or f");
+    case '_':
+      if (rest.empty()) return nullptr;
+      bad_rep(tag, rest, "null has no text");
+    default:
+      return Value::tagged(std::string_view(&tag, 1), Value(rest));
+  }
+}
+
+namespace {
+
+// Built-in tags whose representation is a collection.
+Value decode_collection(std::string_view tag, const Value& rep) {
+  if (rep.kind() != Kind::array)
+    throw_error(Errc::bad_rep, "~#" + std::string(tag) + " needs an array, got " +
+                                   std::string(kind_name(rep.kind())));
+  std::vector<Value> items(rep.items().begin(), rep.items().end());
+  if (tag == "set") return ValueAccess::make_sequence(Kind::set, items);
+  if (tag == "list") return ValueAccess::make_sequence(Kind::list, items);
+  if (items.size() % 2 != 0)
+    throw_error(Errc::odd_map, "~#cmap array has an odd number of items (" +
+                                   std::to_string(items.size()) + ")");
+  return ValueAccess::make_map(Kind::map, items);
+}
+
+}  // namespace
+
+Value decode_tagged(std::string_view tag, Value rep) {
+  if (tag == "'") return rep;
+  if (tag == "set" || tag == "list") return decode_collection(tag, rep);
+  if (tag == "cmap") {
+    if (rep.kind() == Kind::map) return rep;  // lenient: a cmap some peer wrote as a map
+    return decode_collection(tag, rep);
+  }
+  if (tag == "link") {
+    if (rep.kind() != Kind::map) throw_error(Errc::bad_rep, "~#link needs a map");
+    return Value::link(std::move(rep));
+  }
+  if (tag.size() == 1) {
+    const char t = tag[0];
+    if (rep.kind() == Kind::string) return decode_scalar(t, rep.as_string());
+    if (t == 'u' && rep.kind() == Kind::array && rep.size() == 2 &&
+        rep[0].kind() == Kind::integer && rep[1].kind() == Kind::integer)
+      return Value::uuid(
+          {static_cast<std::uint64_t>(rep[0].as_int()), static_cast<std::uint64_t>(rep[1].as_int())});
+    if (t == 'm' && rep.kind() == Kind::integer) return Value::instant(rep.as_int());
+    if ((t == 'i' || t == 'n') && (rep.kind() == Kind::integer || rep.kind() == Kind::big_integer))
+      return rep;
+    if (t == 'd' && rep.kind() == Kind::floating) return rep;
+    if (t == 'u' || t == 'm' || t == 'i' || t == 'n' || t == 'd')
+      throw_error(Errc::bad_rep, "~#" + std::string(tag) + " with a " +
+                                     std::string(kind_name(rep.kind())) + " representation");
+  }
+  return Value::tagged(tag, std::move(rep));
+}
+
+}  // namespace transit::detail

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a backend provides to the Writer and Reader facades. One virtual call per top-level
+// value; everything inside a value is static dispatch.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "transit/reader.h"
+#include "transit/writer.h"
+
+namespace transit {
+
+class Writer::Impl {
+ public:
+  virtual ~Impl() = default;
+  virtual void write(const Value& v) = 0;
+  virtual void flush() = 0;
+  Encoding encoding = Encoding::json;
+};
+
+class Reader::Impl {
+ public:
+  virtual ~Impl() = default;
+  virtual std::optional<Value> next() = 0;
+  virtual std::size_t offset() const noexcept = 0;
+};
+
+namespace detail {
+std::unique_ptr<Writer::Impl> make_json_writer(Sink& sink, bool verbose,
+                                               const WriteOptions& options);
+std::unique_ptr<Reader::Impl> make_json_reader(std::string_view input, const ReadOptions& options);
+}  // namespace detail
+
+}  // namespace transit

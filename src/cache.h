@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Transit key cache, both directions. See DESIGN.md "Wire rules": a string is cacheable
+// when it is at least 4 UTF-16 code units long and is either a map key (of a map whose keys
+// are all stringable) or a keyword, symbol or tag (`~:`, `~$`, `~#`). Codes are `^` plus one or
+// two base-44 digits; after 1936 entries the cache starts again at `^0`. Both caches are reset
+// for every top-level value.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codec.h"
+#include "transit/error.h"
+#include "transit/value.h"
+
+namespace transit::detail {
+
+inline constexpr std::size_t kCacheDigits = 44;
+inline constexpr std::size_t kCacheSize = kCacheDigits * kCacheDigits;  // 1936
+inline constexpr char kCacheBase = '0';
+
+/// Whether `s`, as it appears on the wire, takes a cache slot.
+inline bool is_cacheable(std::string_view s, bool as_map_key) noexcept {
+  if (s.size() < 4) return false;  // fewer bytes means fewer UTF-16 units
+  if (!as_map_key && !(s[0] == '~' && (s[1] == ':' || s[1] == '$' || s[1] == '#'))) return false;
+  // Each UTF-16 unit takes at most 3 UTF-8 bytes (4 bytes make 2 units), so 12+ bytes are
+  // always at least 4 units; shorter strings are counted.
+  return s.size() >= 12 || utf16_length(s) >= 4;
+}
+
+/// The cache code for slot `index` (< 1936): "^0" ... "^~~"-style base-44 digits.
+inline std::string_view cache_code(std::size_t index) noexcept {
+  static const auto codes = [] {
+    std::array<std::array<char, 4>, kCacheSize> t{};
+    for (std::size_t i = 0; i < kCacheSize; ++i) {
+      const std::size_t hi = i / kCacheDigits, lo = i % kCacheDigits;
+      if (hi == 0) {
+        t[i] = {'^', static_cast<char>(kCacheBase + lo), 0, 2};
+      } else {
+        t[i] = {'^', static_cast<char>(kCacheBase + hi), static_cast<char>(kCacheBase + lo), 3};
+      }
+    }
+    return t;
+  }();
+  return {codes[index].data(), static_cast<std::size_t>(codes[index][3])};
+}
+
+/// Write side: maps cacheable strings to their codes. An open-addressing table with a
+/// generation stamp, so resetting between top-level values is O(1) and the table's memory is
+/// reused for the life of the writer.
+class WriteCache {
+ public:
+  WriteCache() : slots_(kSlots) {}
+
+  void reset() noexcept {
+    ++generation_;
+    count_ = 0;
+    text_.clear();
+  }
+
+  /// The code for `s` if it was cached before; otherwise caches it (wrapping after 1936
+  /// entries) and returns an empty view, meaning "write the string itself".
+  std::string_view find_or_add(std::string_view s) {
+    const std::uint32_t h = hash(s);
+    std::size_t i = h & (kSlots - 1);
+    for (;; i = (i + 1) & (kSlots - 1)) {
+      Slot& slot = slots_[i];
+      if (slot.generation != generation_) break;
+      if (slot.hash == h && slot.size == s.size() &&
+          std::memcmp(text_.data() + slot.offset, s.data(), s.size()) == 0)
+        return cache_code(slot.code);
+    }
+    if (count_ == kCacheSize) {
+      reset();
+      i = h & (kSlots - 1);
+    }
+    Slot& slot = slots_[i];
+    slot = {generation_, h, static_cast<std::uint32_t>(text_.size()),
+            static_cast<std::uint32_t>(s.size()), static_cast<std::uint16_t>(count_++)};
+    text_.append(s);
+    return {};
+  }
+
+ private:
+  // Twice the entry limit keeps probe chains short at the fullest.
+  static constexpr std::size_t kSlots = 4096;
+  struct Slot {
+    std::uint32_t generation = 0;
+    std::uint32_t hash = 0;
+    std::uint32_t offset = 0;
+    std::uint32_t size = 0;
+    std::uint16_t code = 0;
+  };
+  static std::uint32_t hash(std::string_view s) noexcept {
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a: keys are short
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+    return static_cast<std::uint32_t>(h ^ (h >> 32));
+  }
+
+  std::vector<Slot> slots_;
+  std::string text_;
+  std::uint32_t generation_ = 1;
+  std::size_t count_ = 0;
+};
+
+/// Read side: slot i holds the decoded value of the i-th cacheable string (or a tag).
+class ReadCache {
+ public:
+  struct Entry {
+    Value value;  // the decoded value, or for a tag the tag's name as a string
+    bool is_tag = false;
+  };
+
+  ReadCache() : slots_(kCacheSize) {}
+
+  void reset() noexcept { count_ = 0; }
+
+  void add(Value v, bool is_tag) {
+    if (count_ == kCacheSize) count_ = 0;
+    slots_[count_++] = {std::move(v), is_tag};
+  }
+
+  /// The entry for a code such as "^1A"; throws Error(bad_cache_code) when the code is
+  /// malformed or names a slot not assigned since the last reset.
+  const Entry& lookup(std::string_view code) const {
+    std::size_t index = kCacheSize;
+    auto digit = [](char c) { return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase); };
+    if (code.size() == 2 && digit(code[1]) < kCacheDigits) {
+      index = digit(code[1]);
+    } else if (code.size() == 3 && digit(code[1]) < kCacheDigits && digit(code[2]) < kCacheDigits) {
+      index = digit(code[1]) * kCacheDigits + digit(code[2]);
+    }
+    if (index >= kCacheSize)
+      throw_error(Errc::bad_cache_code, "\"" + std::string(code.substr(0, 16)) + "\" is not a cache code");
+    if (index >= count_)
+      throw_error(Errc::bad_cache_code, "cache code \"" + std::string(code) + "\" (slot " +
+                                            std::to_string(index) + ") is not assigned; " +
+                                            std::to_string(count_) + " slots are");
+    return slots_[index];
+  }
+
+ private:
+  std::vector<Entry> slots_;
+  std::size_t count_ = 0;
+};
+
+}  // namespace transit::detail

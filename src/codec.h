@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// Text codecs shared by the encoder, the decoder and the EDN printer: base64, UUIDs, ISO-8601
+// instants, UTF-8 and number formatting. Internal; not installed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "transit/value.h"
+
+namespace transit::detail {
+
+// ---- base64 (RFC 4648, standard alphabet, padded) ----------------------------------------------
+
+/// Appends the base64 of `data` to `out`, with padding and without line breaks.
+void base64_encode(std::span<const std::byte> data, std::string& out);
+/// Decodes base64, skipping ASCII whitespace (peers that wrap lines are read too). Padding is
+/// optional at the very end. Returns nullopt on any other character or a bad length.
+std::optional<std::string> base64_decode(std::string_view text);
+
+// ---- UUID --------------------------------------------------------------------------------------
+
+/// Appends the canonical 36-character lowercase form, e.g. 5a2cbea3-e8c6-428b-b525-21239370dd55.
+void format_uuid(Uuid u, std::string& out);
+/// Parses the canonical 8-4-4-4-12 hex form (either case). nullopt otherwise.
+std::optional<Uuid> parse_uuid(std::string_view text);
+
+// ---- instants ----------------------------------------------------------------------------------
+
+/// Appends `yyyy-MM-ddTHH:mm:ss.SSSZ` (UTC) for ms since the epoch; years outside 0000..9999
+/// are written with a sign and at least four digits as ISO 8601 allows.
+void format_instant(std::int64_t ms, std::string& out);
+/// As format_instant but with Clojure's `-00:00` suffix instead of `Z` (for EDN `#inst`).
+void format_instant_edn(std::int64_t ms, std::string& out);
+/// Parses ISO 8601 / RFC 3339 date-times: `yyyy-MM-ddTHH:mm[:ss[.fraction]]` followed by `Z`,
+/// `+hh:mm`, `-hh:mm` or `+hhmm`; a date alone (`yyyy-MM-dd`) is midnight UTC. Fractions beyond
+/// milliseconds are truncated. nullopt when it does not parse or the fields are out of range.
+std::optional<std::int64_t> parse_instant(std::string_view text);
+
+// ---- UTF-8 -------------------------------------------------------------------------------------
+
+/// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
+bool is_valid_utf8(std::string_view s) noexcept;
+/// Number of UTF-16 code units `s` would take (Java's and JavaScript's String.length);
+/// `s` is valid UTF-8.
+std::size_t utf16_length(std::string_view s) noexcept;
+/// The single code point `s` holds, or nullopt when `s` is not exactly one valid code point.
+std::optional<char32_t> decode_one_code_point(std::string_view s) noexcept;
+/// Appends the UTF-8 encoding of a valid code point.
+void append_utf8(char32_t c, std::string& out);
+
+// ---- numbers -----------------------------------------------------------------------------------
+
+/// Appends the shortest text that reads back as exactly `d` and that a JSON reader reads as a
+/// floating-point number (it always holds '.', 'e' or 'E'). `d` is finite.
+void format_double_json(double d, std::string& out);
+/// Appends `d` as Java's Double.toString (and so Clojure) prints it: `2.0`, `4.0E11`,
+/// `6.626E-34`, `NaN`, `Infinity`, `-Infinity`, with the shortest round-trip digits.
+void format_double_java(double d, std::string& out);
+/// Parses a decimal floating-point text (JSON number syntax, plus `Infinity`-free Java forms
+/// such as `1.` or `.5`) correctly rounded. Overflow gives +-infinity. nullopt on bad syntax.
+std::optional<double> parse_double(std::string_view text) noexcept;
+/// Parses an optionally signed decimal integer that fits int64. nullopt on overflow or bad
+/// syntax.
+std::optional<std::int64_t> parse_int64(std::string_view text) noexcept;
+/// True when `text` is an optional '-' followed by one or more ASCII digits.
+bool is_integer_text(std::string_view text) noexcept;
+/// True when `text` is a decimal number as Java's BigDecimal(String) accepts it.
+bool is_decimal_text(std::string_view text) noexcept;
+
+}  // namespace transit::detail

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "decoder.h"
+
+#include "ground.h"
+#include "value_internal.h"
+
+namespace transit::detail {
+
+void Decoder::reset() noexcept {
+  frames_.clear();
+  stack_.clear();
+  cache_.reset();
+  result_ = Value();
+  done_ = false;
+}
+
+bool Decoder::at_key_position() const noexcept {
+  if (frames_.empty()) return false;
+  const Frame& f = frames_.back();
+  switch (f.kind) {
+    case FrameKind::map_array:
+    case FrameKind::object:
+    case FrameKind::object_pending:
+      return (stack_.size() - f.start) % 2 == 0;
+    default:
+      return false;
+  }
+}
+
+void Decoder::deliver(Value v) {
+  if (frames_.empty()) {
+    result_ = std::move(v);
+    done_ = true;
+    return;
+  }
+  Frame& f = frames_.back();
+  switch (f.kind) {
+    case FrameKind::array_pending:
+      f.kind = FrameKind::array;
+      break;
+    case FrameKind::object_pending:
+      f.kind = FrameKind::object;
+      break;
+    case FrameKind::tagged_array:
+    case FrameKind::tagged_object:
+      if (f.has_rep)
+        throw_error(Errc::bad_tagged_value,
+                    "tagged value ~#" + std::string(f.tag.as_string()) + " has more than one rep");
+      f.has_rep = true;
+      break;
+    default:
+      break;
+  }
+  stack_.push_back(std::move(v));
+}
+
+void Decoder::begin(FrameKind kind) {
+  if (frames_.size() >= max_depth_)
+    throw_error(Errc::too_deep, "nesting deeper than " + std::to_string(max_depth_) + " levels");
+  frames_.push_back({kind, false, static_cast<std::uint32_t>(stack_.size()), Value()});
+}
+
+void Decoder::array_begin() { begin(FrameKind::array_pending); }
+void Decoder::map_begin() { begin(FrameKind::object_pending); }
+
+void Decoder::start_tagged(std::string_view tag) {
+  Frame* f = frames_.empty() ? nullptr : &frames_.back();
+  if (f && f->kind == FrameKind::array_pending) {
+    f->kind = FrameKind::tagged_array;
+  } else if (f && f->kind == FrameKind::object_pending) {
+    f->kind = FrameKind::tagged_object;
+  } else {
+    throw_error(Errc::bad_tagged_value,
+                "tag ~#" + std::string(tag) + " is not the first item of an array or object");
+  }
+  f->tag = Value(tag);
+}
+
+void Decoder::big_integer(std::string_view digits) { deliver(Value::big_integer(digits)); }
+
+void Decoder::string(std::string_view raw) {
+  if (!raw.empty() && raw[0] == '^' && raw != "^ ") {
+    const ReadCache::Entry& entry = cache_.lookup(raw);
+    if (entry.is_tag) return start_tagged(entry.value.as_string());
+    return deliver(entry.value);
+  }
+  if (raw == "^ " && !frames_.empty() && frames_.back().kind == FrameKind::array_pending) {
+    frames_.back().kind = FrameKind::map_array;
+    return;
+  }
+  const bool cacheable = is_cacheable(raw, at_key_position());
+  if (raw.size() < 2 || raw[0] != '~') {
+    if (cacheable) cache_.add(Value(raw), false);
+    return deliver(Value(raw));
+  }
+  if (raw[1] == '#') {
+    const std::string_view tag = raw.substr(2);
+    if (cacheable) cache_.add(Value(tag), true);
+    return start_tagged(tag);
+  }
+  Value v = (raw[1] == '~' || raw[1] == '^' || raw[1] == '`') ? Value(raw.substr(1))
+                                                               : decode_scalar(raw[1], raw.substr(2));
+  if (cacheable) cache_.add(v, false);
+  deliver(std::move(v));
+}
+
+void Decoder::end_tagged(Frame& frame) {
+  if (!frame.has_rep)
+    throw_error(Errc::bad_tagged_value,
+                "tagged value ~#" + std::string(frame.tag.as_string()) + " has no rep");
+  Value rep = std::move(stack_.back());
+  stack_.pop_back();
+  Value tag = std::move(frame.tag);
+  frames_.pop_back();
+  deliver(decode_tagged(tag.as_string(), std::move(rep)));
+}
+
+void Decoder::array_end() {
+  Frame& f = frames_.back();
+  const std::span<Value> items(stack_.data() + f.start, stack_.size() - f.start);
+  Value v;
+  switch (f.kind) {
+    case FrameKind::array_pending:
+    case FrameKind::array:
+      v = ValueAccess::make_sequence(Kind::array, items);
+      break;
+    case FrameKind::map_array:
+      if (items.size() % 2 != 0)
+        throw_error(Errc::odd_map, "\"^ \" map array has an odd number of keys and values (" +
+                                       std::to_string(items.size()) + ")");
+      v = ValueAccess::make_map(Kind::map, items);
+      break;
+    case FrameKind::tagged_array:
+      return end_tagged(f);
+    default:
+      throw_error(Errc::syntax, "array ends inside a map");
+  }
+  stack_.resize(f.start);
+  frames_.pop_back();
+  deliver(std::move(v));
+}
+
+void Decoder::map_end() {
+  Frame& f = frames_.back();
+  if (f.kind == FrameKind::tagged_object) return end_tagged(f);
+  if (f.kind != FrameKind::object && f.kind != FrameKind::object_pending)
+    throw_error(Errc::syntax, "map ends inside an array");
+  const std::span<Value> flat(stack_.data() + f.start, stack_.size() - f.start);
+  if (flat.size() % 2 != 0) throw_error(Errc::odd_map, "map has a key without a value");
+  Value v = ValueAccess::make_map(Kind::map, flat);
+  stack_.resize(f.start);
+  frames_.pop_back();
+  deliver(std::move(v));
+}
+
+std::string Decoder::path() const {
+  std::string p = "$";
+  for (const Frame& f : frames_) {
+    const std::size_t n = (&f == &frames_.back() ? stack_.size() : (&f + 1)->start) - f.start;
+    switch (f.kind) {
+      case FrameKind::array_pending:
+      case FrameKind::array:
+        p += "[" + std::to_string(n) + "]";
+        break;
+      case FrameKind::map_array:
+      case FrameKind::object:
+      case FrameKind::object_pending:
+        if (n % 2 == 1) {
+          const Value& key = stack_[f.start + n - 1];
+          p += "[" + (key.kind() == Kind::string ? "\"" + std::string(key.as_string()) + "\""
+                                                 : to_edn(key)) +
+               "]";
+        }
+        break;
+      case FrameKind::tagged_array:
+      case FrameKind::tagged_object:
+        p += "<#" + std::string(f.tag.as_string()) + ">";
+        break;
+    }
+  }
+  return p;
+}
+
+}  // namespace transit::detail

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "transit/writer.h"
+
+#include "backend.h"
+
+namespace transit {
+
+Writer::Writer(Sink& sink, Encoding encoding, WriteOptions options) {
+  switch (encoding) {
+    case Encoding::json:
+    case Encoding::json_verbose:
+      impl_ = detail::make_json_writer(sink, encoding == Encoding::json_verbose, options);
+      break;
+    case Encoding::msgpack:
+      detail::throw_error(Errc::invalid_argument, "this build cannot write MessagePack yet");
+  }
+  impl_->encoding = encoding;
+}
+
+Writer::~Writer() {
+  // A safety net only: flush() is where failures are reported.
+  try {
+    impl_->flush();
+  } catch (const Error&) {
+  }
+}
+
+void Writer::write(const Value& v) { impl_->write(v); }
+void Writer::flush() { impl_->flush(); }
+Encoding Writer::encoding() const noexcept { return impl_->encoding; }
+
+std::string write(const Value& v, Encoding encoding) {
+  std::string out;
+  StringSink sink(out);
+  Writer writer(sink, encoding);
+  writer.write(v);
+  writer.flush();
+  return out;
+}
+
+}  // namespace transit
