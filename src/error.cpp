@@ -26,17 +26,19 @@ std::string_view code_name(Errc code) noexcept {
 namespace {
 std::string format_message(Errc code, const Location& where, const std::string& path,
                            const std::string& detail) {
+  // Built with append only: g++ 12 warns (-Wrestrict, a false positive) on chains of
+  // std::string operator+ here.
   std::string msg = "transit: ";
-  msg += code_name(code);
+  msg.append(code_name(code));
   if (where.offset != Location::npos) {
-    msg += " at byte " + std::to_string(where.offset);
-    if (where.line != 0)
-      msg += " (line " + std::to_string(where.line) + ", column " + std::to_string(where.column) +
-             ")";
+    msg.append(" at byte ").append(std::to_string(where.offset));
+    if (where.line != 0) {
+      msg.append(" (line ").append(std::to_string(where.line));
+      msg.append(", column ").append(std::to_string(where.column)).append(")");
+    }
   }
-  if (!path.empty()) msg += " in " + path;
-  msg += ": ";
-  msg += detail;
+  if (!path.empty()) msg.append(" in ").append(path);
+  msg.append(": ").append(detail);
   return msg;
 }
 }  // namespace
