@@ -154,27 +154,31 @@ void Decoder::map_end() {
 }
 
 std::string Decoder::path() const {
+  // Built with append only: g++ 12 warns (-Wrestrict, a false positive) on operator+ chains.
   std::string p = "$";
   for (const Frame& f : frames_) {
     const std::size_t n = (&f == &frames_.back() ? stack_.size() : (&f + 1)->start) - f.start;
     switch (f.kind) {
       case FrameKind::array_pending:
       case FrameKind::array:
-        p += "[" + std::to_string(n) + "]";
+        p.append("[").append(std::to_string(n)).append("]");
         break;
       case FrameKind::map_array:
       case FrameKind::object:
       case FrameKind::object_pending:
         if (n % 2 == 1) {
           const Value& key = stack_[f.start + n - 1];
-          p += "[" + (key.kind() == Kind::string ? "\"" + std::string(key.as_string()) + "\""
-                                                 : to_edn(key)) +
-               "]";
+          p.append("[");
+          if (key.kind() == Kind::string)
+            p.append("\"").append(key.as_string()).append("\"");
+          else
+            p.append(to_edn(key));
+          p.append("]");
         }
         break;
       case FrameKind::tagged_array:
       case FrameKind::tagged_object:
-        p += "<#" + std::string(f.tag.as_string()) + ">";
+        p.append("<#").append(f.tag.as_string()).append(">");
         break;
     }
   }

@@ -40,11 +40,17 @@ inline bool writes_as_scalar(const Value& v) noexcept {
 // Largest integer JavaScript represents exactly; larger ones go as "~i" strings in JSON.
 inline constexpr std::int64_t kMaxJsonInt = (std::int64_t{1} << 53) - 1;
 
+/// Which encoding's rules apply where they differ.
+enum class Mode : std::uint8_t {
+  json,     ///< maps as ["^ ", ...] arrays, cache, `~m` dates, big integers as `~i`
+  verbose,  ///< maps as objects, no cache, `~t` dates
+  msgpack,  ///< native maps and integers, cache, dates as ["~#m", ms]
+};
+
 template <class Out>
 class Encoder {
  public:
-  /// `verbose`: JSON-Verbose rules (maps as objects, no cache, `~t` dates).
-  Encoder(Out& out, bool verbose) : out_(out), verbose_(verbose) {}
+  Encoder(Out& out, Mode mode) : out_(out), mode_(mode), verbose_(mode == Mode::verbose) {}
 
   /// One top-level value, with a fresh cache.
   void write_top(const Value& v) {
@@ -217,6 +223,7 @@ class Encoder {
   }
 
   Out& out_;
+  Mode mode_;
   bool verbose_;
   WriteCache cache_;
   std::string scratch_;  // "~X" + text for the string being written; reused, so no allocation

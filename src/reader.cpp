@@ -16,6 +16,17 @@ Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options) {
   }
 }
 
+Reader::Reader(Source& source, Encoding encoding, ReadOptions options) {
+  switch (encoding) {
+    case Encoding::json:
+    case Encoding::json_verbose:
+      impl_ = detail::make_json_reader(source, options);
+      break;
+    case Encoding::msgpack:
+      detail::throw_error(Errc::invalid_argument, "this build cannot read MessagePack yet");
+  }
+}
+
 Reader::~Reader() = default;
 
 std::optional<Value> Reader::next() { return impl_->next(); }

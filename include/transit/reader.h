@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -18,15 +19,52 @@ struct ReadOptions {
   /// Deepest nesting of arrays, maps and tagged values accepted; deeper input is an
   /// Error(too_deep). The JSON parser recurses once per level, so this also bounds stack use.
   std::size_t max_depth = 512;
+  /// Bytes read from a Source at a time.
+  std::size_t chunk_size = 64 * 1024;
 };
 
-/// Reads top-level values one after another from text in memory. JSON and JSON-Verbose are
+/// Where a streaming Reader gets its bytes. `read` returns the bytes available now (at least
+/// one, waiting only while there are none) or 0 at the end of the input, so a reader never
+/// waits for more than the value it is reading. Throws Error(io) on failure.
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual std::size_t read(char* buffer, std::size_t size) = 0;
+};
+
+/// Reads a file descriptor: a pipe, a socket, a file. Retries EINTR.
+class FdSource final : public Source {
+ public:
+  explicit FdSource(int fd) : fd_(fd) {}
+  std::size_t read(char* buffer, std::size_t size) override;
+
+ private:
+  int fd_;
+};
+
+/// Reads a std::istream, taking what its buffer holds and waiting for one byte only when it
+/// holds none.
+class IstreamSource final : public Source {
+ public:
+  explicit IstreamSource(std::istream& is) : is_(is) {}
+  std::size_t read(char* buffer, std::size_t size) override;
+
+ private:
+  std::istream& is_;
+};
+
+/// Reads top-level values one after another, from text in memory or from a Source. JSON and JSON-Verbose are
 /// both read by Encoding::json (a reader tells them apart value by value). Values may be
-/// separated by whitespace or by nothing. The input must outlive the reader.
+/// separated by whitespace or by nothing.
 class Reader {
  public:
-  /// Throws Error(invalid_argument) for an encoding this build cannot read.
+  /// Reads `input`, which must outlive the reader. Throws Error(invalid_argument) for an
+  /// encoding this build cannot read.
   Reader(std::string_view input, Encoding encoding = Encoding::json, ReadOptions options = {});
+  /// Reads values as they arrive from `source`, which must outlive the reader: `next()`
+  /// returns each value as soon as its last byte is in, and memory stays bounded by the
+  /// largest single value, not the length of the stream.
+  Reader(Source& source, Encoding encoding = Encoding::json, ReadOptions options = {});
   ~Reader();
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;

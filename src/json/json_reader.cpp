@@ -2,7 +2,6 @@
 // JSON and JSON-Verbose input on RapidJSON's SAX Reader: events go straight to the decoder,
 // with no DOM in between.
 #include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
 #include <algorithm>
@@ -62,36 +61,117 @@ class SaxHandler {
   Decoder& d_;
 };
 
+/// A RapidJSON input stream over text in memory or over a Source. From a Source it holds one
+/// chunk at a time: RapidJSON copies what it keeps (strings, numbers), so bytes behind the
+/// cursor can be dropped and memory stays flat however long the stream is.
+class InputStream {
+ public:
+  using Ch = char;
+
+  explicit InputStream(std::string_view text)
+      : chunk_(text.data()), p_(text.data()), end_(text.data() + text.size()) {}
+  InputStream(Source& source, std::size_t chunk_size) : source_(&source), buf_(chunk_size) {
+    chunk_ = p_ = end_ = buf_.data();
+  }
+
+  Ch Peek() {
+    if (p_ == end_ && !refill()) return '\0';
+    return *p_;
+  }
+  Ch Take() {
+    const Ch c = Peek();
+    if (p_ != end_) ++p_;
+    return c;
+  }
+  std::size_t Tell() const noexcept { return before_ + static_cast<std::size_t>(p_ - chunk_); }
+  // Output half of RapidJSON's stream concept; only in-situ parsing uses it, and we don't.
+  Ch* PutBegin() { return nullptr; }
+  void Put(Ch) {}
+  void Flush() {}
+  std::size_t PutEnd(Ch*) { return 0; }
+
+  /// Skips whitespace between values; false at the end of the input.
+  bool skip_to_value() {
+    for (;;) {
+      const Ch c = Peek();
+      if (p_ == end_) return false;
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return true;
+      ++p_;
+    }
+  }
+  /// True when the input is exhausted at the cursor.
+  bool at_end() { return p_ == end_ && !refill(); }
+
+  /// Line and column of an absolute offset at or after the current chunk's start.
+  Location locate(std::size_t offset) const {
+    Location where{offset, 1 + lines_, 0};
+    std::size_t line_start = line_start_;
+    const std::size_t upto = std::min<std::size_t>(offset - before_, static_cast<std::size_t>(end_ - chunk_));
+    for (std::size_t i = 0; i < upto; ++i)
+      if (chunk_[i] == '\n') {
+        ++where.line;
+        line_start = before_ + i + 1;
+      }
+    where.column = offset - line_start + 1;
+    return where;
+  }
+
+ private:
+  bool refill() {
+    if (!source_ || eof_) return false;
+    // Keep line numbers for error messages across dropped chunks.
+    for (const char* q = chunk_; q != p_; ++q)
+      if (*q == '\n') {
+        ++lines_;
+        line_start_ = before_ + static_cast<std::size_t>(q - chunk_) + 1;
+      }
+    before_ += static_cast<std::size_t>(p_ - chunk_);
+    const std::size_t n = source_->read(buf_.data(), buf_.size());
+    chunk_ = p_ = buf_.data();
+    end_ = p_ + n;
+    eof_ = n == 0;
+    return n != 0;
+  }
+
+  Source* source_ = nullptr;
+  std::vector<char> buf_;
+  const char* chunk_;  // start of the bytes held; `before_` bytes came before it
+  const char* p_;
+  const char* end_;
+  std::size_t before_ = 0;
+  std::size_t lines_ = 0;       // newlines before chunk_
+  std::size_t line_start_ = 0;  // offset just after the last of them
+  bool eof_ = false;
+};
+
 class JsonReader final : public Reader::Impl {
  public:
-  JsonReader(std::string_view input, const ReadOptions& options)
-      : input_(input), decoder_(options) {}
+  JsonReader(InputStream input, const ReadOptions& options)
+      : input_(std::move(input)), decoder_(options) {}
 
   std::optional<Value> next() override {
     if (failed_) std::rethrow_exception(failed_);
-    pos_ = std::min(input_.size(), input_.find_first_not_of(" \t\r\n", pos_));
-    if (pos_ == input_.size()) return std::nullopt;
+    if (!input_.skip_to_value()) return std::nullopt;
+    const std::size_t start = input_.Tell();
     decoder_.reset();
-    rapidjson::MemoryStream stream(input_.data() + pos_, input_.size() - pos_);
     SaxHandler handler(decoder_);
     try {
-      const rapidjson::ParseResult r = parser_.Parse<kParseFlags>(stream, handler);
-      if (r.IsError()) fail_parse(r.Code(), pos_ + r.Offset());
+      const rapidjson::ParseResult r = parser_.Parse<kParseFlags>(input_, handler);
+      if (r.IsError()) fail_parse(r.Code(), start + r.Offset());
     } catch (const Error& e) {
       if (e.offset() != Location::npos) throw;
       // Decoder errors know what went wrong; the position is the parser's.
-      remember_and_throw(e.code(), e.detail(), pos_ + stream.Tell());
+      remember_and_throw(e.code(), e.detail(), input_.Tell());
     }
-    pos_ += stream.Tell();
     return decoder_.take();
   }
 
-  std::size_t offset() const noexcept override { return pos_; }
+  std::size_t offset() const noexcept override { return input_.Tell(); }
 
  private:
   [[noreturn]] void fail_parse(rapidjson::ParseErrorCode code, std::size_t at) {
-    if (at >= input_.size())
-      remember_and_throw(Errc::truncated, "input ends inside a value", input_.size());
+    if (at >= input_.Tell() && input_.at_end())
+      remember_and_throw(Errc::truncated, "input ends inside a value", input_.Tell());
     if (code == rapidjson::kParseErrorStringUnicodeSurrogateInvalid ||
         code == rapidjson::kParseErrorStringInvalidEncoding)
       remember_and_throw(Errc::invalid_utf8, rapidjson::GetParseError_En(code), at);
@@ -99,22 +179,15 @@ class JsonReader final : public Reader::Impl {
   }
 
   [[noreturn]] void remember_and_throw(Errc code, std::string_view detail, std::size_t at) {
-    Location where{at, 1, 1};
-    const std::string_view before = input_.substr(0, at);
-    where.line += static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
-    const std::size_t line_start = before.rfind('\n');
-    where.column = at - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
     try {
-      throw_error(code, detail, where, decoder_.path());
+      throw_error(code, detail, input_.locate(at), decoder_.path());
     } catch (...) {
       failed_ = std::current_exception();
-      pos_ = input_.size();
       throw;
     }
   }
 
-  std::string_view input_;
-  std::size_t pos_ = 0;
+  InputStream input_;
   Decoder decoder_;
   rapidjson::Reader parser_;
   std::exception_ptr failed_;
@@ -123,7 +196,11 @@ class JsonReader final : public Reader::Impl {
 }  // namespace
 
 std::unique_ptr<Reader::Impl> make_json_reader(std::string_view input, const ReadOptions& options) {
-  return std::make_unique<JsonReader>(input, options);
+  return std::make_unique<JsonReader>(InputStream(input), options);
+}
+
+std::unique_ptr<Reader::Impl> make_json_reader(Source& source, const ReadOptions& options) {
+  return std::make_unique<JsonReader>(InputStream(source, options.chunk_size), options);
 }
 
 }  // namespace transit::detail

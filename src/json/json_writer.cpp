@@ -106,7 +106,7 @@ class JsonEmitter {
 class JsonWriter final : public Writer::Impl {
  public:
   JsonWriter(Sink& sink, bool verbose, const WriteOptions& options)
-      : out_(sink, options.buffer_size), emitter_(out_), encoder_(emitter_, verbose) {}
+      : out_(sink, options.buffer_size), emitter_(out_), encoder_(emitter_, verbose ? Mode::verbose : Mode::json) {}
 
   void write(const Value& v) override {
     emitter_.next_root();

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <istream>
+
+#include "transit/error.h"
+#include "transit/reader.h"
+
+namespace transit {
+
+std::size_t FdSource::read(char* buffer, std::size_t size) {
+  for (;;) {
+    const ssize_t n = ::read(fd_, buffer, size);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno != EINTR)
+      detail::throw_error(Errc::io, std::string("read failed: ") + std::strerror(errno));
+  }
+}
+
+std::size_t IstreamSource::read(char* buffer, std::size_t size) {
+  std::streambuf* buf = is_.rdbuf();
+  if (!buf) return 0;
+  std::streamsize available = buf->in_avail();
+  if (available <= 0) {
+    // Nothing buffered: wait for one byte (or the end), then take whatever came with it.
+    if (buf->sgetc() == std::char_traits<char>::eof()) return 0;
+    available = std::max<std::streamsize>(1, buf->in_avail());
+  }
+  const std::streamsize want = std::min<std::streamsize>(available, static_cast<std::streamsize>(size));
+  return static_cast<std::size_t>(buf->sgetn(buffer, want));
+}
+
+}  // namespace transit
