@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The `transit` command-line tool.
-#include <cstring>
+// The `transit` command-line tool: inspect and convert Transit data.
 #include <iostream>
 #include <string_view>
+#include <vector>
 
-#include "demo.h"
+#include "commands.h"
 #include "transit/error.h"
 
 namespace {
@@ -13,51 +13,51 @@ constexpr const char* kUsage =
     "usage: transit <command> [options]\n"
     "\n"
     "commands:\n"
-    "  demo     write a built-in sample in every encoding, read it back, check equality\n"
+    "  convert    convert values between json, json-verbose and msgpack\n"
+    "  roundtrip  read values one at a time and write each straight back (verification protocol)\n"
+    "  edn        print values as EDN, indented to the terminal width\n"
+    "  stats      sizes in each encoding, cache codes, counts by type, depth\n"
+    "  demo       write a built-in sample in every encoding, read it back, check equality\n"
     "\n"
-    "Run 'transit <command> --help' for a command's options.\n";
+    "Run 'transit <command> --help' for a command's options.\n"
+    "Exit status: 0 success, 1 bad input (the error names the byte), 2 bad usage.\n";
 
-constexpr const char* kDemoUsage =
-    "usage: transit demo\n"
-    "\n"
-    "Writes a built-in sample of typed values (keywords, symbols, dates, UUIDs, URIs, big\n"
-    "numbers, sets, lists, a map with composite keys, a tagged value) as Transit JSON and\n"
-    "JSON-Verbose, reads both back, and prints the texts, their sizes and \"round trip: ok\".\n";
+struct Command {
+  std::string_view name;
+  int (*run)(transit::cli::Args);
+};
 
-bool wants_help(int argc, char** argv, int from) {
-  for (int i = from; i < argc; ++i)
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return true;
-  return false;
-}
+constexpr Command kCommands[] = {
+    {"convert", transit::cli::convert}, {"roundtrip", transit::cli::roundtrip},
+    {"edn", transit::cli::edn},         {"stats", transit::cli::stats},
+    {"demo", transit::cli::demo},
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;
-    return 2;
+    return transit::cli::kBadUsage;
   }
-  const std::string_view command = argv[1];
-  if (command == "--help" || command == "-h" || command == "help") {
+  const std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
     std::cout << kUsage;
-    return 0;
+    return transit::cli::kOk;
   }
-  try {
-    if (command == "demo") {
-      if (wants_help(argc, argv, 2)) {
-        std::cout << kDemoUsage;
-        return 0;
-      }
-      if (argc > 2) {
-        std::cerr << "transit demo: unexpected argument '" << argv[2] << "'\n" << kDemoUsage;
-        return 2;
-      }
-      return transit::cli::run_demo(std::cout);
+  const std::vector<std::string_view> args(argv + 2, argv + argc);
+  for (const Command& command : kCommands) {
+    if (command.name != name) continue;
+    try {
+      return command.run(args);
+    } catch (const transit::Error& e) {
+      std::cerr << e.what() << "\n";
+      return transit::cli::kBadInput;
+    } catch (const std::exception& e) {
+      std::cerr << "transit " << name << ": " << e.what() << "\n";
+      return transit::cli::kBadInput;
     }
-    std::cerr << "transit: unknown command '" << command << "'\n" << kUsage;
-    return 2;
-  } catch (const transit::Error& e) {
-    std::cerr << e.what() << "\n";
-    return 1;
   }
+  std::cerr << "transit: unknown command '" << name << "'\n" << kUsage;
+  return transit::cli::kBadUsage;
 }
