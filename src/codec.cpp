@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: Apache-2.0
+// Text codecs: base64, UUIDs, ISO-8601 instants, UTF-8 and number formatting. These run once per
+// value on both the read and the write path, so they work on raw buffers and allocate nothing
+// but their output.
+#include "codec.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <system_error>
+
+namespace transit::detail {
+namespace {
+
+constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+constexpr int hex_value(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// ---- base64 ------------------------------------------------------------------------------------
+
+constexpr char kBase64Alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// Sextet value of every byte, or one of these markers.
+constexpr std::uint8_t kBad = 0xFF, kSpace = 0xFE, kPad = 0xFD;
+constexpr auto kBase64Values = [] {
+  std::array<std::uint8_t, 256> t{};
+  t.fill(kBad);
+  for (std::uint8_t i = 0; i < 64; ++i) t[static_cast<unsigned char>(kBase64Alphabet[i])] = i;
+  for (char c : {' ', '\t', '\n', '\r', '\f', '\v'}) t[static_cast<unsigned char>(c)] = kSpace;
+  t['='] = kPad;
+  return t;
+}();
+
+// ---- instants ----------------------------------------------------------------------------------
+
+constexpr std::int64_t kMsPerDay = 86'400'000;
+
+struct Civil {
+  std::int64_t year;
+  unsigned month;
+  unsigned day;
+};
+
+// Howard Hinnant's proleptic Gregorian conversions; exact for every int64 day count we meet.
+constexpr Civil civil_from_days(std::int64_t z) noexcept {
+  z += 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned day = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned month = mp < 10 ? mp + 3 : mp - 9;
+  return {static_cast<std::int64_t>(yoe) + era * 400 + (month <= 2 ? 1 : 0), month, day};
+}
+
+constexpr std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) noexcept {
+  y -= m <= 2 ? 1 : 0;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+constexpr unsigned days_in_month(std::int64_t y, unsigned m) noexcept {
+  constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+  return m == 2 && leap ? 29 : kDays[m - 1];
+}
+
+char* put_digits(char* p, unsigned v, int width) noexcept {
+  for (int i = width - 1; i >= 0; --i) {
+    p[i] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  }
+  return p + width;
+}
+
+void append_instant(std::int64_t ms, std::string_view zone, std::string& out) {
+  std::int64_t days = ms / kMsPerDay;
+  std::int64_t rem = ms % kMsPerDay;
+  if (rem < 0) {
+    rem += kMsPerDay;
+    --days;
+  }
+  const Civil c = civil_from_days(days);
+  char buf[48];
+  char* p = buf;
+  // ISO 8601 expanded years: a sign, then at least four digits.
+  if (c.year < 0 || c.year > 9999) *p++ = c.year < 0 ? '-' : '+';
+  const std::uint64_t year = c.year < 0 ? 0 - static_cast<std::uint64_t>(c.year)
+                                        : static_cast<std::uint64_t>(c.year);
+  if (year < 10000) {
+    p = put_digits(p, static_cast<unsigned>(year), 4);
+  } else {
+    p = std::to_chars(p, buf + sizeof buf, year).ptr;
+  }
+  const auto tod = static_cast<unsigned>(rem);
+  *p++ = '-';
+  p = put_digits(p, c.month, 2);
+  *p++ = '-';
+  p = put_digits(p, c.day, 2);
+  *p++ = 'T';
+  p = put_digits(p, tod / 3'600'000, 2);
+  *p++ = ':';
+  p = put_digits(p, tod / 60'000 % 60, 2);
+  *p++ = ':';
+  p = put_digits(p, tod / 1000 % 60, 2);
+  *p++ = '.';
+  p = put_digits(p, tod % 1000, 3);
+  out.append(buf, p);
+  out.append(zone);
+}
+
+// A cursor over instant text; every read returns false when the expected field is not there.
+struct Scanner {
+  std::string_view s;
+  std::size_t i = 0;
+
+  bool at_end() const noexcept { return i == s.size(); }
+  bool peek(char c) const noexcept { return i < s.size() && s[i] == c; }
+  bool eat(char c) noexcept {
+    if (!peek(c)) return false;
+    ++i;
+    return true;
+  }
+  // Exactly `n` digits.
+  bool fixed(int n, unsigned& v) noexcept {
+    if (s.size() - i < static_cast<std::size_t>(n)) return false;
+    v = 0;
+    for (int k = 0; k < n; ++k) {
+      const char c = s[i + static_cast<std::size_t>(k)];
+      if (!is_digit(c)) return false;
+      v = v * 10 + static_cast<unsigned>(c - '0');
+    }
+    i += static_cast<std::size_t>(n);
+    return true;
+  }
+};
+
+// acc += v unless that overflows.
+bool checked_add(std::int64_t& acc, std::int64_t v) noexcept {
+  if ((v > 0 && acc > std::numeric_limits<std::int64_t>::max() - v) ||
+      (v < 0 && acc < std::numeric_limits<std::int64_t>::min() - v))
+    return false;
+  acc += v;
+  return true;
+}
+
+// ---- UTF-8 -------------------------------------------------------------------------------------
+
+// Decodes the sequence at p (avail > 0 bytes) per Unicode's table of well-formed byte
+// sequences; returns its length, or 0 when it is ill-formed or truncated.
+std::size_t decode_utf8(const unsigned char* p, std::size_t avail, char32_t& cp) noexcept {
+  const unsigned b0 = p[0];
+  if (b0 < 0x80) {
+    cp = b0;
+    return 1;
+  }
+  std::size_t len;
+  unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    len = 2;
+    cp = b0 & 0x1F;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    len = 3;
+    cp = b0 & 0x0F;
+    if (b0 == 0xE0) lo = 0xA0;  // overlong
+    if (b0 == 0xED) hi = 0x9F;  // surrogates
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    len = 4;
+    cp = b0 & 0x07;
+    if (b0 == 0xF0) lo = 0x90;  // overlong
+    if (b0 == 0xF4) hi = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (avail < len) return 0;
+  if (p[1] < lo || p[1] > hi) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((p[k] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[k] & 0x3F);
+  }
+  return len;
+}
+
+// ---- numbers -----------------------------------------------------------------------------------
+
+// Shortest round-trip digits of a finite non-zero double: `digits` without sign, point or
+// trailing zeros, and the decimal exponent of the first digit.
+struct Decimal {
+  char digits[20];
+  int count;
+  int exponent;
+};
+
+// Splits to_chars' scientific output `[-]d[.ddd]e[+-]xx`.
+Decimal split_scientific(const char* first, const char* last) noexcept {
+  Decimal dec{};
+  const char* p = first;
+  if (*p == '-') ++p;
+  for (; *p != 'e'; ++p)
+    if (*p != '.') dec.digits[dec.count++] = *p;
+  while (dec.count > 1 && dec.digits[dec.count - 1] == '0') --dec.count;
+  std::from_chars(p + (p[1] == '+' ? 2 : 1), last, dec.exponent);
+  return dec;
+}
+
+Decimal java_digits(double d) noexcept {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  Decimal dec = split_scientific(buf, r.ptr);
+  if (dec.count == 1) {
+    // Java always prints two significant digits (`d.d`) and, when one digit would do, picks the
+    // two-digit decimal closest to the value: Double.MIN_VALUE is 4.9E-324, not 5.0E-324.
+    char two[32];
+    const auto r2 = std::to_chars(two, two + sizeof two, d, std::chars_format::scientific, 1);
+    double back = 0;
+    std::from_chars(two, r2.ptr, back);
+    if (back == d) dec = split_scientific(two, r2.ptr);
+  }
+  return dec;
+}
+
+}  // namespace
+
+// ---- base64 ------------------------------------------------------------------------------------
+
+void base64_encode(std::span<const std::byte> data, std::string& out) {
+  const std::size_t start = out.size();
+  out.resize(start + (data.size() + 2) / 3 * 4);
+  char* p = out.data() + start;
+  const auto at = [&](std::size_t k) { return static_cast<std::uint32_t>(data[k]); };
+  std::size_t i = 0;
+  for (; i + 3 <= data.size(); i += 3) {
+    const std::uint32_t n = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
+    p[0] = kBase64Alphabet[n >> 18];
+    p[1] = kBase64Alphabet[(n >> 12) & 63];
+    p[2] = kBase64Alphabet[(n >> 6) & 63];
+    p[3] = kBase64Alphabet[n & 63];
+    p += 4;
+  }
+  if (const std::size_t rest = data.size() - i; rest != 0) {
+    const std::uint32_t n = (at(i) << 16) | (rest == 2 ? at(i + 1) << 8 : 0);
+    p[0] = kBase64Alphabet[n >> 18];
+    p[1] = kBase64Alphabet[(n >> 12) & 63];
+    p[2] = rest == 2 ? kBase64Alphabet[(n >> 6) & 63] : '=';
+    p[3] = '=';
+  }
+}
+
+std::optional<std::string> base64_decode(std::string_view text) {
+  std::string out(text.size() / 4 * 3 + 3, '\0');
+  char* p = out.data();
+  std::uint32_t acc = 0;
+  int sextets = 0;  // held in acc, 0..3
+  std::size_t i = 0;
+  for (; i < text.size(); ++i) {
+    const std::uint8_t v = kBase64Values[static_cast<unsigned char>(text[i])];
+    if (v < 64) {
+      acc = (acc << 6) | v;
+      if (++sextets == 4) {
+        p[0] = static_cast<char>(acc >> 16);
+        p[1] = static_cast<char>(acc >> 8);
+        p[2] = static_cast<char>(acc);
+        p += 3;
+        acc = 0;
+        sextets = 0;
+      }
+    } else if (v == kPad) {
+      break;
+    } else if (v != kSpace) {
+      return std::nullopt;
+    }
+  }
+  // After the first '=' only padding and whitespace may follow.
+  int pads = 0;
+  for (; i < text.size(); ++i) {
+    const std::uint8_t v = kBase64Values[static_cast<unsigned char>(text[i])];
+    if (v == kPad)
+      ++pads;
+    else if (v != kSpace)
+      return std::nullopt;
+  }
+  // Padding is all or nothing. Bits left over in the last sextet are ignored, as most decoders
+  // do, rather than rejecting text another implementation accepted.
+  switch (sextets) {
+    case 0:
+      if (pads != 0) return std::nullopt;
+      break;
+    case 1:
+      return std::nullopt;
+    case 2:
+      if (pads != 0 && pads != 2) return std::nullopt;
+      *p++ = static_cast<char>(acc >> 4);
+      break;
+    default:
+      if (pads != 0 && pads != 1) return std::nullopt;
+      *p++ = static_cast<char>(acc >> 10);
+      *p++ = static_cast<char>(acc >> 2);
+      break;
+  }
+  out.resize(static_cast<std::size_t>(p - out.data()));
+  return out;
+}
+
+// ---- UUID --------------------------------------------------------------------------------------
+
+void format_uuid(Uuid u, std::string& out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  char buf[36];
+  std::size_t k = 0;
+  for (int nibble = 0; nibble < 32; ++nibble) {
+    if (nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20) buf[k++] = '-';
+    const std::uint64_t half = nibble < 16 ? u.hi : u.lo;
+    buf[k++] = kHex[(half >> (60 - 4 * (nibble % 16))) & 15];
+  }
+  out.append(buf, sizeof buf);
+}
+
+std::optional<Uuid> parse_uuid(std::string_view text) {
+  if (text.size() != 36) return std::nullopt;
+  Uuid u;
+  int nibbles = 0;
+  for (std::size_t i = 0; i < 36; ++i) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (text[i] != '-') return std::nullopt;
+      continue;
+    }
+    const int v = hex_value(text[i]);
+    if (v < 0) return std::nullopt;
+    std::uint64_t& half = nibbles++ < 16 ? u.hi : u.lo;
+    half = (half << 4) | static_cast<std::uint64_t>(v);
+  }
+  return u;
+}
+
+// ---- instants ----------------------------------------------------------------------------------
+
+void format_instant(std::int64_t ms, std::string& out) { append_instant(ms, "Z", out); }
+
+void format_instant_edn(std::int64_t ms, std::string& out) {
+  append_instant(ms, "-00:00", out);
+}
+
+std::optional<std::int64_t> parse_instant(std::string_view text) {
+  Scanner sc{text};
+  // Four-digit years, or expanded ones (sign and four to nine digits) as format_instant writes.
+  std::int64_t year = 0;
+  const bool negative = sc.peek('-');
+  if (negative || sc.peek('+')) {
+    ++sc.i;
+    int n = 0;
+    for (; n < 9 && !sc.at_end() && is_digit(text[sc.i]); ++n, ++sc.i)
+      year = year * 10 + (text[sc.i] - '0');
+    if (n < 4) return std::nullopt;
+    if (negative) year = -year;
+  } else {
+    unsigned y;
+    if (!sc.fixed(4, y)) return std::nullopt;
+    year = y;
+  }
+  unsigned month, day, hour = 0, minute = 0, second = 0, millis = 0;
+  if (!sc.eat('-') || !sc.fixed(2, month) || !sc.eat('-') || !sc.fixed(2, day))
+    return std::nullopt;
+  if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month)) return std::nullopt;
+  std::int64_t offset_ms = 0;
+  if (!sc.at_end()) {
+    if (!sc.eat('T') && !sc.eat('t')) return std::nullopt;
+    if (!sc.fixed(2, hour) || !sc.eat(':') || !sc.fixed(2, minute)) return std::nullopt;
+    if (sc.eat(':')) {
+      if (!sc.fixed(2, second)) return std::nullopt;
+      if (sc.eat('.')) {
+        int n = 0;
+        for (; !sc.at_end() && is_digit(text[sc.i]); ++n, ++sc.i)
+          if (n < 3) millis = millis * 10 + static_cast<unsigned>(text[sc.i] - '0');
+        if (n == 0) return std::nullopt;
+        for (; n < 3; ++n) millis *= 10;
+      }
+    }
+    if (hour > 23 || minute > 59 || second > 59) return std::nullopt;
+    if (!sc.eat('Z') && !sc.eat('z')) {
+      const bool behind = sc.peek('-');
+      if (!behind && !sc.peek('+')) return std::nullopt;
+      ++sc.i;
+      unsigned oh, om;
+      if (!sc.fixed(2, oh)) return std::nullopt;
+      sc.eat(':');
+      if (!sc.fixed(2, om) || oh > 23 || om > 59) return std::nullopt;
+      offset_ms = (static_cast<std::int64_t>(oh) * 60 + om) * 60'000;
+      if (behind) offset_ms = -offset_ms;
+    }
+    if (!sc.at_end()) return std::nullopt;
+  }
+  const std::int64_t days = days_from_civil(year, month, day);
+  const std::int64_t tod = ((static_cast<std::int64_t>(hour) * 60 + minute) * 60 + second) * 1000 +
+                           millis;
+  // Before the epoch, step from the next midnight backwards so that the earliest representable
+  // instant does not overflow on the way.
+  const std::int64_t base_day = days < 0 ? days + 1 : days;
+  constexpr std::int64_t kMaxDays = std::numeric_limits<std::int64_t>::max() / kMsPerDay;
+  constexpr std::int64_t kMinDays = std::numeric_limits<std::int64_t>::min() / kMsPerDay;
+  if (base_day > kMaxDays || base_day < kMinDays) return std::nullopt;
+  std::int64_t ms = base_day * kMsPerDay;
+  if (!checked_add(ms, days < 0 ? tod - kMsPerDay : tod) || !checked_add(ms, -offset_ms))
+    return std::nullopt;
+  return ms;
+}
+
+// ---- UTF-8 -------------------------------------------------------------------------------------
+
+bool is_valid_utf8(std::string_view s) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* const end = p + s.size();
+  while (p != end) {
+    // Text is mostly ASCII: skip it eight bytes at a time.
+    if (end - p >= 8) {
+      std::uint64_t word;
+      std::memcpy(&word, p, 8);
+      if ((word & 0x8080808080808080ULL) == 0) {
+        p += 8;
+        continue;
+      }
+    }
+    if (*p < 0x80) {
+      ++p;
+      continue;
+    }
+    char32_t cp;
+    const std::size_t len = decode_utf8(p, static_cast<std::size_t>(end - p), cp);
+    if (len == 0) return false;
+    p += len;
+  }
+  return true;
+}
+
+std::size_t utf16_length(std::string_view s) noexcept {
+  std::size_t n = 0;
+  for (const char ch : s) {
+    const auto b = static_cast<unsigned char>(ch);
+    // One unit per lead byte, a second for four-byte sequences (surrogate pairs).
+    n += (b & 0xC0) != 0x80 ? 1 : 0;
+    n += b >= 0xF0 ? 1 : 0;
+  }
+  return n;
+}
+
+std::optional<char32_t> decode_one_code_point(std::string_view s) noexcept {
+  if (s.empty()) return std::nullopt;
+  char32_t cp;
+  const std::size_t len = decode_utf8(reinterpret_cast<const unsigned char*>(s.data()), s.size(), cp);
+  if (len == 0 || len != s.size()) return std::nullopt;
+  return cp;
+}
+
+void append_utf8(char32_t c, std::string& out) {
+  char buf[4];
+  std::size_t n;
+  if (c < 0x80) {
+    buf[0] = static_cast<char>(c);
+    n = 1;
+  } else if (c < 0x800) {
+    buf[0] = static_cast<char>(0xC0 | (c >> 6));
+    buf[1] = static_cast<char>(0x80 | (c & 0x3F));
+    n = 2;
+  } else if (c < 0x10000) {
+    buf[0] = static_cast<char>(0xE0 | (c >> 12));
+    buf[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    buf[2] = static_cast<char>(0x80 | (c & 0x3F));
+    n = 3;
+  } else {
+    buf[0] = static_cast<char>(0xF0 | (c >> 18));
+    buf[1] = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    buf[2] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    buf[3] = static_cast<char>(0x80 | (c & 0x3F));
+    n = 4;
+  }
+  out.append(buf, n);
+}
+
+// ---- numbers -----------------------------------------------------------------------------------
+
+void format_double_json(double d, std::string& out) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, d);
+  out.append(buf, r.ptr);
+  // Integral values print as `42` or `-0`; JSON readers would take those for integers.
+  if (std::none_of(buf, r.ptr, [](char c) { return c == '.' || c == 'e' || c == 'E'; }))
+    out.append(".0");
+}
+
+void format_double_java(double d, std::string& out) {
+  if (std::isnan(d)) {
+    out.append("NaN");
+    return;
+  }
+  if (std::isinf(d)) {
+    out.append(d < 0 ? "-Infinity" : "Infinity");
+    return;
+  }
+  if (d == 0) {
+    out.append(std::signbit(d) ? "-0.0" : "0.0");
+    return;
+  }
+  const Decimal dec = java_digits(d);
+  const std::string_view digits(dec.digits, static_cast<std::size_t>(dec.count));
+  const int e = dec.exponent;
+  if (d < 0) out.push_back('-');
+  if (e >= 0 && e < 7) {
+    // 1 <= |d| < 10^7: plain, with the point after e + 1 digits.
+    const auto int_len = static_cast<std::size_t>(e) + 1;
+    if (digits.size() <= int_len) {
+      out.append(digits);
+      out.append(int_len - digits.size(), '0');
+      out.append(".0");
+    } else {
+      out.append(digits.substr(0, int_len));
+      out.push_back('.');
+      out.append(digits.substr(int_len));
+    }
+  } else if (e < 0 && e >= -3) {
+    // 10^-3 <= |d| < 1: plain, `0.00ddd`.
+    out.append("0.");
+    out.append(static_cast<std::size_t>(-e - 1), '0');
+    out.append(digits);
+  } else {
+    out.push_back(digits[0]);
+    out.push_back('.');
+    if (digits.size() > 1)
+      out.append(digits.substr(1));
+    else
+      out.push_back('0');
+    out.push_back('E');
+    char buf[8];
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, e).ptr);
+  }
+}
+
+std::optional<double> parse_double(std::string_view text) noexcept {
+  const char* const first = text.data();
+  const char* const last = first + text.size();
+  const char* p = first;
+  const bool negative = p != last && *p == '-';
+  if (negative) ++p;
+  // Decimal exponent of the leading significant digit plus one, to tell overflow from
+  // underflow when from_chars reports a result out of range.
+  std::int64_t magnitude = 0;
+  bool seen_significant = false;
+  int mantissa_digits = 0;
+  for (; p != last && is_digit(*p); ++p, ++mantissa_digits) {
+    if (*p != '0') seen_significant = true;
+    if (seen_significant) ++magnitude;
+  }
+  if (p != last && *p == '.') {
+    for (++p; p != last && is_digit(*p); ++p, ++mantissa_digits) {
+      if (*p != '0') seen_significant = true;
+      if (!seen_significant) --magnitude;
+    }
+  }
+  if (mantissa_digits == 0) return std::nullopt;
+  if (p != last && (*p == 'e' || *p == 'E')) {
+    ++p;
+    const bool exp_negative = p != last && *p == '-';
+    if (p != last && (*p == '-' || *p == '+')) ++p;
+    if (p == last) return std::nullopt;
+    std::int64_t exp = 0;
+    for (; p != last && is_digit(*p); ++p)
+      exp = std::min<std::int64_t>(exp * 10 + (*p - '0'), 1'000'000'000);  // saturate
+    magnitude += exp_negative ? -exp : exp;
+  }
+  if (p != last) return std::nullopt;
+  double value = 0;
+  const auto r = std::from_chars(first, last, value);
+  if (r.ec == std::errc::result_out_of_range) {
+    value = magnitude > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+    return negative ? -value : value;
+  }
+  if (r.ec != std::errc{} || r.ptr != last) return std::nullopt;
+  return value;
+}
+
+std::optional<std::int64_t> parse_int64(std::string_view text) noexcept {
+  const char* const last = text.data() + text.size();
+  std::int64_t v = 0;
+  // from_chars takes no '+' and no whitespace, exactly the syntax wanted.
+  const auto r = std::from_chars(text.data(), last, v);
+  if (r.ec != std::errc{} || r.ptr != last) return std::nullopt;
+  return v;
+}
+
+bool is_integer_text(std::string_view text) noexcept {
+  if (!text.empty() && text.front() == '-') text.remove_prefix(1);
+  return !text.empty() && std::all_of(text.begin(), text.end(), is_digit);
+}
+
+bool is_decimal_text(std::string_view text) noexcept {
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
+  std::size_t digits = 0;
+  for (; i < n && is_digit(text[i]); ++i) ++digits;
+  std::int64_t fraction_digits = 0;
+  if (i < n && text[i] == '.')
+    for (++i; i < n && is_digit(text[i]); ++i) ++fraction_digits;
+  if (digits + static_cast<std::size_t>(fraction_digits) == 0) return false;
+  if (i == n) return fraction_digits <= std::numeric_limits<std::int32_t>::max();
+  if (text[i] != 'e' && text[i] != 'E') return false;
+  ++i;
+  const bool exp_negative = i < n && text[i] == '-';
+  if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
+  if (i == n) return false;
+  // BigDecimal keeps the exponent in an int and the scale (fraction digits minus exponent) too.
+  std::int64_t exp = 0;
+  for (; i < n; ++i) {
+    if (!is_digit(text[i])) return false;
+    exp = exp * 10 + (text[i] - '0');
+    if (exp > std::numeric_limits<std::int32_t>::max()) return false;
+  }
+  const std::int64_t scale = fraction_digits - (exp_negative ? -exp : exp);
+  return scale >= std::numeric_limits<std::int32_t>::min() &&
+         scale <= std::numeric_limits<std::int32_t>::max();
+}
+
+}  // namespace transit::detail

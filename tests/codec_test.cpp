@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: Apache-2.0
+// The text codecs: every function, its edge cases and the inputs it must refuse.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec.h"
+
+namespace transit::detail {
+namespace {
+
+std::string b64(std::string_view bytes) {
+  std::string out;
+  base64_encode(std::as_bytes(std::span(bytes.data(), bytes.size())), out);
+  return out;
+}
+
+std::string instant(std::int64_t ms) {
+  std::string out;
+  format_instant(ms, out);
+  return out;
+}
+
+std::string java(double d) {
+  std::string out;
+  format_double_java(d, out);
+  return out;
+}
+
+std::string json(double d) {
+  std::string out;
+  format_double_json(d, out);
+  return out;
+}
+
+std::uint64_t bits(double d) { return std::bit_cast<std::uint64_t>(d); }
+
+// Finite doubles spread over every exponent, plus the values at the edges of the format.
+std::vector<double> sample_doubles() {
+  std::vector<double> out = {0.0,
+                             -0.0,
+                             1.0,
+                             -1.0,
+                             0.1,
+                             1.0 / 3,
+                             2.0 / 3,
+                             5e-324,
+                             -5e-324,
+                             1e-323,
+                             2.2250738585072009e-308,
+                             DBL_MIN,
+                             DBL_MAX,
+                             -DBL_MAX,
+                             DBL_EPSILON,
+                             1e22,
+                             1e23,
+                             9007199254740993.0,
+                             123456789012345678.0,
+                             0.001,
+                             9999999.999999998,
+                             1e7};
+  std::mt19937_64 rng(20240601);
+  while (out.size() < 20000) {
+    const double d = std::bit_cast<double>(rng());
+    if (std::isfinite(d)) out.push_back(d);
+  }
+  // Short decimals, the kind people type.
+  for (int i = -2000; i <= 2000; ++i) out.push_back(i / 100.0);
+  return out;
+}
+
+// ---- base64 ------------------------------------------------------------------------------------
+
+TEST(Base64, EncodesRfc4648Vectors) {
+  EXPECT_EQ(b64(""), "");
+  EXPECT_EQ(b64("f"), "Zg==");
+  EXPECT_EQ(b64("fo"), "Zm8=");
+  EXPECT_EQ(b64("foo"), "Zm9v");
+  EXPECT_EQ(b64("foob"), "Zm9vYg==");
+  EXPECT_EQ(b64("fooba"), "Zm9vYmE=");
+  EXPECT_EQ(b64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(b64("\xff\xfe\xfd"), "//79");
+}
+
+TEST(Base64, AppendsToExistingText) {
+  std::string out = "x:";
+  const std::byte data[] = {std::byte{1}, std::byte{2}, std::byte{3}};
+  base64_encode(data, out);
+  EXPECT_EQ(out, "x:AQID");
+}
+
+TEST(Base64, DecodesRfc4648Vectors) {
+  EXPECT_EQ(base64_decode(""), "");
+  EXPECT_EQ(base64_decode("Zg=="), "f");
+  EXPECT_EQ(base64_decode("Zm8="), "fo");
+  EXPECT_EQ(base64_decode("Zm9v"), "foo");
+  EXPECT_EQ(base64_decode("Zm9vYg=="), "foob");
+  EXPECT_EQ(base64_decode("Zm9vYmE="), "fooba");
+  EXPECT_EQ(base64_decode("Zm9vYmFy"), "foobar");
+}
+
+TEST(Base64, RoundTripsEveryByteAndLength) {
+  std::string all;
+  for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
+  for (std::size_t len = 0; len <= all.size(); ++len) {
+    const std::string bytes = all.substr(all.size() - len);
+    EXPECT_EQ(base64_decode(b64(bytes)), bytes) << "length " << len;
+  }
+}
+
+TEST(Base64, SkipsWhitespaceAndAcceptsMissingPadding) {
+  EXPECT_EQ(base64_decode("Zm9v\nYmFy"), "foobar");
+  EXPECT_EQ(base64_decode(" Zm9v\r\n YmE=\n"), "fooba");
+  EXPECT_EQ(base64_decode("Zg= =\t"), "f");
+  EXPECT_EQ(base64_decode("Zg"), "f");
+  EXPECT_EQ(base64_decode("Zm8"), "fo");
+  EXPECT_EQ(base64_decode(" \n "), "");
+}
+
+TEST(Base64, RejectsBadCharactersAndPadding) {
+  EXPECT_EQ(base64_decode("Zm9v!"), std::nullopt);
+  EXPECT_EQ(base64_decode("Zm-_"), std::nullopt);  // the URL-safe alphabet is another encoding
+  EXPECT_EQ(base64_decode("Zm9v\x80"), std::nullopt);
+  EXPECT_EQ(base64_decode(std::string_view("Zm\0v", 4)), std::nullopt);
+  EXPECT_EQ(base64_decode("Z"), std::nullopt);      // one sextet is not a byte
+  EXPECT_EQ(base64_decode("Zm9vY"), std::nullopt);  // nor is a fifth one
+  EXPECT_EQ(base64_decode("Zg="), std::nullopt);    // padding is all or nothing
+  EXPECT_EQ(base64_decode("Zg==="), std::nullopt);
+  EXPECT_EQ(base64_decode("Zm8=="), std::nullopt);
+  EXPECT_EQ(base64_decode("Zm9v="), std::nullopt);
+  EXPECT_EQ(base64_decode("===="), std::nullopt);
+  EXPECT_EQ(base64_decode("=Zg="), std::nullopt);
+  EXPECT_EQ(base64_decode("Zg==Zg=="), std::nullopt);  // nothing after the padding
+  EXPECT_EQ(base64_decode("Zg==x"), std::nullopt);
+}
+
+// ---- UUID --------------------------------------------------------------------------------------
+
+TEST(Uuid, FormatsCanonicalLowercase) {
+  std::string out;
+  format_uuid({0x5a2cbea3e8c6428bULL, 0xb52521239370dd55ULL}, out);
+  EXPECT_EQ(out, "5a2cbea3-e8c6-428b-b525-21239370dd55");
+  out.clear();
+  format_uuid({}, out);
+  EXPECT_EQ(out, "00000000-0000-0000-0000-000000000000");
+  out.clear();
+  format_uuid({~0ULL, ~0ULL}, out);
+  EXPECT_EQ(out, "ffffffff-ffff-ffff-ffff-ffffffffffff");
+}
+
+TEST(Uuid, ParsesEitherCase) {
+  const Uuid expected{0x5a2cbea3e8c6428bULL, 0xb52521239370dd55ULL};
+  EXPECT_EQ(parse_uuid("5a2cbea3-e8c6-428b-b525-21239370dd55"), expected);
+  EXPECT_EQ(parse_uuid("5A2CBEA3-E8C6-428B-B525-21239370DD55"), expected);
+}
+
+TEST(Uuid, RoundTrips) {
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 1000; ++i) {
+    const Uuid u{rng(), rng()};
+    std::string text;
+    format_uuid(u, text);
+    EXPECT_EQ(parse_uuid(text), u) << text;
+  }
+}
+
+TEST(Uuid, RejectsOtherForms) {
+  EXPECT_EQ(parse_uuid(""), std::nullopt);
+  EXPECT_EQ(parse_uuid("5a2cbea3-e8c6-428b-b525-21239370dd5"), std::nullopt);
+  EXPECT_EQ(parse_uuid("5a2cbea3-e8c6-428b-b525-21239370dd555"), std::nullopt);
+  EXPECT_EQ(parse_uuid("5a2cbea3-e8c6-428b-b525-21239370dd5g"), std::nullopt);
+  EXPECT_EQ(parse_uuid("5a2cbea3e8c6-428b-b525-21239370dd55-"), std::nullopt);
+  EXPECT_EQ(parse_uuid("5a2cbea3-e8c6-428b-b525_21239370dd55"), std::nullopt);
+  EXPECT_EQ(parse_uuid("5a2cbea3e8c6428bb52521239370dd55"), std::nullopt);
+  EXPECT_EQ(parse_uuid("{5a2cbea3-e8c6-428b-b525-21239370dd5}"), std::nullopt);
+  EXPECT_EQ(parse_uuid("+a2cbea3-e8c6-428b-b525-21239370dd55"), std::nullopt);
+}
+
+// ---- instants ----------------------------------------------------------------------------------
+
+TEST(Instant, FormatsUtcWithMilliseconds) {
+  EXPECT_EQ(instant(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(instant(946728000000), "2000-01-01T12:00:00.000Z");
+  EXPECT_EQ(instant(1396909037000), "2014-04-07T22:17:17.000Z");
+  EXPECT_EQ(instant(1396909037123), "2014-04-07T22:17:17.123Z");
+  EXPECT_EQ(instant(951782400000), "2000-02-29T00:00:00.000Z");
+  EXPECT_EQ(instant(4107542399999), "2100-02-28T23:59:59.999Z");
+  EXPECT_EQ(instant(4107542400000), "2100-03-01T00:00:00.000Z");
+}
+
+TEST(Instant, FormatsBeforeTheEpoch) {
+  EXPECT_EQ(instant(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(instant(-86400000), "1969-12-31T00:00:00.000Z");
+  EXPECT_EQ(instant(-86400001), "1969-12-30T23:59:59.999Z");
+  EXPECT_EQ(instant(-6106017600000), "1776-07-04T12:00:00.000Z");
+  EXPECT_EQ(instant(-2208988800000), "1900-01-01T00:00:00.000Z");
+  EXPECT_EQ(instant(-62135596800000), "0001-01-01T00:00:00.000Z");
+}
+
+TEST(Instant, FormatsExpandedYearsWithASign) {
+  EXPECT_EQ(instant(253402300799999), "9999-12-31T23:59:59.999Z");
+  EXPECT_EQ(instant(253402300800000), "+10000-01-01T00:00:00.000Z");
+  EXPECT_EQ(instant(-62167219200000), "0000-01-01T00:00:00.000Z");
+  EXPECT_EQ(instant(-62167219200001), "-0001-12-31T23:59:59.999Z");
+  EXPECT_EQ(instant(std::numeric_limits<std::int64_t>::max()), "+292278994-08-17T07:12:55.807Z");
+  EXPECT_EQ(instant(std::numeric_limits<std::int64_t>::min()), "-292275055-05-16T16:47:04.192Z");
+}
+
+TEST(Instant, FormatsClojureSuffixForEdn) {
+  std::string out;
+  format_instant_edn(-6106017600000, out);
+  EXPECT_EQ(out, "1776-07-04T12:00:00.000-00:00");
+}
+
+TEST(Instant, ParsesWhatItFormats) {
+  std::vector<std::int64_t> samples = {0,
+                                       -1,
+                                       1,
+                                       -6106017600000,
+                                       253402300800000,
+                                       -62167219200001,
+                                       std::numeric_limits<std::int64_t>::max(),
+                                       std::numeric_limits<std::int64_t>::min()};
+  std::mt19937_64 rng(42);
+  std::uniform_int_distribution<std::int64_t> near(-20'000'000'000'000, 20'000'000'000'000);
+  for (int i = 0; i < 20000; ++i) samples.push_back(near(rng));
+  for (int i = 0; i < 2000; ++i) samples.push_back(static_cast<std::int64_t>(rng()));
+  for (const std::int64_t ms : samples) {
+    const std::string text = instant(ms);
+    EXPECT_EQ(parse_instant(text), ms) << text;
+    std::string edn;
+    format_instant_edn(ms, edn);
+    EXPECT_EQ(parse_instant(edn), ms) << edn;
+  }
+}
+
+TEST(Instant, ParsesLenientForms) {
+  EXPECT_EQ(parse_instant("2000-01-01T12:00:00.000Z"), 946728000000);
+  EXPECT_EQ(parse_instant("2000-01-01T12:00:00Z"), 946728000000);
+  EXPECT_EQ(parse_instant("2000-01-01T12:00Z"), 946728000000);
+  EXPECT_EQ(parse_instant("2000-01-01t12:00:00z"), 946728000000);
+  EXPECT_EQ(parse_instant("2000-01-01T12:00:00.5Z"), 946728000500);
+  EXPECT_EQ(parse_instant("2000-01-01T12:00:00.12Z"), 946728000120);
+  EXPECT_EQ(parse_instant("2000-01-01T12:00:00.123999999Z"), 946728000123);
+  EXPECT_EQ(parse_instant("2000-01-01T13:00:00+01:00"), 946728000000);
+  EXPECT_EQ(parse_instant("2000-01-01T13:00:00+0100"), 946728000000);
+  EXPECT_EQ(parse_instant("2000-01-01T06:30:00.000-05:30"), 946728000000);
+  EXPECT_EQ(parse_instant("2000-01-01T12:00:00.000-00:00"), 946728000000);
+  EXPECT_EQ(parse_instant("2000-01-01"), 946684800000);
+  EXPECT_EQ(parse_instant("1969-12-31T23:59:59.999Z"), -1);
+  EXPECT_EQ(parse_instant("2000-02-29T00:00:00Z"), 951782400000);
+}
+
+TEST(Instant, RejectsMalformedOrOutOfRange) {
+  for (const char* text : {"",
+                           "2000",
+                           "2000-01",
+                           "2000-1-01",
+                           "20000-01-01",
+                           "2000-00-01",
+                           "2000-13-01",
+                           "2000-01-00",
+                           "2000-01-32",
+                           "2000-02-30",
+                           "1900-02-29",
+                           "2000-01-01T",
+                           "2000-01-01T12",
+                           "2000-01-01T12:00",
+                           "2000-01-01T12:00:00",
+                           "2000-01-01T24:00:00Z",
+                           "2000-01-01T12:60:00Z",
+                           "2000-01-01T12:00:60Z",
+                           "2000-01-01T12:00:00.Z",
+                           "2000-01-01T12:00:0Z",
+                           "2000-01-01 12:00:00Z",
+                           "2000-01-01T12:00:00Zjunk",
+                           "2000-01-01T12:00:00+1",
+                           "2000-01-01T12:00:00+01:",
+                           "2000-01-01T12:00:00+24:00",
+                           "2000-01-01T12:00:00+01:60",
+                           "2000-01-01Z",
+                           "+999999999-01-01T00:00:00Z",
+                           "-999999999-01-01T00:00:00Z",
+                           "+292278994-08-17T07:12:55.808Z",
+                           "+10-01-01"})
+    EXPECT_EQ(parse_instant(text), std::nullopt) << text;
+}
+
+// ---- UTF-8 -------------------------------------------------------------------------------------
+
+TEST(Utf8, AcceptsWellFormedText) {
+  for (const char* text : {"", "plain ascii", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+                           "\xef\xbf\xbf", "\xf4\x8f\xbf\xbf", "\xed\x9f\xbf", "\xee\x80\x80",
+                           "0123456789abcdef\xc3\xa9"
+                           "0123456789abcdef",
+                           "\xe8\xa9\xb9\xe5\xa7\x86\xe6\x96\xaf"})
+    EXPECT_TRUE(is_valid_utf8(text)) << text;
+  EXPECT_TRUE(is_valid_utf8(std::string_view("\0", 1)));
+}
+
+TEST(Utf8, RejectsIllFormedText) {
+  for (const char* text : {
+           "\x80",                      // lone continuation
+           "\xbf",                      //
+           "\xc0\x80",                  // overlong NUL
+           "\xc1\xbf",                  // overlong
+           "\xe0\x80\x80",              // overlong
+           "\xe0\x9f\xbf",              // overlong
+           "\xed\xa0\x80",              // surrogate D800
+           "\xed\xbf\xbf",              // surrogate DFFF
+           "\xf0\x8f\xbf\xbf",          // overlong
+           "\xf4\x90\x80\x80",          // above U+10FFFF
+           "\xf5\x80\x80\x80",          // lead byte never used
+           "\xff",                      //
+           "\xe2\x82",                  // truncated
+           "\xf0\x9f\x98",              // truncated
+           "\xc3",                      // truncated
+           "\xe2\x28\xa1",              // continuation missing
+           "\xc3\xa9\x80",              // stray continuation
+           "abcdefghijklmnop\xe2\x82",  // truncated after a run of ASCII
+           "abcdefgh\xff"
+           "abcdefgh",
+       })
+    EXPECT_FALSE(is_valid_utf8(text)) << ::testing::PrintToString(std::string(text));
+}
+
+TEST(Utf8, CountsUtf16Units) {
+  EXPECT_EQ(utf16_length(""), 0u);
+  EXPECT_EQ(utf16_length("abc"), 3u);
+  EXPECT_EQ(utf16_length("caf\xc3\xa9"), 4u);
+  EXPECT_EQ(utf16_length("\xe2\x82\xac"), 1u);
+  EXPECT_EQ(utf16_length("\xf0\x9f\x98\x80"), 2u);
+  EXPECT_EQ(utf16_length("a\xf0\x9f\x98\x80z\xf4\x8f\xbf\xbf"), 6u);
+}
+
+TEST(Utf8, DecodesExactlyOneCodePoint) {
+  EXPECT_EQ(decode_one_code_point("a"), U'a');
+  EXPECT_EQ(decode_one_code_point(std::string_view("\0", 1)), U'\0');
+  EXPECT_EQ(decode_one_code_point("\xc3\xa9"), U'\u00e9');
+  EXPECT_EQ(decode_one_code_point("\xe2\x82\xac"), U'\u20ac');
+  EXPECT_EQ(decode_one_code_point("\xf0\x9f\x98\x80"), U'\U0001F600');
+  EXPECT_EQ(decode_one_code_point(""), std::nullopt);
+  EXPECT_EQ(decode_one_code_point("ab"), std::nullopt);
+  EXPECT_EQ(decode_one_code_point("\xc3\xa9!"), std::nullopt);
+  EXPECT_EQ(decode_one_code_point("\xc3"), std::nullopt);
+  EXPECT_EQ(decode_one_code_point("\xed\xa0\x80"), std::nullopt);
+}
+
+TEST(Utf8, AppendsEncodings) {
+  const auto enc = [](char32_t c) {
+    std::string out;
+    append_utf8(c, out);
+    return out;
+  };
+  EXPECT_EQ(enc(U'a'), "a");
+  EXPECT_EQ(enc(0x7F), "\x7f");
+  EXPECT_EQ(enc(0x80), "\xc2\x80");
+  EXPECT_EQ(enc(0x7FF), "\xdf\xbf");
+  EXPECT_EQ(enc(0x800), "\xe0\xa0\x80");
+  EXPECT_EQ(enc(0xFFFF), "\xef\xbf\xbf");
+  EXPECT_EQ(enc(0x10000), "\xf0\x90\x80\x80");
+  EXPECT_EQ(enc(0x10FFFF), "\xf4\x8f\xbf\xbf");
+}
+
+TEST(Utf8, EveryScalarValueRoundTrips) {
+  std::string out;
+  for (char32_t c = 0; c <= 0x10FFFF; ++c) {
+    if (c >= 0xD800 && c <= 0xDFFF) continue;
+    out.clear();
+    append_utf8(c, out);
+    ASSERT_EQ(decode_one_code_point(out), c) << static_cast<std::uint32_t>(c);
+    ASSERT_EQ(utf16_length(out), c > 0xFFFF ? 2u : 1u);
+  }
+}
+
+// ---- numbers: formatting -----------------------------------------------------------------------
+
+TEST(FormatDoubleJson, AlwaysReadsAsADouble) {
+  EXPECT_EQ(json(0.0), "0.0");
+  EXPECT_EQ(json(-0.0), "-0.0");
+  EXPECT_EQ(json(1.0), "1.0");
+  EXPECT_EQ(json(-42.0), "-42.0");
+  EXPECT_EQ(json(1.5), "1.5");
+  EXPECT_EQ(json(0.1), "0.1");
+  EXPECT_EQ(json(123456789.0), "123456789.0");
+  EXPECT_EQ(json(1e22), "1e+22");
+  EXPECT_EQ(json(1e-7), "1e-07");
+  EXPECT_EQ(json(5e-324), "5e-324");
+  EXPECT_EQ(json(DBL_MAX), "1.7976931348623157e+308");
+}
+
+TEST(FormatDoubleJson, RoundTripsBitForBit) {
+  for (const double d : sample_doubles()) {
+    const std::string text = json(d);
+    ASSERT_NE(text.find_first_of(".eE"), std::string::npos) << text;
+    const auto back = parse_double(text);
+    ASSERT_TRUE(back.has_value()) << text;
+    ASSERT_EQ(bits(*back), bits(d)) << text;
+  }
+}
+
+TEST(FormatDoubleJava, FollowsDoubleToStringLayout) {
+  EXPECT_EQ(java(1.0), "1.0");
+  EXPECT_EQ(java(2.0), "2.0");
+  EXPECT_EQ(java(-5.0), "-5.0");
+  EXPECT_EQ(java(100.0), "100.0");
+  EXPECT_EQ(java(0.5), "0.5");
+  EXPECT_EQ(java(0.1), "0.1");
+  EXPECT_EQ(java(-3.14159), "-3.14159");
+  EXPECT_EQ(java(12345.678), "12345.678");
+  EXPECT_EQ(java(9999999.0), "9999999.0");
+  EXPECT_EQ(java(1e7), "1.0E7");
+  EXPECT_EQ(java(12345678.9), "1.23456789E7");
+  EXPECT_EQ(java(0.001), "0.001");
+  EXPECT_EQ(java(0.00123), "0.00123");
+  EXPECT_EQ(java(0.0001), "1.0E-4");
+  EXPECT_EQ(java(4.0E11), "4.0E11");
+  EXPECT_EQ(java(2.998E8), "2.998E8");
+  EXPECT_EQ(java(6.626E-34), "6.626E-34");
+  EXPECT_EQ(java(1e23), "1.0E23");
+  EXPECT_EQ(java(2e23), "2.0E23");
+  EXPECT_EQ(java(-1e-10), "-1.0E-10");
+  EXPECT_EQ(java(DBL_MAX), "1.7976931348623157E308");
+  EXPECT_EQ(java(DBL_MIN), "2.2250738585072014E-308");
+}
+
+TEST(FormatDoubleJava, PicksTheClosestTwoDigitsWhenOneWouldDo) {
+  // Java's Double.MIN_VALUE prints as 4.9E-324: the true value is 4.94...E-324.
+  EXPECT_EQ(java(5e-324), "4.9E-324");
+  EXPECT_EQ(java(1e-323), "9.9E-324");
+  EXPECT_EQ(java(2e-323), "2.0E-323");
+}
+
+TEST(FormatDoubleJava, PrintsSpecialValuesAsJavaDoes) {
+  EXPECT_EQ(java(0.0), "0.0");
+  EXPECT_EQ(java(-0.0), "-0.0");
+  EXPECT_EQ(java(std::numeric_limits<double>::quiet_NaN()), "NaN");
+  EXPECT_EQ(java(std::numeric_limits<double>::infinity()), "Infinity");
+  EXPECT_EQ(java(-std::numeric_limits<double>::infinity()), "-Infinity");
+}
+
+TEST(FormatDoubleJava, RoundTripsBitForBit) {
+  for (const double d : sample_doubles()) {
+    const std::string text = java(d);
+    const auto back = parse_double(text);
+    ASSERT_TRUE(back.has_value()) << text;
+    ASSERT_EQ(bits(*back), bits(d)) << text;
+    // Plain notation exactly for 1e-3 <= |d| < 1e7, with a digit after the point either way.
+    const double mag = std::fabs(d);
+    const bool plain = mag >= 1e-3 && mag < 1e7;
+    ASSERT_EQ(text.find('E') == std::string::npos, plain || d == 0) << text;
+    const std::size_t point = text.find('.');
+    ASSERT_NE(point, std::string::npos) << text;
+    ASSERT_TRUE(point + 1 < text.size() && text[point + 1] >= '0' && text[point + 1] <= '9')
+        << text;
+  }
+}
+
+// ---- numbers: parsing --------------------------------------------------------------------------
+
+TEST(ParseDouble, ReadsJsonAndJavaForms) {
+  EXPECT_EQ(parse_double("0"), 0.0);
+  EXPECT_EQ(parse_double("42"), 42.0);
+  EXPECT_EQ(parse_double("-2.5"), -2.5);
+  EXPECT_EQ(parse_double("1."), 1.0);
+  EXPECT_EQ(parse_double(".5"), 0.5);
+  EXPECT_EQ(parse_double("-.5"), -0.5);
+  EXPECT_EQ(parse_double("1e5"), 1e5);
+  EXPECT_EQ(parse_double("1E+5"), 1e5);
+  EXPECT_EQ(parse_double("1.e2"), 100.0);
+  EXPECT_EQ(parse_double("2.5e-3"), 2.5e-3);
+  EXPECT_EQ(parse_double("4.0E11"), 4e11);
+  EXPECT_EQ(parse_double("007"), 7.0);
+  const auto neg_zero = parse_double("-0.0");
+  ASSERT_TRUE(neg_zero);
+  EXPECT_TRUE(std::signbit(*neg_zero));
+}
+
+TEST(ParseDouble, RoundsCorrectly) {
+  EXPECT_EQ(parse_double("0.1000000000000000055511151231257827"), 0.1);
+  EXPECT_EQ(parse_double("9007199254740993"), 9007199254740992.0);  // tie goes to even
+  EXPECT_EQ(parse_double("9007199254740995"), 9007199254740996.0);
+  EXPECT_EQ(parse_double("1.7976931348623157e308"), DBL_MAX);
+  EXPECT_EQ(parse_double("1.7976931348623158e308"), DBL_MAX);
+  EXPECT_EQ(parse_double("4.9E-324"), 5e-324);
+  EXPECT_EQ(parse_double("2.4703282292062328e-324"), 5e-324);
+  EXPECT_EQ(parse_double("2.2250738585072011e-308"), 2.225073858507201e-308);
+}
+
+TEST(ParseDouble, SaturatesOnOverflowAndUnderflow) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(parse_double("1e400"), inf);
+  EXPECT_EQ(parse_double("-1e400"), -inf);
+  EXPECT_EQ(parse_double("1.7976931348623159e308"), inf);
+  EXPECT_EQ(parse_double("1e99999999999999999999"), inf);
+  EXPECT_EQ(parse_double("123456789e999"), inf);
+  const auto tiny = parse_double("1e-400");
+  ASSERT_TRUE(tiny);
+  EXPECT_EQ(bits(*tiny), bits(0.0));
+  const auto neg_tiny = parse_double("-1e-400");
+  ASSERT_TRUE(neg_tiny);
+  EXPECT_EQ(bits(*neg_tiny), bits(-0.0));
+  EXPECT_EQ(parse_double("2.4703282292062327e-324"), 0.0);
+  EXPECT_EQ(parse_double("0.000001e-99999999999999999999"), 0.0);
+  EXPECT_EQ(parse_double("0e99999"), 0.0);
+}
+
+TEST(ParseDouble, RejectsBadSyntax) {
+  for (const char* text : {"", "-", "+1", ".", "-.", "e5", "1e", "1e+", "1e-", "1.5x", " 1", "1 ",
+                           "1e5.5", "--1", "1..2", "inf", "-inf", "nan", "NaN", "Infinity",
+                           "-Infinity", "0x1p3", "0x10", "1,5", "1_000"})
+    EXPECT_EQ(parse_double(text), std::nullopt) << text;
+}
+
+TEST(ParseInt64, ReadsTheWholeRange) {
+  EXPECT_EQ(parse_int64("0"), 0);
+  EXPECT_EQ(parse_int64("-0"), 0);
+  EXPECT_EQ(parse_int64("42"), 42);
+  EXPECT_EQ(parse_int64("-42"), -42);
+  EXPECT_EQ(parse_int64("007"), 7);
+  EXPECT_EQ(parse_int64("9223372036854775807"), std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(parse_int64("-9223372036854775808"), std::numeric_limits<std::int64_t>::min());
+}
+
+TEST(ParseInt64, RejectsOverflowAndBadSyntax) {
+  for (const char* text : {"", "-", "+1", "+", " 1", "1 ", "1a", "1.0", "1e3", "--1", "0x10",
+                           "9223372036854775808", "-9223372036854775809",
+                           "99999999999999999999999"})
+    EXPECT_EQ(parse_int64(text), std::nullopt) << text;
+}
+
+TEST(IntegerText, IsOptionalMinusThenDigits) {
+  for (const char* text : {"0", "7", "-12", "007", "123456789012345678901234567890"})
+    EXPECT_TRUE(is_integer_text(text)) << text;
+  for (const char* text : {"", "-", "+1", "1.0", "1e3", " 1", "1 ", "--1", "\xef\xbc\x91"})
+    EXPECT_FALSE(is_integer_text(text)) << text;
+}
+
+TEST(DecimalText, FollowsBigDecimalSyntax) {
+  for (const char* text : {"0", "-1", "+1", "1.5", ".5", "1.", "-.5", "00.00", "1E3", "1e+3",
+                           "-1.5E-10", "123456789012345678901234567890.5",
+                           "1e2147483647", "1e-2147483647"})
+    EXPECT_TRUE(is_decimal_text(text)) << text;
+  for (const char* text : {"", ".", "+", "-", "+.", "e3", ".e3", "1e", "1e+", "1e-", "1.5.2",
+                           "1 ", " 1", "1_0", "NaN", "Infinity", "0x10", "1.5M", "1e3.0",
+                           "1e2147483648", "0.5e-2147483647"})
+    EXPECT_FALSE(is_decimal_text(text)) << text;
+}
+
+}  // namespace
+}  // namespace transit::detail
