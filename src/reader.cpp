@@ -1,9 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transit/reader.h"
 
+#include <algorithm>
+
 #include "backend.h"
 
 namespace transit {
+namespace {
+
+// Where `offset` is in `input`, with the line and column JSON errors carry everywhere else.
+Location locate(std::string_view input, std::size_t offset, Encoding encoding) {
+  Location where{offset, 0, 0};
+  if (encoding == Encoding::msgpack) return where;
+  const std::string_view before = input.substr(0, offset);
+  where.line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+  const std::size_t line_start = before.rfind('\n');
+  where.column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+  return where;
+}
+
+}  // namespace
 
 Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options) {
   switch (encoding) {
@@ -12,7 +28,8 @@ Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options) {
       impl_ = detail::make_json_reader(input, options);
       break;
     case Encoding::msgpack:
-      detail::throw_error(Errc::invalid_argument, "this build cannot read MessagePack yet");
+      impl_ = detail::make_msgpack_reader(input, options);
+      break;
   }
 }
 
@@ -23,7 +40,8 @@ Reader::Reader(Source& source, Encoding encoding, ReadOptions options) {
       impl_ = detail::make_json_reader(source, options);
       break;
     case Encoding::msgpack:
-      detail::throw_error(Errc::invalid_argument, "this build cannot read MessagePack yet");
+      impl_ = detail::make_msgpack_reader(source, options);
+      break;
   }
 }
 
@@ -35,13 +53,16 @@ std::size_t Reader::offset() const noexcept { return impl_->offset(); }
 Value read(std::string_view input, Encoding encoding, ReadOptions options) {
   Reader reader(input, encoding, options);
   std::optional<Value> v = reader.next();
-  if (!v) detail::throw_error(Errc::truncated, "no value in the input", reader.offset());
+  if (!v)
+    detail::throw_error(Errc::truncated, "no value in the input",
+                        locate(input, reader.offset(), encoding), {});
   // Checked on the bytes, so what follows is reported as trailing whatever it is.
   const std::size_t rest = encoding == Encoding::msgpack
                                ? (reader.offset() < input.size() ? reader.offset() : input.npos)
                                : input.find_first_not_of(" \t\r\n", reader.offset());
   if (rest != input.npos)
-    detail::throw_error(Errc::trailing_data, "more input after the value", rest);
+    detail::throw_error(Errc::trailing_data, "more input after the value",
+                        locate(input, rest, encoding), {});
   return std::move(*v);
 }
 
