@@ -2,6 +2,7 @@
 // Built-in read handlers: every tag of the Transit spec's two tables.
 #include "ground.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -105,7 +106,10 @@ Value decode_tagged(std::string_view tag, Value rep) {
     return decode_collection(tag, rep);
   }
   if (tag == "link") {
-    if (rep.kind() != Kind::map) throw_error(Errc::bad_rep, "~#link needs a map");
+    const auto entries = rep.kind() == Kind::map ? rep.entries() : std::span<const Entry>();
+    if (rep.kind() != Kind::map ||
+        std::any_of(entries.begin(), entries.end(), [](const Entry& e) { return e.first.kind() != Kind::string; }))
+      throw_error(Errc::bad_rep, "~#link needs a map with string keys");
     return Value::link(std::move(rep));
   }
   if (tag.size() == 1) {

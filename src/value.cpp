@@ -354,7 +354,12 @@ Value Value::link(Value fields) {
   if (fields.kind() != Kind::map)
     detail::throw_error(Errc::invalid_argument, "a link is built from a map of its fields");
   std::vector<Value> flat;
-  for (const auto& [k, v] : fields.entries()) flat.insert(flat.end(), {k, v});
+  for (const auto& [k, v] : fields.entries()) {
+    // Field names are written as map keys, which must be strings.
+    if (k.kind() != Kind::string)
+      detail::throw_error(Errc::invalid_argument, "a link's field names are strings");
+    flat.insert(flat.end(), {k, v});
+  }
   return ValueAccess::make_map(Kind::link, flat);
 }
 

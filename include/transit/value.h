@@ -164,7 +164,8 @@ class Value {
   /// A link. `render` is "link" or "image"; empty `name`/`prompt` are left out.
   static Value link(std::string_view href, std::string_view rel, std::string_view name = {},
                     std::string_view prompt = {}, std::string_view render = "link");
-  /// A link from its field map (as read from the wire).
+  /// A link from its field map (as read from the wire). Throws Error(invalid_argument) unless
+  /// it is a map whose keys are strings.
   static Value link(Value fields);
   /// A value with a tag this library has no handler for. Tags are non-empty.
   static Value tagged(std::string_view tag, Value rep);
