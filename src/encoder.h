@@ -30,8 +30,13 @@ inline bool writes_as_scalar(const Value& v) noexcept {
     case Kind::link:
     case Kind::object:
       return false;
-    case Kind::tagged:
-      return v.tag().size() == 1 && v.rep().kind() == Kind::string;
+    case Kind::tagged: {
+      // "~#x", "~~x", "~^x" and "~`x" would read back as a tag or an escaped string, so these
+      // one-character tags keep the ["~#t", rep] form.
+      const std::string_view tag = v.tag();
+      return tag.size() == 1 && tag.find_first_of("#~^`") == std::string_view::npos &&
+             v.rep().kind() == Kind::string;
+    }
     default:
       return true;
   }
