@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: Apache-2.0
+// Malformed JSON input: every error is a transit::Error with a stable code, the byte offset,
+// line and column, the path and an exact message, and nothing crashes.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transit/transit.h"
+
+namespace {
+
+using transit::Encoding;
+using transit::Errc;
+using transit::Error;
+using transit::ReadOptions;
+using transit::Value;
+
+// Reading `text` with transit::read throws exactly `message`, with `code` at `offset`.
+void expect_read_error(std::string_view text, Errc code, std::size_t offset, const std::string& message,
+                       ReadOptions options = {}) {
+  SCOPED_TRACE(std::string(text.substr(0, 80)));
+  try {
+    (void)transit::read(text, Encoding::json, options);
+    ADD_FAILURE() << "no transit::Error; expected: " << message;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_EQ(e.offset(), offset) << e.what();
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+// ---- structure -----------------------------------------------------------------------------------
+
+TEST(JsonErrors, TruncatedText) {
+  expect_read_error(R"(["~:abc")", Errc::truncated, 8,
+                    "transit: truncated at byte 8 (line 1, column 9) in $[1]: input ends inside a value");
+  expect_read_error("[1,\n [2", Errc::truncated, 7,
+                    "transit: truncated at byte 7 (line 2, column 4) in $[1][1]: input ends inside a value");
+  expect_read_error(R"(["abc)", Errc::truncated, 5,
+                    "transit: truncated at byte 5 (line 1, column 6) in $[0]: input ends inside a value");
+  expect_read_error(R"(["^ ","a")", Errc::truncated, 9,
+                    R"(transit: truncated at byte 9 (line 1, column 10) in $["a"]: input ends inside a value)");
+  expect_read_error("", Errc::truncated, 0, "transit: truncated at byte 0 (line 1, column 1): no value in the input");
+  expect_read_error(" \n ", Errc::truncated, 3,
+                    "transit: truncated at byte 3 (line 2, column 2): no value in the input");
+}
+
+TEST(JsonErrors, Syntax) {
+  expect_read_error("[1,]", Errc::syntax, 3,
+                    "transit: syntax at byte 3 (line 1, column 4) in $[1]: Invalid value.");
+  expect_read_error("[1 2]", Errc::syntax, 3,
+                    "transit: syntax at byte 3 (line 1, column 4) in $[1]: "
+                    "Missing a comma or ']' after an array element.");
+  expect_read_error("{\"a\" 1}", Errc::syntax, 5,
+                    R"(transit: syntax at byte 5 (line 1, column 6) in $["a"]: Missing a colon after a name of object member.)");
+}
+
+TEST(JsonErrors, TrailingDataAfterTheOneValue) {
+  expect_read_error("[1] x", Errc::trailing_data, 4,
+                    "transit: trailing_data at byte 4 (line 1, column 5): more input after the value");
+  expect_read_error("[1]\n\n  [2]", Errc::trailing_data, 7,
+                    "transit: trailing_data at byte 7 (line 3, column 3): more input after the value");
+  EXPECT_EQ(transit::read("  [1] \n\t "), Value::array({1}));
+}
+
+// ---- cache codes ---------------------------------------------------------------------------------
+
+TEST(JsonErrors, CacheCodeOutOfRange) {
+  expect_read_error(R"(["^~~"])", Errc::bad_cache_code, 6,
+                    R"(transit: bad_cache_code at byte 6 (line 1, column 7) in $[0]: "^~~" is not a cache code)");
+  expect_read_error(R"(["^"])", Errc::bad_cache_code, 4,
+                    R"(transit: bad_cache_code at byte 4 (line 1, column 5) in $[0]: "^" is not a cache code)");
+  expect_read_error(R"(["^1234"])", Errc::bad_cache_code, 8,
+                    R"(transit: bad_cache_code at byte 8 (line 1, column 9) in $[0]: "^1234" is not a cache code)");
+  expect_read_error(R"(["^/"])", Errc::bad_cache_code, 5,
+                    R"(transit: bad_cache_code at byte 5 (line 1, column 6) in $[0]: "^/" is not a cache code)");
+}
+
+TEST(JsonErrors, CacheCodeNotAssigned) {
+  expect_read_error(R"(["^0"])", Errc::bad_cache_code, 5,
+                    R"(transit: bad_cache_code at byte 5 (line 1, column 6) in $[0]: cache code "^0" (slot 0) is not assigned; 0 slots are)");
+  expect_read_error(R"(["~:abcd","^1"])", Errc::bad_cache_code, 14,
+                    R"(transit: bad_cache_code at byte 14 (line 1, column 15) in $[1]: cache code "^1" (slot 1) is not assigned; 1 slots are)");
+  // "abc" is too short to take a slot, on either side.
+  expect_read_error(R"(["^ ","abc",1,"^0",2])", Errc::bad_cache_code, 18,
+                    R"(transit: bad_cache_code at byte 18 (line 1, column 19) in $: cache code "^0" (slot 0) is not assigned; 0 slots are)");
+  // The cache starts over with every top-level value.
+  transit::Reader reader(R"(["~:abcd"] ["^0"])");
+  EXPECT_EQ(reader.next(), Value::array({transit::kw("abcd")}));
+  try {
+    (void)reader.next();
+    ADD_FAILURE() << "the second value used the first value's cache";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              R"(transit: bad_cache_code at byte 16 (line 1, column 17) in $[0]: cache code "^0" (slot 0) is not assigned; 0 slots are)");
+  }
+}
+
+// ---- maps and tagged values ----------------------------------------------------------------------
+
+TEST(JsonErrors, MapArrayWithOddItems) {
+  expect_read_error(R"(["^ ","a",1,"b"])", Errc::odd_map, 16,
+                    R"(transit: odd_map at byte 16 (line 1, column 17) in $["b"]: "^ " map array has an odd number of keys and values (3))");
+  expect_read_error(R"(["~#cmap",[1,2,3]])", Errc::odd_map, 18,
+                    "transit: odd_map at byte 18 (line 1, column 19) in $: ~#cmap array has an odd number of items (3)");
+}
+
+TEST(JsonErrors, TaggedValueWithoutRep) {
+  expect_read_error(R"(["~#tag"])", Errc::bad_tagged_value, 9,
+                    "transit: bad_tagged_value at byte 9 (line 1, column 10) in $<#tag>: tagged value ~#tag has no rep");
+  expect_read_error(R"({"~#tag":)", Errc::truncated, 9,
+                    "transit: truncated at byte 9 (line 1, column 10) in $<#tag>: input ends inside a value");
+}
+
+TEST(JsonErrors, TaggedValueWithTwoReps) {
+  expect_read_error(R"(["~#tag",1,2])", Errc::bad_tagged_value, 12,
+                    "transit: bad_tagged_value at byte 12 (line 1, column 13) in $<#tag>: tagged value ~#tag has more than one rep");
+  expect_read_error(R"({"~#a":1,"b":2})", Errc::bad_tagged_value, 12,
+                    "transit: bad_tagged_value at byte 12 (line 1, column 13) in $<#a>: tagged value ~#a has more than one rep");
+}
+
+TEST(JsonErrors, TagOutsideTheFirstPosition) {
+  expect_read_error(R"([1,"~#tag",2])", Errc::bad_tagged_value, 10,
+                    "transit: bad_tagged_value at byte 10 (line 1, column 11) in $[1]: tag ~#tag is not the first item of an array or object");
+}
+
+// ---- text ----------------------------------------------------------------------------------------
+
+TEST(JsonErrors, InvalidUtf8InAString) {
+  expect_read_error("[\"ab\xff\"]", Errc::invalid_utf8, 6,
+                    "transit: invalid_utf8 at byte 6 (line 1, column 7) in $[0]: string is not valid UTF-8");
+  // A surrogate encoded in UTF-8, and an overlong '/'.
+  expect_read_error("[1,\"\xed\xa0\x80\"]", Errc::invalid_utf8, 8,
+                    "transit: invalid_utf8 at byte 8 (line 1, column 9) in $[1]: string is not valid UTF-8");
+  expect_read_error("[\"\xc0\xaf\"]", Errc::invalid_utf8, 5,
+                    "transit: invalid_utf8 at byte 5 (line 1, column 6) in $[0]: string is not valid UTF-8");
+}
+
+TEST(JsonErrors, InvalidUtf8InAKey) {
+  expect_read_error("{\"k\xe2\x82\":1}", Errc::invalid_utf8, 6,
+                    "transit: invalid_utf8 at byte 6 (line 1, column 7) in $: string is not valid UTF-8");
+  expect_read_error("[\"^ \",\"k\x80\",1]", Errc::invalid_utf8, 10,
+                    "transit: invalid_utf8 at byte 10 (line 1, column 11) in $: string is not valid UTF-8");
+}
+
+TEST(JsonErrors, InvalidEscapedSurrogate) {
+  expect_read_error(R"(["\ud800"])", Errc::invalid_utf8, 2,
+                    "transit: invalid_utf8 at byte 2 (line 1, column 3) in $[0]: "
+                    "The surrogate pair in string is invalid.");
+}
+
+// ---- limits --------------------------------------------------------------------------------------
+
+TEST(JsonErrors, NestingDeeperThanTheConfiguredLimit) {
+  ReadOptions shallow;
+  shallow.max_depth = 3;
+  EXPECT_EQ(transit::read("[[[1]]]", Encoding::json, shallow), Value::array({Value::array({Value::array({1})})}));
+  expect_read_error("[[[[1]]]]", Errc::too_deep, 4,
+                    "transit: too_deep at byte 4 (line 1, column 5) in $[0][0][0]: nesting deeper than 3 levels",
+                    shallow);
+  expect_read_error(R"([{"a":["^ ","b",1]}])", Errc::too_deep, 7,
+                    R"(transit: too_deep at byte 7 (line 1, column 8) in $[0]["a"]: nesting deeper than 2 levels)",
+                    ReadOptions{2});
+}
+
+TEST(JsonErrors, HundredThousandLevelsIsACleanError) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  try {
+    (void)transit::read(deep);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::too_deep);
+    EXPECT_EQ(e.offset(), 513u);
+    EXPECT_EQ(e.detail(), "nesting deeper than 512 levels");
+  }
+  const std::string deep_maps = [] {
+    std::string s;
+    for (int i = 0; i < 100000; ++i) s += "{\"a\":";
+    return s + "1" + std::string(100000, '}');
+  }();
+  try {
+    (void)transit::read(deep_maps);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::too_deep);
+    EXPECT_EQ(e.offset(), 512u * 5 + 1);
+  }
+  // 512 levels are allowed.
+  const std::string ok = std::string(512, '[') + std::string(512, ']');
+  EXPECT_EQ(transit::read(ok).kind(), transit::Kind::array);
+}
+
+// ---- representations -----------------------------------------------------------------------------
+
+TEST(JsonErrors, BadRepresentations) {
+  struct Case {
+    const char* text;
+    std::size_t offset;
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"(["~uxyz"])", 8,
+       R"(transit: bad_rep at byte 8 (line 1, column 9) in $[0]: ~u value "xyz": not a UUID)"},
+      {R"(["~u5a2cbea3-e8c6-428b-b525-21239370dd5g"])", 41,
+       R"(transit: bad_rep at byte 41 (line 1, column 42) in $[0]: ~u value "5a2cbea3-e8c6-428b-b525-21239370dd5g": not a UUID)"},
+      {R"(["~#u",[1]])", 11,
+       R"(transit: bad_rep at byte 11 (line 1, column 12) in $: ~#u with a array representation)"},
+      {R"(["~t2000-13-01T00:00:00.000Z"])", 29,
+       R"(transit: bad_rep at byte 29 (line 1, column 30) in $[0]: ~t value "2000-13-01T00:00:00.000Z": not an ISO 8601 date-time)"},
+      {R"(["~tyesterday"])", 14,
+       R"(transit: bad_rep at byte 14 (line 1, column 15) in $[0]: ~t value "yesterday": not an ISO 8601 date-time)"},
+      {R"(["~m12x"])", 8,
+       R"(transit: bad_rep at byte 8 (line 1, column 9) in $[0]: ~m value "12x": not milliseconds since the epoch)"},
+      {R"(["~m99999999999999999999"])", 25,
+       R"(transit: bad_rep at byte 25 (line 1, column 26) in $[0]: ~m value "99999999999999999999": not milliseconds since the epoch)"},
+      {R"(["~#m",1.5])", 11,
+       R"(transit: bad_rep at byte 11 (line 1, column 12) in $: ~#m with a floating representation)"},
+      {R"(["~znan"])", 8,
+       R"(transit: bad_rep at byte 8 (line 1, column 9) in $[0]: ~z value "nan": expected NaN, INF or -INF)"},
+      {R"(["~zInfinity"])", 13,
+       R"(transit: bad_rep at byte 13 (line 1, column 14) in $[0]: ~z value "Infinity": expected NaN, INF or -INF)"},
+      {R"(["~bA"])", 6,
+       R"(transit: bad_rep at byte 6 (line 1, column 7) in $[0]: ~b value "A": not base64)"},
+      {R"(["~bYQ=x"])", 9,
+       R"(transit: bad_rep at byte 9 (line 1, column 10) in $[0]: ~b value "YQ=x": not base64)"},
+      {R"(["~b!!!!"])", 9,
+       R"(transit: bad_rep at byte 9 (line 1, column 10) in $[0]: ~b value "!!!!": not base64)"},
+      {R"(["~cab"])", 7,
+       R"(transit: bad_rep at byte 7 (line 1, column 8) in $[0]: ~c value "ab": not exactly one character)"},
+      {R"(["~c"])", 5,
+       R"(transit: bad_rep at byte 5 (line 1, column 6) in $[0]: ~c value "": not exactly one character)"},
+      {R"(["~i1.5"])", 8,
+       R"(transit: bad_rep at byte 8 (line 1, column 9) in $[0]: ~i value "1.5": not an integer)"},
+      {R"(["~n"])", 5, R"(transit: bad_rep at byte 5 (line 1, column 6) in $[0]: ~n value "": not an integer)"},
+      {R"(["~dx"])", 6, R"(transit: bad_rep at byte 6 (line 1, column 7) in $[0]: ~d value "x": not a number)"},
+      {R"(["~f1..2"])", 9,
+       R"(transit: bad_rep at byte 9 (line 1, column 10) in $[0]: ~f value "1..2": not a decimal number)"},
+      {R"(["~?x"])", 6, R"(transit: bad_rep at byte 6 (line 1, column 7) in $[0]: ~? value "x": expected t or f)"},
+      {R"(["~_x"])", 6, R"(transit: bad_rep at byte 6 (line 1, column 7) in $[0]: ~_ value "x": null has no text)"},
+      {R"(["~#set",{}])", 12,
+       R"(transit: bad_rep at byte 12 (line 1, column 13) in $: ~#set needs an array, got map)"},
+      {R"(["~#link",[]])", 13,
+       R"(transit: bad_rep at byte 13 (line 1, column 14) in $: ~#link needs a map with string keys)"},
+      // Written back, an array key would land where JSON-Verbose needs an object key.
+      {R"(["~#link",["~#cmap",[[1],2]]])", 29,
+       R"(transit: bad_rep at byte 29 (line 1, column 30) in $: ~#link needs a map with string keys)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    expect_read_error(c.text, Errc::bad_rep, c.offset, c.message);
+  }
+}
+
+TEST(JsonErrors, LongBadRepsAreShortenedInTheMessage) {
+  const std::string text = "[\"~u" + std::string(100, 'z') + "\"]";
+  expect_read_error(text, Errc::bad_rep, 105,
+                    "transit: bad_rep at byte 105 (line 1, column 106) in $[0]: ~u value \"" +
+                        std::string(64, 'z') + "...\": not a UUID");
+}
+
+// ---- what survives an error ----------------------------------------------------------------------
+
+TEST(JsonErrors, ReaderKeepsValuesReadBeforeAnError) {
+  const std::string text = R"([1] ["^ ","a",2] ["~zbad"] [4])";
+  // read_all gives all or nothing.
+  try {
+    (void)transit::read_all(text);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              R"(transit: bad_rep at byte 25 (line 1, column 26) in $[0]: ~z value "bad": expected NaN, INF or -INF)");
+  }
+  // A Reader::next loop keeps what it has read, and the error stays: the reader does not guess
+  // where the next value starts.
+  transit::Reader reader(text);
+  std::vector<Value> got;
+  try {
+    while (auto v = reader.next()) got.push_back(std::move(*v));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_rep);
+    EXPECT_EQ(e.offset(), 25u);
+  }
+  EXPECT_EQ(got, (std::vector<Value>{Value::array({1}), Value::map({{"a", 2}})}));
+  try {
+    (void)reader.next();
+    ADD_FAILURE() << "a failed reader read on";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_rep);
+    EXPECT_EQ(e.offset(), 25u);
+  }
+}
+
+TEST(JsonErrors, PathNamesTheValueBeingRead) {
+  try {
+    (void)transit::read(R"(["^ ","users",[["^ ","name","ok"],["^ ","name","~zbad"]]])");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.path(), R"($["users"][1]["name"])");
+    EXPECT_EQ(e.line(), 1u);
+    EXPECT_EQ(e.detail(), R"(~z value "bad": expected NaN, INF or -INF)");
+  }
+}
+
+}  // namespace
