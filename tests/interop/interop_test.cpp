@@ -1,0 +1,815 @@
+// SPDX-License-Identifier: Apache-2.0
+// Interop against transit-js, the reference JavaScript implementation, in JSON and JSON-Verbose.
+//
+// WhatWeWriteTransitJsReads: every generated value is written by us, read by transit-js (which
+// reports how it typed each part: keyword, uuid, date, set ...), written back by transit-js in
+// both encodings and read by us; the type report and the value read back must match what
+// transit-js can represent. WhatTransitJsWritesWeRead: transit-js writes its own fixture set
+// (peer.js) and we compare what we read with the same fixtures built here. Both also compare
+// the bytes: where a value survives unchanged, both implementations write the same text (same
+// escapes, same cache codes), `\u001f` and `\u001F` counting as the same escape.
+//
+// transit-js cannot represent everything the value model can. Each gap has an explicit
+// expectation, in `as_transit_js_sees_it` and `js_type` below and in the JsLimits tests:
+//   - JavaScript has one number type: a double with an integral value (2.0, -0.0, 2^60) comes
+//     back as the integer JavaScript prints for it (2, 0, 1152921504606847000); from 1e21 on
+//     JavaScript prints an exponent and it comes back a double.
+//   - Integers beyond +-(2^53 - 1) become goog.math.Long objects, which keep the value exactly,
+//     but a JavaScript number 2^53 is written as a JSON number where we write `~i`.
+//   - transit-js has no character type: a char (`~c`) is read as a one-code-point string.
+//   - Map keys that are doubles are written by transit-js as `~i1.5`, which is not an integer;
+//     we reject it (JsLimits.DoubleMapKeys).
+//   - In JSON-Verbose transit-js writes years before 1000 without zero padding (`~t1-01-01...`),
+//     which is not ISO 8601; we reject it (JsLimits.VerboseDatesBeforeYear1000).
+//   - The value model's user objects have no transit-js counterpart (they are written through
+//     handlers as tagged values, covered by the tagged cases).
+//
+// The tests skip, with the reason, when node is missing or the interop_setup test could not
+// install transit-js into the build tree.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "transit/transit.h"
+
+extern char** environ;
+
+namespace transit {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::int64_t kMaxSafe = 9007199254740991;  // 2^53 - 1, JavaScript's largest exact integer
+
+// ---- running node ------------------------------------------------------------------------------
+
+const fs::path& interop_dir() {
+  static const fs::path dir = TRANSIT_INTEROP_DIR;
+  return dir;
+}
+
+std::string node_program() {
+  const char* node = std::getenv("TRANSIT_INTEROP_NODE");
+  return node != nullptr && *node != '\0' ? node : "node";
+}
+
+struct NodeRun {
+  int spawn_error = 0;  // errno of a failed spawn, 0 when node ran
+  int exit_status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+// Runs `node peer.js args...` with TRANSIT_JS_DIR pointing at the installed transit-js.
+// stdout comes back through a pipe, stderr through a temporary file.
+NodeRun run_peer(const std::vector<std::string>& args) {
+  setenv("TRANSIT_JS_DIR", interop_dir().c_str(), 1);
+  std::vector<std::string> argv_text{node_program(), TRANSIT_INTEROP_PEER};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  static int runs = 0;
+  const fs::path err_path = interop_dir() / ("stderr-" + std::to_string(getpid()) + "-" +
+                                             std::to_string(++runs) + ".txt");
+  NodeRun run;
+  int out_pipe[2];
+  if (pipe(out_pipe) != 0) {
+    run.spawn_error = errno;
+    return run;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, out_pipe[1]);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out_pipe[1]);
+  if (rc != 0) {
+    close(out_pipe[0]);
+    run.spawn_error = rc;
+    return run;
+  }
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(out_pipe[0], buffer, sizeof buffer);
+    if (n > 0) {
+      run.out.append(buffer, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(out_pipe[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.err = read_file(err_path);
+  fs::remove(err_path);
+  return run;
+}
+
+// Why the interop tests cannot run here, or nullopt when they can. Computed once per process.
+const std::optional<std::string>& skip_reason() {
+  static const std::optional<std::string> reason = []() -> std::optional<std::string> {
+    const fs::path recorded = interop_dir() / "skip-reason";
+    if (fs::exists(recorded)) return "transit-js is not available: " + read_file(recorded);
+    if (!fs::exists(interop_dir() / "node_modules" / "transit-js" / "package.json"))
+      return "transit-js is not installed in " + interop_dir().string() +
+             " (the interop_setup test installs it: run ctest -R interop)";
+    const NodeRun run = run_peer({"version"});
+    if (run.spawn_error != 0)
+      return "cannot run " + node_program() + ": " + std::strerror(run.spawn_error);
+    return std::nullopt;
+  }();
+  return reason;
+}
+
+// Splits the peer's output into `first<TAB>second` lines.
+std::vector<std::pair<std::string, std::string>> tab_lines(const std::string& out) {
+  std::vector<std::pair<std::string, std::string>> lines;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos) {
+      lines.emplace_back(line, "");
+    } else {
+      lines.emplace_back(line.substr(0, tab), line.substr(tab + 1));
+    }
+  }
+  return lines;
+}
+
+// Where two long texts part, with some context, for failure messages.
+std::string first_difference(const std::string& js, const std::string& ours) {
+  const auto diff = static_cast<std::size_t>(
+      std::mismatch(js.begin(),
+                    js.begin() + static_cast<std::ptrdiff_t>(std::min(js.size(), ours.size())),
+                    ours.begin())
+          .first -
+      js.begin());
+  const std::size_t from = diff < 60 ? 0 : diff - 60;
+  return "  transit-js: ..." + js.substr(from, 160) + "\n  ours:       ..." +
+         ours.substr(from, 160) + "\n  (they differ at character " + std::to_string(diff) + ")";
+}
+
+// JSON.stringify writes `\u001f`, RapidJSON `\u001F`: the same JSON string. Lowercases the hex
+// digits of every \u escape so texts can be compared byte for byte.
+std::string normalize_escapes(std::string text) {
+  for (std::size_t i = 0; i + 5 < text.size(); ++i) {
+    if (text[i] == '\\' && text[i + 1] == 'u') {
+      for (std::size_t j = i + 2; j < i + 6; ++j)
+        text[j] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[j])));
+      i += 5;
+    } else if (text[i] == '\\') {
+      ++i;  // skip the escaped character, which may be a backslash
+    }
+  }
+  return text;
+}
+
+// ---- what transit-js can represent -------------------------------------------------------------
+
+std::string utf8(char32_t c) {
+  std::string out;
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  return out;
+}
+
+// The value we read back after transit-js has read `v` and written it again.
+Value as_transit_js_sees_it(const Value& v) {
+  switch (v.kind()) {
+    case Kind::character:
+      // No char type in transit-js: `~c` is read as a string and written back as one.
+      return Value::string(utf8(v.as_char()));
+    case Kind::floating: {
+      // One number type: an integral double below 1e21 is written as JavaScript prints it,
+      // digits without a decimal point, and we read those digits as an integer (or a big
+      // integer beyond int64). -0.0 prints as 0.
+      const double d = v.as_double();
+      if (!std::isfinite(d) || d != std::trunc(d) || std::fabs(d) >= 1e21) return v;
+      // JavaScript prints the shortest digits that round-trip, padded with zeros to the
+      // decimal point: 2^60 prints as 1152921504606847000, not 1152921504606846976.
+      char sci[64];
+      const auto sci_end =
+          std::to_chars(sci, sci + sizeof sci, std::fabs(d), std::chars_format::scientific).ptr;
+      const std::string_view s(sci, static_cast<std::size_t>(sci_end - sci));
+      const auto e = s.find('e');
+      int exponent = 0;
+      std::from_chars(s.data() + e + (s[e + 1] == '+' ? 2 : 1), s.data() + s.size(), exponent);
+      std::string text = d < 0 ? "-" : "";
+      for (char c : s.substr(0, e))
+        if (c != '.') text += c;
+      const std::size_t digits = text.size() - (d < 0 ? 1 : 0);
+      text.append(static_cast<std::size_t>(exponent + 1) - digits, '0');
+      std::int64_t i = 0;
+      if (std::from_chars(text.data(), text.data() + text.size(), i).ec == std::errc{})
+        return Value::integer(i);
+      return Value::big_integer(text);
+    }
+    case Kind::array:
+    case Kind::list:
+    case Kind::set: {
+      std::vector<Value> items;
+      for (const auto& item : v.items()) items.push_back(as_transit_js_sees_it(item));
+      return v.is(Kind::array)  ? Value::array(std::move(items))
+             : v.is(Kind::list) ? Value::list(std::move(items))
+                                : Value::set(std::move(items));
+    }
+    case Kind::map:
+    case Kind::link: {
+      std::vector<Entry> entries;
+      for (const auto& [k, val] : v.entries())
+        entries.emplace_back(as_transit_js_sees_it(k), as_transit_js_sees_it(val));
+      Value m = Value::map(std::move(entries));
+      return v.is(Kind::link) ? Value::link(std::move(m)) : m;
+    }
+    case Kind::tagged:
+      return Value::tagged(v.tag(), as_transit_js_sees_it(v.rep()));
+    default:
+      return v;
+  }
+}
+
+std::string sorted_join(std::vector<std::string> parts) {
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+// How transit-js types what it reads for `v`, in peer.js's `describe` notation.
+std::string js_type(const Value& v) {
+  switch (v.kind()) {
+    case Kind::null:
+      return "null";
+    case Kind::boolean:
+      return "boolean";
+    case Kind::integer: {
+      // transit-js reads integers beyond 2^53 - 1 as goog.math.Long.
+      const std::int64_t i = v.as_int();
+      return i > kMaxSafe || i < -kMaxSafe ? "long" : "number";
+    }
+    case Kind::floating:
+      return "number";
+    case Kind::big_integer:
+      return "bigint";
+    case Kind::big_decimal:
+      return "bigdec";
+    case Kind::string:
+    case Kind::character:  // no char type in transit-js
+      return "string";
+    case Kind::bytes:
+      return "binary";
+    case Kind::keyword:
+      return "keyword";
+    case Kind::symbol:
+      return "symbol";
+    case Kind::instant:
+      return "date";
+    case Kind::uuid:
+      return "uuid";
+    case Kind::uri:
+      return "uri";
+    case Kind::array:
+    case Kind::list: {
+      std::string out = v.is(Kind::array) ? "array[" : "list[";
+      bool first = true;
+      for (const auto& item : v.items()) {
+        out += (first ? "" : ",") + js_type(item);
+        first = false;
+      }
+      return out + "]";
+    }
+    case Kind::set: {
+      std::vector<std::string> members;
+      for (const auto& item : v.items()) members.push_back(js_type(item));
+      return "set{" + sorted_join(std::move(members)) + "}";
+    }
+    case Kind::map:
+    case Kind::link: {
+      std::vector<std::string> entries;
+      for (const auto& [k, val] : v.entries()) entries.push_back(js_type(k) + "=>" + js_type(val));
+      const std::string map = "map{" + sorted_join(std::move(entries)) + "}";
+      return v.is(Kind::link) ? "link(" + map + ")" : map;
+    }
+    case Kind::tagged:
+      return "tagged:" + std::string(v.tag()) + "(" + js_type(v.rep()) + ")";
+    case Kind::object:
+      break;
+  }
+  return "object";
+}
+
+// ---- the values we write -----------------------------------------------------------------------
+
+using Named = std::vector<std::pair<std::string, Value>>;
+
+Value record(std::int64_t id) {
+  return Value::map({{kw("id"), id},
+                     {kw("name"), std::string("n").append(std::to_string(id))},
+                     {kw("tags"), Value::set({kw("a"), kw("b")})}});
+}
+
+// Every kind of the value model that transit-js has a counterpart for, with the edge cases of
+// each. Names make failures readable.
+Named generated_values() {
+  Named v;
+  const auto add = [&v](std::string name, Value value) {
+    v.emplace_back(std::move(name), std::move(value));
+  };
+  add("null", nullptr);
+  add("true", true);
+  add("false", false);
+  // Integers: JSON numbers up to 2^53 - 1, `~i` strings beyond.
+  for (std::int64_t i :
+       {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, std::int64_t{42},
+        std::int64_t{2147483648}, std::int64_t{-2147483649}, kMaxSafe, -kMaxSafe, kMaxSafe + 1,
+        -kMaxSafe - 1, kMaxSafe + 2, -kMaxSafe - 2, std::numeric_limits<std::int64_t>::max(),
+        std::numeric_limits<std::int64_t>::max() - 1, std::numeric_limits<std::int64_t>::min()})
+    add("int " + std::to_string(i), i);
+  add("big int", Value::big_integer("123456789012345678901234567890"));
+  add("big int negative", Value::big_integer("-98765432109876543210"));
+  add("big int int64 max + 1", Value::big_integer("9223372036854775808"));
+  add("big int uint64 max", Value(std::numeric_limits<std::uint64_t>::max()));
+  add("big int small", Value::big_integer("7"));
+  for (double d :
+       {1.5, 0.1, -2.5e-10, 1.0 / 3, 5e-324, 2.2250738585072009e-308,
+        std::numeric_limits<double>::min(), std::numeric_limits<double>::max(),
+        -std::numeric_limits<double>::max(), 1e300, 1e21, 1e22, -1e-300,
+        std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+        -std::numeric_limits<double>::infinity(),
+        // integral doubles: JavaScript cannot tell them from integers
+        -0.0, 0.0, 2.0, -3.0, 9007199254740992.0, 1152921504606846976.0, 1e20}) {
+    char text[64];
+    *std::to_chars(text, text + sizeof text - 1, d).ptr = '\0';
+    add(std::string("double ") + text, d);
+  }
+  add("big dec", Value::big_decimal("3.14159265358979323846264338327950288"));
+  add("big dec exponent", Value::big_decimal("-1.5E+300"));
+  add("big dec trailing zeros", Value::big_decimal("1.500"));
+  for (const char* s :
+       {"", "a", "hello", "~", "~tilde", "~~", "^", "^caret", "^ ", "`", "`backquote", "~#notatag",
+        "~:notakeyword", "tab\tnewline\n\"quote\"\\backslash\x01\x1f",
+        "h\u00e9llo w\u00f6rld \u4e2d\u6587", "\U0001F600 astral \U0001D11E",
+        "\u2028line separator"})
+    add("string \"" + std::string(s) + "\"", Value::string(s));
+  add("string nul", Value::string(std::string_view("nul\0byte", 8)));
+  add("string long", Value::string(std::string(10000, 'x') + "\U0001F600"));
+  add("bytes empty", Value::bytes(std::string_view("")));
+  add("bytes", Value::bytes(std::string_view("\x00\x01\x02\xfd\xfe\xff", 6)));
+  {
+    std::string all;
+    for (int i = 0; i < 1000; ++i) all += static_cast<char>(i * 7 % 256);
+    add("bytes 1000", Value::bytes(all));
+  }
+  add("keyword", kw("kw"));
+  add("keyword namespaced", kw("my.ns/kw"));
+  add("keyword unicode", kw("k\u00e9\U0001F600"));
+  add("symbol", sym("sym"));
+  add("symbol namespaced", sym("my.ns/sym"));
+  for (char32_t c : {U'a', U'~', U'^', U'`', U' ', U'\n', U'\u00e9', U'\u4e2d', U'\U0001F600'})
+    add("char U+" + std::to_string(static_cast<std::uint32_t>(c)), Value::character(c));
+  for (std::int64_t ms :
+       {std::int64_t{0}, std::int64_t{1700000000123}, std::int64_t{-1},
+        std::int64_t{-2177452800001}, std::int64_t{-30610224000000}, std::int64_t{253402300799999}})
+    add("instant " + std::to_string(ms), Value::instant(ms));
+  add("uuid", Value::uuid({0x531a379e31bb4ce1, 0x8690158dceeb2a11}));
+  add("uuid zero", Value::uuid({0, 0}));
+  add("uuid ones", Value::uuid({~std::uint64_t{0}, ~std::uint64_t{0}}));
+  add("uri", Value::uri("http://example.com/a?b=c#d"));
+  add("uri urn", Value::uri("urn:isbn:0451450523"));
+  add("uri unicode", Value::uri("http://\u4f8b\u3048.jp/\u00fc?q=~x"));
+  add("array empty", Value::array({}));
+  add("array", Value::array({1, "two", kw("three"), nullptr, true, 2.5}));
+  {
+    Value deep = Value::array({});
+    for (int i = 0; i < 100; ++i) deep = Value::array({i, deep});
+    add("array depth 100", deep);
+  }
+  add("list empty", Value::list({}));
+  add("list", Value::list({1, 2, 3}));
+  add("list mixed", Value::list({kw("a"), Value::list({"b"}), Value::array({sym("c")})}));
+  add("set empty", Value::set({}));
+  add("set", Value::set({1, 2, 3}));
+  add("set keywords", Value::set({kw("alpha"), kw("beta"), kw("gamma")}));
+  add("set composite",
+      Value::set({Value::array({1, 2}), Value::map({{kw("a"), 1}}), Value::set({})}));
+  add("map empty", Value::map({}));
+  add("map keyword keys", Value::map({{kw("a"), 1}, {kw("b/c"), "x"}, {kw("longer-keyword"), 2}}));
+  add("map string keys",
+      Value::map(
+          {{"one", 1}, {"two", 2}, {"~tilde", 3}, {"^ ", 4}, {"`q", 5}, {"^caret", 6}, {"", 7}}));
+  add("map int keys", Value::map({{1, "one"},
+                                  {-2, "two"},
+                                  {kMaxSafe, "max safe"},
+                                  {kMaxSafe + 1, "2^53"},
+                                  {std::numeric_limits<std::int64_t>::min(), "min"}}));
+  add("map scalar keys", Value::map({{nullptr, "nil"},
+                                     {true, "t"},
+                                     {false, "f"},
+                                     {sym("s"), "sym"},
+                                     {Value::uuid({1, 2}), "uuid"},
+                                     {Value::instant(1000), "inst"},
+                                     {Value::uri("http://k"), "uri"},
+                                     {Value::big_integer("123456789012345678901"), "bigint"},
+                                     {Value::big_decimal("1.25"), "bigdec"},
+                                     {Value::character(U'c'), "char"}}));
+  add("map nested",
+      Value::map({{kw("outer"), Value::map({{kw("inner"), Value::map({{kw("x"), 1}})}})}}));
+  add("cmap",
+      Value::map(
+          {{Value::array({1, 2}), "vector"}, {Value::map({{kw("k"), 1}}), "map"}, {3, "int"}}));
+  add("cmap set and list keys", Value::map({{Value::set({kw("a")}), 1}, {Value::list({1}), 2}}));
+  {
+    std::vector<Value> records;
+    for (int i = 1; i <= 5; ++i) records.push_back(record(i));
+    records.push_back(
+        Value::map({{kw("id"), record(6)}, {kw("name"), Value::map({{kw("tags"), 1}})}}));
+    add("maps with repeated keys", Value::array(std::move(records)));
+  }
+  {
+    // More distinct cacheable strings than the 1936 cache codes: the cache wraps to ^0.
+    std::vector<Value> keywords;
+    for (int i = 0; i < 2100; ++i) keywords.push_back(kw("key" + std::to_string(i)));
+    std::vector<Value> twice = keywords;
+    twice.insert(twice.end(), keywords.begin(), keywords.end());
+    add("cache wraps keywords", Value::array(std::move(twice)));
+    std::vector<Entry> fields;
+    for (int i = 0; i < 2000; ++i) fields.emplace_back("field-" + std::to_string(i), i);
+    const Value m = Value::map(std::move(fields));
+    add("cache wraps map keys", Value::array({m, m, Value::map({{kw("again"), m}})}));
+  }
+  add("link", Value::link("http://example.com/x", "self", "x", "see x", "link"));
+  add("link image", Value::link("http://example.com/i.png", "icon", {}, {}, "image"));
+  add("tagged array", Value::tagged("point", Value::array({1, 2})));
+  add("tagged one-letter string", Value::tagged("x", "foo"));
+  add("tagged string", Value::tagged("currency", "EUR"));
+  add("tagged map", Value::tagged("person", Value::map({{kw("name"), "Ada"}, {kw("born"), 1815}})));
+  add("tagged nested",
+      Value::tagged("box", Value::tagged("point", Value::array({Value::uuid({1, 2})}))));
+  add("everything nested",
+      Value::map(
+          {{kw("list"), Value::list({Value::set({kw("k")}), Value::array({sym("s")})})},
+           {kw("when"), Value::instant(86400000)},
+           {"nested", Value::map({{kw("id"), Value::uuid({0, 1})},
+                                  {kw("uri"), Value::uri("urn:isbn:0451450523")},
+                                  {kw("bytes"), Value::bytes(std::string_view("\x01\x02", 2))},
+                                  {kw("c"), Value::character(U'z')},
+                                  {kw("n"), Value::big_integer("1" + std::string(40, '0'))},
+                                  {kw("d"), Value::big_decimal("0.1")},
+                                  {kw("f"), 2.5},
+                                  {kw("i"), std::numeric_limits<std::int64_t>::min()}})}}));
+  return v;
+}
+
+// ---- the values transit-js writes (peer.js `fixtures`) ------------------------------------------
+
+std::map<std::string, Value> js_fixtures() {
+  std::map<std::string, Value> f;
+  f["null"] = nullptr;
+  f["true"] = true;
+  f["false"] = false;
+  f["zero"] = 0;
+  f["int"] = 42;
+  f["negative_int"] = -7;
+  f["max_safe_int"] = kMaxSafe;
+  f["min_safe_int"] = -kMaxSafe;
+  // transit-js writes the JavaScript number 2^53 as a JSON number, where we would write `~i`.
+  f["two_pow_53_number"] = kMaxSafe + 1;
+  f["long_two_pow_53_plus_1"] = kMaxSafe + 2;
+  f["long_max"] = std::numeric_limits<std::int64_t>::max();
+  f["long_min"] = std::numeric_limits<std::int64_t>::min();
+  f["double"] = 1.5;
+  f["double_tenth"] = 0.1;
+  f["double_small"] = -2.5e-10;
+  f["double_subnormal"] = 5e-324;
+  f["double_max"] = std::numeric_limits<double>::max();
+  f["double_1e21"] = 1e21;  // written 1e+21: still a double
+  // JavaScript has one number type: 2.0 is written `2` and -0 is written `0`, integers to us.
+  f["double_integral"] = 2;
+  f["double_negative_zero"] = 0;
+  f["nan"] = std::numeric_limits<double>::quiet_NaN();
+  f["infinity"] = std::numeric_limits<double>::infinity();
+  f["negative_infinity"] = -std::numeric_limits<double>::infinity();
+  f["big_int"] = Value::big_integer("123456789012345678901234567890");
+  f["big_int_negative"] = Value::big_integer("-98765432109876543210");
+  f["big_dec"] = Value::big_decimal("3.14159265358979323846264338327950288");
+  f["big_dec_exponent"] = Value::big_decimal("-1.5E+300");
+  f["empty_string"] = "";
+  f["string"] = "hello";
+  f["string_tilde"] = "~tilde";
+  f["string_caret"] = "^caret";
+  f["string_backquote"] = "`backquote";
+  f["string_map_marker"] = "^ ";
+  f["string_escapes"] = "tab\tnewline\n\"quote\"\\backslash\x01";
+  f["string_unicode"] = "h\u00e9llo w\u00f6rld \u4e2d\u6587";
+  f["string_astral"] = "\U0001F600 \U0001D11E";
+  f["keyword"] = kw("kw");
+  f["keyword_namespaced"] = kw("my.ns/kw");
+  f["symbol"] = sym("sym");
+  f["symbol_namespaced"] = sym("my.ns/sym");
+  f["uuid"] = Value::uuid({0x531a379e31bb4ce1, 0x8690158dceeb2a11});
+  f["uri"] = Value::uri("http://example.com/a?b=c#d");
+  f["bytes"] = Value::bytes(std::string_view("\x00\x01\x02\xfd\xfe\xff", 6));
+  f["bytes_from_uint8array"] = Value::bytes(std::string_view("\x00\x01\x7f\x80\xff", 5));
+  f["bytes_empty"] = Value::bytes(std::string_view(""));
+  f["instant_epoch"] = Value::instant(0);
+  f["instant"] = Value::instant(1700000000123);
+  f["instant_before_1970"] = Value::instant(-2177452800001);
+  f["array"] = Value::array({1, "two", kw("three"), nullptr, true});
+  f["array_empty"] = Value::array({});
+  f["array_nested"] =
+      Value::array({Value::array({1, Value::array({2, Value::array({3, Value::array({})})})})});
+  f["list"] = Value::list({1, 2, 3});
+  f["list_empty"] = Value::list({});
+  f["set"] = Value::set({1, 2, 3});
+  f["set_keywords"] = Value::set({kw("alpha"), kw("beta"), kw("gamma")});
+  f["set_empty"] = Value::set({});
+  f["map_keyword_keys"] = Value::map({{kw("a"), 1}, {kw("b/c"), "x"}});
+  f["map_string_keys"] = Value::map({{"one", 1}, {"two", 2}, {"~tilde", 3}, {"^ ", 4}});
+  f["map_int_keys"] = Value::map({{1, "one"}, {-2, "two"}, {kMaxSafe, "max"}});
+  f["map_scalar_keys"] = Value::map({{nullptr, "nil"},
+                                     {true, "t"},
+                                     {false, "f"},
+                                     {sym("s"), "s"},
+                                     {Value::uuid({0x531a379e31bb4ce1, 0x8690158dceeb2a11}), "u"},
+                                     {Value::instant(1000), "d"}});
+  f["map_empty"] = Value::map({});
+  f["object_as_map"] = Value::map({{"alpha", 1}, {"beta", Value::array({2, 3})}});
+  f["cmap"] = Value::map(
+      {{Value::array({1, 2}), "vector"}, {Value::map({{kw("k"), 1}}), "map"}, {3, "int"}});
+  f["map_nested_repeated_keys"] =
+      Value::array({record(1), record(2), record(3), Value::map({{kw("id"), record(4)}})});
+  {
+    std::vector<Value> keywords;
+    for (int i = 0; i < 2100; ++i) keywords.push_back(kw("key" + std::to_string(i)));
+    std::vector<Value> twice = keywords;
+    twice.insert(twice.end(), keywords.begin(), keywords.end());
+    f["cache_wraps_keywords"] = Value::array(std::move(twice));
+    std::vector<Entry> fields;
+    for (int i = 0; i < 2000; ++i) fields.emplace_back("field-" + std::to_string(i), i);
+    const Value m = Value::map(std::move(fields));
+    f["cache_wraps_map_keys"] = Value::array({m, m});
+  }
+  // transit.link takes the field map as given: here href is a string, not a URI.
+  f["link"] = Value::link(Value::map({{"href", "http://example.com/x"},
+                                      {"rel", "self"},
+                                      {"name", "x"},
+                                      {"prompt", "see x"},
+                                      {"render", "link"}}));
+  f["tagged_point"] = Value::tagged("point", Value::array({1, 2}));
+  f["tagged_scalar"] = Value::tagged("x", "foo");
+  f["tagged_map"] = Value::tagged("person", Value::map({{kw("name"), "Ada"}, {kw("born"), 1815}}));
+  f["everything_nested"] =
+      Value::map({{kw("list"), Value::list({Value::set({kw("k")}), Value::array({sym("s")})})},
+                  {kw("when"), Value::instant(86400000)},
+                  {"nested", Value::map({{kw("id"), Value::uuid({0, 1})},
+                                         {kw("uri"), Value::uri("urn:isbn:0451450523")}})}});
+  // No fixture for a character: transit-js has no char type to write one with.
+  return f;
+}
+
+// ---- the tests ---------------------------------------------------------------------------------
+
+class Interop : public ::testing::TestWithParam<Encoding> {
+ protected:
+  void SetUp() override {
+    if (const auto& reason = skip_reason()) GTEST_SKIP() << *reason;
+  }
+  Encoding encoding() const { return GetParam(); }
+  std::string enc() const { return std::string(encoding_name(GetParam())); }
+};
+
+std::string edn_or_error(const std::string& text, Encoding encoding) {
+  try {
+    return to_edn(read(text, encoding));
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+// We write every generated value in the parameter's encoding; transit-js reads it, reports how
+// it typed it, and writes it back in JSON and in JSON-Verbose, which we read.
+TEST_P(Interop, WhatWeWriteTransitJsReads) {
+  const Named values = generated_values();
+  std::string input;
+  for (const auto& [name, v] : values) input += write(v, encoding()) + "\n";
+  const fs::path in_path = interop_dir() / ("cpp-written-" + enc() + ".txt");
+  write_file(in_path, input);
+
+  for (Encoding out : {Encoding::json, Encoding::json_verbose}) {
+    const std::string out_name(encoding_name(out));
+    SCOPED_TRACE("transit-js writes back " + out_name);
+    const NodeRun run = run_peer({"roundtrip", out_name, in_path.string()});
+    ASSERT_EQ(run.spawn_error, 0) << std::strerror(run.spawn_error);
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+    const auto answers = tab_lines(run.out);
+    ASSERT_EQ(answers.size(), values.size()) << run.err;
+
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const auto& [name, original] = values[i];
+      const auto& [js_typed, js_written] = answers[i];
+      SCOPED_TRACE(name);
+      const std::string ours = write(original, encoding());
+      const std::string expected_type = js_type(original);
+      EXPECT_TRUE(js_typed == expected_type)
+          << "transit-js typed what we wrote differently\n  we wrote:   " << ours.substr(0, 400)
+          << "\n  value:      " << to_edn(original).substr(0, 400) << "\n"
+          << first_difference(js_typed, expected_type);
+      const Value expected = as_transit_js_sees_it(original);
+      // Where transit-js holds the value exactly, it writes the very bytes we wrote: same
+      // escapes, same cache codes in the same places.
+      if (out == encoding() && expected == original) {
+        const std::string js_norm = normalize_escapes(js_written),
+                          ours_norm = normalize_escapes(ours);
+        EXPECT_TRUE(js_norm == ours_norm) << "transit-js writes this value differently\n"
+                                          << first_difference(js_norm, ours_norm);
+      }
+      try {
+        const Value back = read(js_written, out);
+        EXPECT_TRUE(back == expected)
+            << "\n  we wrote:          " << ours.substr(0, 400)
+            << "\n  transit-js wrote:  " << js_written.substr(0, 400)
+            << "\n  we read:           " << to_edn(back).substr(0, 400)
+            << "\n  expected:          " << to_edn(expected).substr(0, 400);
+      } catch (const Error& e) {
+        ADD_FAILURE() << "cannot read what transit-js wrote: " << e.what()
+                      << "\n  we wrote:          " << ours.substr(0, 400)
+                      << "\n  transit-js wrote:  " << js_written.substr(0, 400);
+      }
+    }
+  }
+}
+
+TEST_P(Interop, WhatTransitJsWritesWeRead) {
+  const auto expected = js_fixtures();
+  const NodeRun run = run_peer({"fixtures", enc()});
+  ASSERT_EQ(run.spawn_error, 0) << std::strerror(run.spawn_error);
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto written = tab_lines(run.out);
+  EXPECT_EQ(written.size(), expected.size()) << "peer.js and js_fixtures() hold different sets";
+
+  for (const auto& [name, text] : written) {
+    SCOPED_TRACE(name);
+    const auto it = expected.find(name);
+    if (it == expected.end()) {
+      ADD_FAILURE() << "peer.js writes a fixture js_fixtures() does not hold: " << name;
+      continue;
+    }
+    try {
+      const Value got = read(text, encoding());
+      // Writing it again gives transit-js's bytes, but for the JavaScript number 2^53, which
+      // transit-js writes as a JSON number and DESIGN.md has us write as "~i9007199254740992"
+      // (JSON numbers only up to 2^53 - 1).
+      if (name != "two_pow_53_number") {
+        const std::string js_norm = normalize_escapes(text),
+                          ours_norm = normalize_escapes(write(got, encoding()));
+        EXPECT_TRUE(js_norm == ours_norm) << "we write this value differently\n"
+                                          << first_difference(js_norm, ours_norm);
+      }
+      EXPECT_TRUE(got == it->second)
+          << "\n  transit-js wrote: " << text.substr(0, 400)
+          << "\n  we read:          " << to_edn(got).substr(0, 400)
+          << "\n  expected:         " << to_edn(it->second).substr(0, 400);
+    } catch (const Error& e) {
+      ADD_FAILURE() << "cannot read what transit-js wrote: " << e.what()
+                    << "\n  transit-js wrote: " << text.substr(0, 400);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Encodings, Interop,
+                         ::testing::Values(Encoding::json, Encoding::json_verbose),
+                         [](const ::testing::TestParamInfo<Encoding>& info) {
+                           return info.param == Encoding::json ? "json" : "json_verbose";
+                         });
+
+// transit-js wire behaviour that breaks interop, pinned down so that a change on either side
+// shows up here.
+class JsLimits : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const auto& reason = skip_reason()) GTEST_SKIP() << *reason;
+  }
+  // transit-js's answer for one value we wrote in `encoding`, rewritten in `out`.
+  static std::pair<std::string, std::string> roundtrip(const Value& v, Encoding encoding,
+                                                       Encoding out, const std::string& tag) {
+    const fs::path in_path = interop_dir() / ("limits-" + tag + ".txt");
+    write_file(in_path, write(v, encoding) + "\n");
+    const NodeRun run = run_peer({"roundtrip", std::string(encoding_name(out)), in_path.string()});
+    EXPECT_EQ(run.exit_status, 0) << run.err;
+    const auto lines = tab_lines(run.out);
+    if (lines.size() != 1) {
+      ADD_FAILURE() << "expected one answer, got: " << run.out << run.err;
+      return {};
+    }
+    return lines[0];
+  }
+};
+
+// We write a double map key as `~d1.5`; transit-js reads it as the number 1.5 but writes every
+// number key with `~i`, so `~i1.5` comes back: not an integer, and we reject it.
+TEST_F(JsLimits, DoubleMapKeys) {
+  const Value v = Value::map({{1.5, "x"}});
+  for (Encoding e : {Encoding::json, Encoding::json_verbose}) {
+    SCOPED_TRACE(std::string(encoding_name(e)));
+    const auto [typed, text] = roundtrip(v, e, e, "double-key-" + std::string(encoding_name(e)));
+    EXPECT_EQ(typed, "map{number=>string}");
+    EXPECT_EQ(text, e == Encoding::json ? R"(["^ ","~i1.5","x"])" : R"({"~i1.5":"x"})");
+    try {
+      const Value back = read(text, e);
+      ADD_FAILURE() << "transit-js's ~i1.5 now reads as " << to_edn(back) << ": revisit this test";
+    } catch (const Error& err) {
+      EXPECT_EQ(err.code(), Errc::bad_rep) << err.what();
+    }
+  }
+}
+
+// Before year 1000 transit-js's JSON-Verbose date is not ISO 8601: it writes the year without
+// zero padding (`~t1-01-01T00:00:00.000Z`), and we reject it. transit-js reads our padded form
+// correctly, and in JSON (`~m`) such dates interoperate.
+TEST_F(JsLimits, VerboseDatesBeforeYear1000) {
+  const Value year1 = Value::instant(-62135596800000);  // 0001-01-01T00:00:00.000Z
+  {
+    const auto [typed, text] =
+        roundtrip(year1, Encoding::json_verbose, Encoding::json, "year1-json");
+    EXPECT_EQ(typed, "date");
+    EXPECT_EQ(edn_or_error(text, Encoding::json), to_edn(year1));
+  }
+  const auto [typed, text] =
+      roundtrip(year1, Encoding::json_verbose, Encoding::json_verbose, "year1-verbose");
+  EXPECT_EQ(typed, "date");
+  EXPECT_EQ(text, R"({"~#'":"~t1-01-01T00:00:00.000Z"})");
+  try {
+    const Value back = read(text, Encoding::json_verbose);
+    ADD_FAILURE() << "transit-js's unpadded year now reads as " << to_edn(back)
+                  << ": revisit this test";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), Errc::bad_rep) << err.what();
+  }
+}
+
+TEST(InteropSetup, TransitJsIsThePinnedVersion) {
+  if (const auto& reason = skip_reason()) GTEST_SKIP() << *reason;
+  const NodeRun run = run_peer({"version"});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  EXPECT_EQ(run.out, std::string(TRANSIT_INTEROP_TRANSIT_JS_VERSION) + "\n");
+}
+
+}  // namespace
+}  // namespace transit
