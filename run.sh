@@ -7,7 +7,8 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-readonly BUILD_DIR=build
+# TRANSIT_BUILD_DIR lets a second checkout or a local experiment build elsewhere.
+readonly BUILD_DIR=${TRANSIT_BUILD_DIR:-build}
 readonly PACKAGES=(cmake g++ make rapidjson-dev libmsgpack-cxx-dev libgtest-dev libbenchmark-dev)
 
 say() { printf '==> %s\n' "$*" >&2; }
