@@ -32,6 +32,10 @@ std::unique_ptr<Writer::Impl> make_json_writer(Sink& sink, bool verbose,
                                                const WriteOptions& options);
 std::unique_ptr<Reader::Impl> make_json_reader(std::string_view input, const ReadOptions& options);
 std::unique_ptr<Reader::Impl> make_json_reader(Source& source, const ReadOptions& options);
+std::unique_ptr<Writer::Impl> make_msgpack_writer(Sink& sink, const WriteOptions& options);
+std::unique_ptr<Reader::Impl> make_msgpack_reader(std::string_view input,
+                                                  const ReadOptions& options);
+std::unique_ptr<Reader::Impl> make_msgpack_reader(Source& source, const ReadOptions& options);
 }  // namespace detail
 
 }  // namespace transit

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "decoder.h"
 
+#include <charconv>
+
 #include "ground.h"
 #include "value_internal.h"
 
@@ -77,6 +79,13 @@ void Decoder::start_tagged(std::string_view tag) {
 }
 
 void Decoder::big_integer(std::string_view digits) { deliver(Value::big_integer(digits)); }
+
+void Decoder::uinteger(std::uint64_t u) {
+  if (u <= static_cast<std::uint64_t>(INT64_MAX)) return deliver(Value(static_cast<std::int64_t>(u)));
+  char buf[24];
+  const char* end = std::to_chars(buf, buf + sizeof buf, u).ptr;
+  deliver(Value::big_integer({buf, static_cast<std::size_t>(end - buf)}));
+}
 
 void Decoder::string(std::string_view raw) {
   if (!raw.empty() && raw[0] == '^' && raw != "^ ") {

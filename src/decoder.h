@@ -28,6 +28,10 @@ class Decoder {
   void floating(double d) { deliver(Value(d)); }
   /// An integer too large for int64, as decimal digits.
   void big_integer(std::string_view digits);
+  /// A native unsigned integer (MessagePack): above INT64_MAX it is a big integer.
+  void uinteger(std::uint64_t u);
+  /// Raw bytes (a MessagePack bin, which Transit writers do not emit but peers may).
+  void bytes(std::string_view data) { deliver(Value::bytes(data)); }
   /// Any string on the wire: values, JSON object keys, map-array keys alike.
   void string(std::string_view raw);
   void array_begin();

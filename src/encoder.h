@@ -2,14 +2,18 @@
 // The Transit write rules, independent of the backend. `Out` is a backend emitter with
 //   null(), boolean(b), integer(i64), floating(d), string(sv),
 //   array_begin(n), array_end(), map_begin(n), map_end()
+// and, for a binary backend, uinteger(u64) (native unsigned 64-bit integers).
 // The encoder is a template over it so no backend call is virtual; it is instantiated once per
 // backend inside the library.
 #pragma once
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "cache.h"
 #include "codec.h"
@@ -49,13 +53,14 @@ inline constexpr std::int64_t kMaxJsonInt = (std::int64_t{1} << 53) - 1;
 enum class Mode : std::uint8_t {
   json,     ///< maps as ["^ ", ...] arrays, cache, `~m` dates, big integers as `~i`
   verbose,  ///< maps as objects, no cache, `~t` dates
-  msgpack,  ///< native maps and integers, cache, dates as ["~#m", ms]
+  msgpack,  ///< native maps, integers and scalar keys, cache, dates as ["~#m", ms]
 };
 
 template <class Out>
 class Encoder {
  public:
-  Encoder(Out& out, Mode mode) : out_(out), mode_(mode), verbose_(mode == Mode::verbose) {}
+  Encoder(Out& out, Mode mode)
+      : out_(out), verbose_(mode == Mode::verbose), msgpack_(mode == Mode::msgpack) {}
 
   /// One top-level value, with a fresh cache.
   void write_top(const Value& v) {
@@ -69,24 +74,37 @@ class Encoder {
  private:
   void write(const Value& v, bool as_key) {
     switch (v.kind()) {
+      // MessagePack keys need not be strings: nil, booleans, numbers stay native there, as
+      // transit-java writes them.
       case Kind::null:
-        return as_key ? emit_string("~_", true) : out_.null();
+        return as_key && !msgpack_ ? emit_string("~_", true) : out_.null();
       case Kind::boolean:
-        return as_key ? emit_string(v.as_bool() ? "~?t" : "~?f", true) : out_.boolean(v.as_bool());
+        return as_key && !msgpack_ ? emit_string(v.as_bool() ? "~?t" : "~?f", true)
+                                   : out_.boolean(v.as_bool());
       case Kind::integer: {
         const std::int64_t i = v.as_int();
-        if (!as_key && i >= -kMaxJsonInt && i <= kMaxJsonInt) return out_.integer(i);
+        if (msgpack_ || (!as_key && i >= -kMaxJsonInt && i <= kMaxJsonInt)) return out_.integer(i);
         char buf[24];
         auto end = std::to_chars(buf, buf + sizeof buf, i).ptr;
         return emit_prefixed('i', {buf, static_cast<std::size_t>(end - buf)}, as_key);
       }
       case Kind::big_integer:
+        if constexpr (requires(std::uint64_t u) { out_.uinteger(u); }) {
+          std::uint64_t u = 0;
+          const std::string_view digits = v.as_string();
+          // Exactly the big integers a uint 64 can hold and int64 cannot, so that reading the
+          // native uint 64 back gives a big integer again. Others keep their `~n`.
+          if (msgpack_ &&
+              std::from_chars(digits.data(), digits.data() + digits.size(), u).ec == std::errc() &&
+              u > static_cast<std::uint64_t>(INT64_MAX))
+            return out_.uinteger(u);
+        }
         return emit_prefixed('n', v.as_string(), as_key);
       case Kind::floating: {
         const double d = v.as_double();
         if (std::isnan(d)) return emit_prefixed('z', "NaN", as_key);
         if (std::isinf(d)) return emit_prefixed('z', d > 0 ? "INF" : "-INF", as_key);
-        if (!as_key) return out_.floating(d);
+        if (!as_key || msgpack_) return out_.floating(d);
         start_scratch('d');
         format_double_json(d, scratch_);
         return emit_string(scratch_, as_key);
@@ -101,6 +119,8 @@ class Encoder {
         return emit_string(s, as_key);
       }
       case Kind::bytes: {
+        // A `~b` base64 string in MessagePack too, not a msgpack bin: what transit-java
+        // writes and every Transit MessagePack reader understands.
         start_scratch('b');
         base64_encode(v.as_bytes(), scratch_);
         return emit_string(scratch_, as_key);
@@ -115,6 +135,7 @@ class Encoder {
         return emit_string(scratch_, as_key);
       }
       case Kind::instant: {
+        if (msgpack_ && !as_key) return write_tagged_ints('m', {v.as_instant()});
         if (verbose_) {
           start_scratch('t');
           format_instant(v.as_instant(), scratch_);
@@ -125,6 +146,11 @@ class Encoder {
         return emit_prefixed('m', {buf, static_cast<std::size_t>(end - buf)}, as_key);
       }
       case Kind::uuid: {
+        if (msgpack_ && !as_key) {
+          const Uuid u = v.as_uuid();
+          return write_tagged_ints('u', {static_cast<std::int64_t>(u.hi),
+                                         static_cast<std::int64_t>(u.lo)});
+        }
         start_scratch('u');
         format_uuid(v.as_uuid(), scratch_);
         return emit_string(scratch_, as_key);
@@ -165,7 +191,8 @@ class Encoder {
 
   void write_stringable_map(const Value& v) {
     const auto entries = v.entries();
-    if (verbose_) {
+    const bool native = verbose_ || msgpack_;
+    if (native) {
       out_.map_begin(entries.size());
     } else {
       out_.array_begin(2 * entries.size() + 1);
@@ -175,7 +202,7 @@ class Encoder {
       write(key, true);
       write(value, false);
     }
-    verbose_ ? out_.map_end() : out_.array_end();
+    native ? out_.map_end() : out_.array_end();
   }
 
   // A cmap's rep is an array of keys and values, the keys written as ordinary values.
@@ -208,6 +235,21 @@ class Encoder {
     verbose_ ? out_.map_end() : out_.array_end();
   }
 
+  /// MessagePack's tagged forms of dates and UUIDs: `["~#m", ms]`, `["~#u", [hi, lo]]`.
+  void write_tagged_ints(char tag, std::initializer_list<std::int64_t> rep) {
+    const char name[] = {'~', '#', tag};
+    out_.array_begin(2);
+    emit_string({name, sizeof name}, false);
+    if (rep.size() == 1) {
+      out_.integer(*rep.begin());
+    } else {
+      out_.array_begin(rep.size());
+      for (const std::int64_t i : rep) out_.integer(i);
+      out_.array_end();
+    }
+    out_.array_end();
+  }
+
   void start_scratch(char tag) {
     scratch_.assign(1, '~');
     scratch_.push_back(tag);
@@ -228,8 +270,8 @@ class Encoder {
   }
 
   Out& out_;
-  Mode mode_;
   bool verbose_;
+  bool msgpack_;
   WriteCache cache_;
   std::string scratch_;  // "~X" + text for the string being written; reused, so no allocation
 };

@@ -12,7 +12,8 @@ Writer::Writer(Sink& sink, Encoding encoding, WriteOptions options) {
       impl_ = detail::make_json_writer(sink, encoding == Encoding::json_verbose, options);
       break;
     case Encoding::msgpack:
-      detail::throw_error(Errc::invalid_argument, "this build cannot write MessagePack yet");
+      impl_ = detail::make_msgpack_writer(sink, options);
+      break;
   }
   impl_->encoding = encoding;
 }

@@ -15,6 +15,10 @@ namespace transit {
 struct WriteOptions {
   /// Bytes buffered before they are handed to the sink.
   std::size_t buffer_size = 64 * 1024;
+  /// MessagePack only: write a double as float 32 (5 bytes instead of 9) whenever converting it
+  /// to float and back gives the same double, so nothing is lost; others stay float 64. Off by
+  /// default: float 64 always, as the other Transit implementations write. Ignored by JSON.
+  bool float32 = false;
 };
 
 /// Writes top-level values, one after another, to a sink. Each `write` is one complete Transit

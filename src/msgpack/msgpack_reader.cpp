@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: Apache-2.0
+// MessagePack input on msgpack-cxx's visitor parser: events go straight to the decoder, with no
+// msgpack::object in between. From a Source, a scanner first finds where the next value ends
+// in the bytes buffered (reading more only while it is incomplete), so each value is parsed
+// from one contiguous buffer as soon as its last byte is in.
+#include <msgpack/unpack.hpp>  // msgpack::parse with a visitor; parse.hpp is not self-contained
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "codec.h"
+#include "decoder.h"
+
+namespace transit::detail {
+namespace {
+
+// ---- framing ---------------------------------------------------------------------------------
+
+/// What one item's header says: its size (type byte and length field), the bytes after it
+/// (str, bin and ext payloads) and the items nested in it (array items, map keys and values).
+struct Item {
+  std::size_t header = 1;
+  std::size_t payload = 0;
+  std::uint64_t children = 0;
+  bool invalid = false;  // 0xc1, the one byte MessagePack never uses
+
+  /// Whether header and payload are within `avail` bytes.
+  bool fits(std::size_t avail) const noexcept {
+    return avail >= header && avail - header >= payload;
+  }
+};
+
+std::uint64_t load_be(const unsigned char* p, std::size_t n) noexcept {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+/// Reads the header at `p` (with `avail` bytes from it on), or returns false when its length
+/// field is not all there yet. The caller checks the rest with `fits`.
+bool read_header(const unsigned char* p, std::size_t avail, Item& item) noexcept {
+  item = Item{};
+  const unsigned b = p[0];
+  // Formats whose length field is 2^k bytes long; `sized` says what the length counts.
+  enum class Sized : std::uint8_t { payload, items, pairs } sized = Sized::payload;
+  std::size_t length_bytes = 0;
+  std::size_t extra = 0;  // the ext type byte
+  if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) return true;
+  if (b <= 0x8f) return item.children = 2 * (b & 0x0f), true;
+  if (b <= 0x9f) return item.children = b & 0x0f, true;
+  if (b <= 0xbf) return item.payload = b & 0x1f, true;
+  switch (b) {
+    case 0xc1:
+      return item.invalid = true, true;
+    case 0xc4: case 0xc5: case 0xc6:  // bin 8/16/32
+      length_bytes = std::size_t{1} << (b - 0xc4);
+      break;
+    case 0xc7: case 0xc8: case 0xc9:  // ext 8/16/32
+      length_bytes = std::size_t{1} << (b - 0xc7);
+      extra = 1;
+      break;
+    case 0xca:
+      return item.header = 5, true;
+    case 0xcb:
+      return item.header = 9, true;
+    case 0xcc: case 0xcd: case 0xce: case 0xcf:
+      return item.header = 1 + (std::size_t{1} << (b - 0xcc)), true;
+    case 0xd0: case 0xd1: case 0xd2: case 0xd3:
+      return item.header = 1 + (std::size_t{1} << (b - 0xd0)), true;
+    case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:  // fixext 1/2/4/8/16
+      item.header = 2;
+      item.payload = std::size_t{1} << (b - 0xd4);
+      return true;
+    case 0xd9: case 0xda: case 0xdb:  // str 8/16/32
+      length_bytes = std::size_t{1} << (b - 0xd9);
+      break;
+    case 0xdc: case 0xdd:
+      length_bytes = std::size_t{2} << (b - 0xdc);
+      sized = Sized::items;
+      break;
+    default:  // 0xde, 0xdf: map 16/32
+      length_bytes = std::size_t{2} << (b - 0xde);
+      sized = Sized::pairs;
+      break;
+  }
+  item.header = 1 + length_bytes + extra;
+  if (avail < item.header) return false;
+  const std::uint64_t n = load_be(p + 1, length_bytes);
+  switch (sized) {
+    case Sized::payload:
+      item.payload = static_cast<std::size_t>(n);
+      break;
+    case Sized::items:
+      item.children = n;
+      break;
+    case Sized::pairs:
+      item.children = 2 * n;
+      break;
+  }
+  return true;
+}
+
+/// Finds where one value ends, resumably: `pos` is where the next header starts and `pending`
+/// how many items are still to come; call again with more bytes after `incomplete`.
+struct Scan {
+  std::size_t pos = 0;
+  std::uint64_t pending = 1;
+
+  /// True once the value ending at `pos` is complete in `data[0, size)`.
+  bool run(const char* data, std::size_t size) noexcept {
+    const auto* p = reinterpret_cast<const unsigned char*>(data);
+    Item item;
+    while (pending != 0) {
+      if (pos >= size || !read_header(p + pos, size - pos, item)) return false;
+      // An invalid byte ends the scan; the parser reports it.
+      if (item.invalid) return pos += 1, pending = 0, true;
+      if (!item.fits(size - pos)) return false;
+      pos += item.header + item.payload;
+      pending += item.children - 1;
+    }
+    return true;
+  }
+};
+
+/// The offset of the item header `count` headers after `start`, walking `data[0, size)`; or
+/// `size` when the input ends first. Used to place errors: the parser does not say where it is.
+std::size_t header_offset(const char* data, std::size_t size, std::size_t start,
+                          std::size_t count) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(data);
+  std::size_t pos = start;
+  Item item;
+  for (; count != 0 && pos < size; --count) {
+    if (!read_header(p + pos, size - pos, item) || item.invalid) return pos;
+    if (!item.fits(size - pos)) return size;
+    pos += item.header + item.payload;
+  }
+  return pos < size ? pos : size;
+}
+
+// ---- events ----------------------------------------------------------------------------------
+
+/// msgpack-cxx visitor: forwards every item to the decoder and counts item headers, so an error
+/// can be placed afterwards (see header_offset).
+class Visitor {
+ public:
+  Visitor(Decoder& decoder, std::size_t available) : d_(decoder), available_(available) {}
+
+  bool visit_nil() { return item(), d_.null(), true; }
+  bool visit_boolean(bool b) { return item(), d_.boolean(b), true; }
+  bool visit_positive_integer(std::uint64_t u) { return item(), d_.uinteger(u), true; }
+  bool visit_negative_integer(std::int64_t i) { return item(), d_.integer(i), true; }
+  bool visit_float32(float f) { return item(), d_.floating(f), true; }
+  bool visit_float64(double d) { return item(), d_.floating(d), true; }
+  bool visit_str(const char* s, std::uint32_t n) {
+    item();
+    const std::string_view text(s, n);
+    if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
+    d_.string(text);
+    return true;
+  }
+  bool visit_bin(const char* s, std::uint32_t n) { return item(), d_.bytes({s, n}), true; }
+  bool visit_ext(const char* s, std::uint32_t) {
+    item();
+    throw_error(Errc::bad_rep, "MessagePack ext type " +
+                                   std::to_string(static_cast<signed char>(s[0])) +
+                                   " is not part of Transit");
+  }
+  bool start_array(std::uint32_t n) {
+    item();
+    claim(n, n, "array of", "items");
+    d_.array_begin();
+    return true;
+  }
+  bool start_map(std::uint32_t n) {
+    item();
+    claim(2 * std::uint64_t{n}, n, "map of", "entries");
+    d_.map_begin();
+    return true;
+  }
+  bool end_array() { return at_end_ = true, d_.array_end(), true; }
+  bool end_map() { return at_end_ = true, d_.map_end(), true; }
+  bool start_array_item() { return true; }
+  bool end_array_item() { return true; }
+  bool start_map_key() { return true; }
+  bool end_map_key() { return true; }
+  bool start_map_value() { return true; }
+  bool end_map_value() { return true; }
+  void parse_error(std::size_t, std::size_t error_offset) { bad_byte_ = error_offset; }
+  void insufficient_bytes(std::size_t, std::size_t) {}
+  bool referenced() const { return false; }
+  void set_referenced(bool) {}
+
+  /// Item headers seen so far.
+  std::size_t items() const noexcept { return items_; }
+  /// Whether the last event closed a container (rather than starting an item).
+  bool at_end() const noexcept { return at_end_; }
+  std::size_t bad_byte() const noexcept { return bad_byte_; }
+
+ private:
+  void item() noexcept {
+    ++items_;
+    at_end_ = false;
+  }
+  // Every item takes at least a byte, so a count beyond the bytes of the input is a lie told
+  // before any of it is read: fail now rather than build what does exist.
+  void claim(std::uint64_t items, std::uint32_t n, const char* what, const char* unit) {
+    if (items > available_)
+      throw_error(Errc::truncated, std::string(what) + " " + std::to_string(n) + " " + unit +
+                                       " cannot fit in the " + std::to_string(available_) +
+                                       " bytes of input");
+  }
+
+  Decoder& d_;
+  std::size_t available_;  // bytes from the start of the value to the end of the input
+  std::size_t items_ = 0;
+  std::size_t bad_byte_ = Location::npos;
+  bool at_end_ = false;
+};
+
+// ---- reader ----------------------------------------------------------------------------------
+
+class MsgpackReader final : public Reader::Impl {
+ public:
+  /// Over bytes in memory.
+  MsgpackReader(std::string_view input, const ReadOptions& options)
+      : decoder_(options), data_(input.data()), size_(input.size()) {}
+  /// Over a Source: `buf_` holds the unread bytes, [begin_, size_).
+  MsgpackReader(Source& source, const ReadOptions& options)
+      : decoder_(options), source_(&source), buf_(std::max<std::size_t>(options.chunk_size, 16)) {
+    data_ = buf_.data();
+  }
+
+  std::optional<Value> next() override {
+    if (failed_) std::rethrow_exception(failed_);
+    std::size_t end = size_;
+    if (source_) {
+      scan_ = Scan{begin_, 1};
+      while (!scan_.run(data_, size_))
+        if (!fill()) {
+          if (begin_ == size_) return std::nullopt;
+          fail(Errc::truncated, "input ends inside a value", before_ + size_, decoder_.path());
+        }
+      end = scan_.pos;
+    } else if (begin_ == size_) {
+      return std::nullopt;
+    }
+    return parse(end);
+  }
+
+  std::size_t offset() const noexcept override { return before_ + begin_; }
+
+ private:
+  // Parses the value at begin_ from data_[begin_, end).
+  Value parse(std::size_t end) {
+    decoder_.reset();
+    Visitor visitor(decoder_, end - begin_);
+    std::size_t off = begin_;
+    try {
+      if (msgpack::parse(data_, end, off, visitor)) {
+        begin_ = off;
+        return decoder_.take();
+      }
+    } catch (const Error& e) {
+      if (e.offset() != Location::npos) throw;
+      // The decoder knows what went wrong; where is the header of the item it was given, or
+      // for a container's end, the byte after its last item.
+      const std::size_t at = e.code() == Errc::truncated
+                                 ? end
+                                 : header_offset(data_, end, begin_,
+                                                 visitor.items() - (visitor.at_end() ? 0 : 1));
+      fail(e.code(), e.detail(), before_ + at, decoder_.path());
+    } catch (const msgpack::unpack_error& e) {
+      fail(Errc::syntax, e.what(), before_ + begin_, decoder_.path());
+    }
+    if (visitor.bad_byte() != Location::npos)
+      fail(Errc::syntax, "0xc1 is not a MessagePack type", before_ + visitor.bad_byte(),
+           decoder_.path());
+    // The visitor never stops the parser, so what is left is running out of input.
+    fail(Errc::truncated, "input ends inside a value", before_ + end, decoder_.path());
+  }
+
+  // Reads more from the source, keeping the bytes of the value being scanned; false at the end.
+  bool fill() {
+    if (begin_ != 0) {
+      std::memmove(buf_.data(), buf_.data() + begin_, size_ - begin_);
+      before_ += begin_;
+      scan_.pos -= begin_;
+      size_ -= begin_;
+      begin_ = 0;
+    }
+    // Grows only when a value is larger than the buffer, so memory follows the largest value.
+    if (size_ == buf_.size()) buf_.resize(2 * buf_.size());
+    data_ = buf_.data();
+    const std::size_t n = source_->read(buf_.data() + size_, buf_.size() - size_);
+    size_ += n;
+    return n != 0;
+  }
+
+  [[noreturn]] void fail(Errc code, std::string_view detail, std::size_t at, std::string path) {
+    try {
+      throw_error(code, detail, Location{at, 0, 0}, std::move(path));
+    } catch (...) {
+      failed_ = std::current_exception();
+      throw;
+    }
+  }
+
+  Decoder decoder_;
+  Source* source_ = nullptr;
+  std::vector<char> buf_;
+  const char* data_;
+  std::size_t size_ = 0;    // bytes in data_
+  std::size_t begin_ = 0;   // first byte not yet consumed
+  std::size_t before_ = 0;  // bytes dropped before data_[0]
+  Scan scan_;
+  std::exception_ptr failed_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reader::Impl> make_msgpack_reader(std::string_view input,
+                                                  const ReadOptions& options) {
+  return std::make_unique<MsgpackReader>(input, options);
+}
+
+std::unique_ptr<Reader::Impl> make_msgpack_reader(Source& source, const ReadOptions& options) {
+  return std::make_unique<MsgpackReader>(source, options);
+}
+
+}  // namespace transit::detail
