@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: Apache-2.0
+// MessagePack: the exact bytes of every wire rule, the lenient forms read, the float32 option,
+// streaming from a Source, and malformed input (codes, offsets, paths, exact messages, and no
+// allocation of what a length prefix merely claims).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <new>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transit/transit.h"
+
+// The largest single allocation made while `g_track_allocations` is set, to prove that a length
+// prefix never turns into an allocation of the size it claims.
+namespace {
+std::atomic<bool> g_track_allocations{false};
+std::atomic<std::size_t> g_largest_allocation{0};
+}  // namespace
+
+// Out of line, so that compilers do not pair an inlined free() with `new` and warn.
+[[gnu::noinline]] void* operator new(std::size_t size) {
+  if (g_track_allocations.load(std::memory_order_relaxed)) {
+    std::size_t seen = g_largest_allocation.load(std::memory_order_relaxed);
+    while (size > seen && !g_largest_allocation.compare_exchange_weak(seen, size)) {
+    }
+  }
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+using transit::Encoding;
+using transit::Errc;
+using transit::Error;
+using transit::ReadOptions;
+using transit::Uuid;
+using transit::Value;
+using transit::WriteOptions;
+
+// "92 a3 7e" -> the bytes.
+std::string bytes(std::string_view hex) {
+  std::string out;
+  int pending = -1;
+  for (const char c : hex) {
+    if (c == ' ') continue;
+    const int digit = c <= '9' ? c - '0' : c - 'a' + 10;
+    if (pending < 0) {
+      pending = digit;
+    } else {
+      out.push_back(static_cast<char>(pending * 16 + digit));
+      pending = -1;
+    }
+  }
+  return out;
+}
+
+// "hello" -> "68 65 6c 6c 6f", for readable failures and compact expectations.
+std::string hex(std::string_view data) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : data) {
+    const auto b = static_cast<unsigned char>(c);
+    if (!out.empty()) out.push_back(' ');
+    out.push_back(kDigits[b >> 4]);
+    out.push_back(kDigits[b & 15]);
+  }
+  return out;
+}
+
+// A msgpack str item holding `s` (fixstr or str 8), as hex.
+std::string str(std::string_view s) {
+  std::string header = s.size() < 32 ? hex(std::string(1, static_cast<char>(0xa0 | s.size())))
+                                     : "d9 " + hex(std::string(1, static_cast<char>(s.size())));
+  return s.empty() ? header : header + " " + hex(s);
+}
+
+std::string write_mp(const Value& v, WriteOptions options = {}) {
+  std::string out;
+  transit::StringSink sink(out);
+  transit::Writer writer(sink, Encoding::msgpack, options);
+  writer.write(v);
+  writer.flush();
+  return hex(out);
+}
+
+Value read_mp(std::string_view hex_bytes, ReadOptions options = {}) {
+  return transit::read(bytes(hex_bytes), Encoding::msgpack, options);
+}
+
+// `v` is written as `expected` and reads back equal.
+void expect_wire(const Value& v, const std::string& expected) {
+  SCOPED_TRACE(transit::to_edn(v));
+  EXPECT_EQ(write_mp(v), expected);
+  EXPECT_EQ(transit::read(bytes(expected), Encoding::msgpack), v);
+}
+
+// A top-level scalar in its quote: ["~#'", item].
+std::string quoted(const std::string& item) { return "92 a3 7e 23 27 " + item; }
+
+// ---- writing: scalars ---------------------------------------------------------------------------
+
+TEST(MsgpackWrite, TopLevelScalarsAreQuoted) {
+  expect_wire(Value(), quoted("c0"));
+  expect_wire(Value(true), quoted("c3"));
+  expect_wire(Value(false), quoted("c2"));
+  expect_wire(Value("abc"), quoted(str("abc")));
+}
+
+TEST(MsgpackWrite, IntegersTakeTheSmallestEncodingWithNo53BitRule) {
+  const std::vector<std::pair<std::int64_t, std::string>> cases = {
+      {0, "00"},
+      {127, "7f"},
+      {128, "cc 80"},
+      {255, "cc ff"},
+      {256, "cd 01 00"},
+      {65535, "cd ff ff"},
+      {65536, "ce 00 01 00 00"},
+      {4294967295, "ce ff ff ff ff"},
+      {4294967296, "cf 00 00 00 01 00 00 00 00"},
+      {(std::int64_t{1} << 53) + 1, "cf 00 20 00 00 00 00 00 01"},
+      {INT64_MAX, "cf 7f ff ff ff ff ff ff ff"},
+      {-1, "ff"},
+      {-32, "e0"},
+      {-33, "d0 df"},
+      {-128, "d0 80"},
+      {-129, "d1 ff 7f"},
+      {-32768, "d1 80 00"},
+      {-32769, "d2 ff ff 7f ff"},
+      {-(std::int64_t{1} << 53) - 1, "d3 ff df ff ff ff ff ff ff"},
+      {INT64_MIN, "d3 80 00 00 00 00 00 00 00"},
+  };
+  for (const auto& [i, item] : cases) expect_wire(Value::array({i}), "91 " + item);
+}
+
+TEST(MsgpackWrite, BigIntegersAreUint64WhenTheyFitAndTildeNOtherwise) {
+  expect_wire(Value(std::uint64_t{9223372036854775808ULL}), quoted("cf 80 00 00 00 00 00 00 00"));
+  expect_wire(Value(UINT64_MAX), quoted("cf ff ff ff ff ff ff ff ff"));
+  expect_wire(Value::big_integer("18446744073709551616"),
+              quoted(str("~n18446744073709551616")));
+  expect_wire(Value::big_integer("-9223372036854775809"),
+              quoted(str("~n-9223372036854775809")));
+  // A big integer int64 could hold keeps its tag, so it reads back as a big integer.
+  expect_wire(Value::big_integer("5"), quoted(str("~n5")));
+  EXPECT_EQ(read_mp("cf ff ff ff ff ff ff ff ff").kind(), transit::Kind::big_integer);
+  EXPECT_EQ(read_mp(quoted(str("~n5"))).kind(), transit::Kind::big_integer);
+}
+
+TEST(MsgpackWrite, DoublesAreFloat64EvenWhenWhole) {
+  expect_wire(Value::array({2.0}), "91 cb 40 00 00 00 00 00 00 00");
+  expect_wire(Value::array({-0.0}), "91 cb 80 00 00 00 00 00 00 00");
+  expect_wire(Value::array({0.1}), "91 cb 3f b9 99 99 99 99 99 9a");
+  EXPECT_EQ(read_mp("91 cb 40 00 00 00 00 00 00 00")[0].kind(), transit::Kind::floating);
+}
+
+TEST(MsgpackWrite, NanAndInfinitiesAreTildeZStrings) {
+  expect_wire(Value::array({std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity()}),
+              "93 " + str("~zNaN") + " " + str("~zINF") + " " + str("~z-INF"));
+}
+
+TEST(MsgpackWrite, StringsAreEscapedAndSizedByLength) {
+  expect_wire(Value::array({"~a", "^b", "`c", "^ "}),
+              "94 " + str("~~a") + " " + str("~^b") + " " + str("~`c") + " " + str("~^ "));
+  const std::string s31(31, 'x'), s32(32, 'x'), s256(256, 'x');
+  expect_wire(Value::array({s31}), "91 " + str(s31));
+  expect_wire(Value::array({s32}), "91 d9 20 " + hex(s32));
+  expect_wire(Value::array({s256}), "91 da 01 00 " + hex(s256));
+}
+
+TEST(MsgpackWrite, TextTypesAreTildeStrings) {
+  expect_wire(Value::keyword("a"), quoted(str("~:a")));
+  expect_wire(Value::symbol("s"), quoted(str("~$s")));
+  expect_wire(Value::character(U'x'), quoted(str("~cx")));
+  expect_wire(Value::uri("http://a"), quoted(str("~rhttp://a")));
+  expect_wire(Value::big_decimal("1.5"), quoted(str("~f1.5")));
+}
+
+TEST(MsgpackWrite, BytesAreBase64StringsAsTransitJavaWritesThem) {
+  expect_wire(Value::bytes(std::string_view("\x01\x02\x03", 3)), quoted(str("~bAQID")));
+}
+
+TEST(MsgpackWrite, DatesAreTaggedMilliseconds) {
+  expect_wire(Value::instant(946728000000),
+              quoted("92 " + str("~#m") + " cf 00 00 00 dc 6d 62 da 00"));
+  expect_wire(Value::instant(-1), quoted("92 " + str("~#m") + " ff"));
+}
+
+TEST(MsgpackWrite, UuidsAreTaggedSignedHalves) {
+  const Uuid u{0x5a2cbea3e8c6428bULL, 0xb52521239370dd55ULL};
+  expect_wire(Value::uuid(u), quoted("92 " + str("~#u") + " 92 cf 5a 2c be a3 e8 c6 42 8b"
+                                     " d3 b5 25 21 23 93 70 dd 55"));
+}
+
+// ---- writing: collections -----------------------------------------------------------------------
+
+TEST(MsgpackWrite, MapsAreNativeMapsWithTheirCount) {
+  expect_wire(Value::map({}), "80");
+  expect_wire(Value::map({{"a", 1}, {"b", 2}}), "82 " + str("a") + " 01 " + str("b") + " 02");
+  std::vector<transit::Entry> sixteen;
+  for (int i = 0; i < 16; ++i) sixteen.emplace_back(i, i);
+  std::string expected = "de 00 10";
+  // append, not operator+: g++ 12 warns (-Wrestrict, a false positive) on `" " + hex(...)`.
+  for (int i = 0; i < 16; ++i) expected.append(" ").append(hex(std::string(2, static_cast<char>(i))));
+  expect_wire(Value::map(sixteen), expected);
+}
+
+TEST(MsgpackWrite, ScalarKeysOtherThanTextStayNative) {
+  expect_wire(Value::map({{1, "i"}, {true, "t"}, {Value(), "n"}, {1.5, "d"}}),
+              "84 01 " + str("i") + " c3 " + str("t") + " c0 " + str("n") +
+                  " cb 3f f8 00 00 00 00 00 00 " + str("d"));
+}
+
+TEST(MsgpackWrite, OtherScalarKeysAreTheirStringForms) {
+  expect_wire(Value::map({{Value::instant(0), 1}}), "81 " + str("~m0") + " 01");
+  expect_wire(Value::map({{Value::uuid({1, 2}), 1}}),
+              "81 " + str("~u00000000-0000-0001-0000-000000000002") + " 01");
+  expect_wire(Value::map({{std::numeric_limits<double>::infinity(), 1}}), "81 " + str("~zINF") + " 01");
+  expect_wire(Value::map({{Value(UINT64_MAX), 1}}), "81 cf ff ff ff ff ff ff ff ff 01");
+}
+
+TEST(MsgpackWrite, MapKeysAndTagsAreCachedAsInJson) {
+  expect_wire(Value::array({Value::map({{"abcd", 1}}), Value::map({{"abcd", 2}})}),
+              "92 81 " + str("abcd") + " 01 81 " + str("^0") + " 02");
+  // Keywords anywhere; strings only as keys; under four characters with the prefix is too short.
+  expect_wire(Value::array({Value::keyword("abc"), Value::keyword("abc"), "abcd", "abcd",
+                            Value::keyword("a"), Value::keyword("a")}),
+              "96 " + str("~:abc") + " " + str("^0") + " " + str("abcd") + " " + str("abcd") + " " +
+                  str("~:a") + " " + str("~:a"));
+  expect_wire(Value::array({Value::set({1}), Value::set({2})}),
+              "92 92 " + str("~#set") + " 91 01 92 " + str("^0") + " 91 02");
+}
+
+TEST(MsgpackWrite, CacheIsFreshForEveryTopLevelValue) {
+  std::string out;
+  transit::StringSink sink(out);
+  transit::Writer writer(sink, Encoding::msgpack);
+  writer.write(Value::array({Value::keyword("abc")}));
+  writer.write(Value::array({Value::keyword("abc")}));
+  writer.flush();
+  const std::string one = "91 " + str("~:abc");
+  EXPECT_EQ(hex(out), one + " " + one);
+}
+
+TEST(MsgpackWrite, CompositeKeysMakeACmap) {
+  expect_wire(Value::map({{Value::array({1}), 2}}), "92 " + str("~#cmap") + " 92 91 01 02");
+}
+
+TEST(MsgpackWrite, TaggedSetsListsLinksAndUnknownTags) {
+  expect_wire(Value::list({1}), "92 " + str("~#list") + " 91 01");
+  expect_wire(Value::tagged("point", Value::array({1, 2})), "92 " + str("~#point") + " 92 01 02");
+  expect_wire(Value::tagged("x", Value("y")), quoted(str("~xy")));
+  // A link's fields are a native map whose keys are cached like any map's.
+  const Value link = Value::link("h", "r");
+  expect_wire(Value::array({link, link}),
+              "92 92 " + str("~#link") + " 83 " + str("href") + " " + str("~rh") + " " + str("rel") +
+                  " " + str("r") + " " + str("render") + " " + str("link") + " 92 " + str("^0") +
+                  " 83 " + str("^1") + " " + str("~rh") + " " + str("rel") + " " + str("r") + " " +
+                  str("^2") + " " + str("link"));
+}
+
+// ---- the float32 option -------------------------------------------------------------------------
+
+TEST(MsgpackFloat32, WritesFloat32ExactlyWhenNothingIsLost) {
+  WriteOptions f32;
+  f32.float32 = true;
+  // 2^-149 is the smallest float (a subnormal); 1e-45 is not a float.
+  EXPECT_EQ(write_mp(Value::array({2.0, 0.5, -1.25, std::ldexp(1.0, -149), 1e-45}), f32),
+            "95 ca 40 00 00 00 ca 3f 00 00 00 ca bf a0 00 00 ca 00 00 00 01 "
+            "cb 36 96 d6 01 ad 37 6a b9");
+  // Not exactly a float, out of float's range, just above FLT_MAX.
+  EXPECT_EQ(write_mp(Value::array({0.1, 1e300, 3.4028235677973366e38}), f32),
+            "93 cb 3f b9 99 99 99 99 99 9a cb 7e 37 e4 3c 88 00 75 9c cb 47 ef ff ff f0 00 00 00");
+  // FLT_MAX itself fits; NaN and the infinities stay "~z" strings as in every encoding.
+  EXPECT_EQ(write_mp(Value::array({static_cast<double>(std::numeric_limits<float>::max()),
+                                   std::numeric_limits<double>::quiet_NaN()}),
+                     f32),
+            "92 ca 7f 7f ff ff " + str("~zNaN"));
+  // Off by default, and JSON ignores it.
+  EXPECT_EQ(write_mp(Value::array({2.0})), "91 cb 40 00 00 00 00 00 00 00");
+  std::string json;
+  transit::StringSink sink(json);
+  transit::Writer writer(sink, Encoding::json, f32);
+  writer.write(Value::array({2.0}));
+  writer.flush();
+  EXPECT_EQ(json, "[2.0]");
+}
+
+TEST(MsgpackFloat32, IsLossless) {
+  WriteOptions f32;
+  f32.float32 = true;
+  std::mt19937_64 rng(42);
+  std::vector<Value> doubles;
+  for (int i = 0; i < 20000; ++i) {
+    double d = std::bit_cast<double>(rng());
+    if (i % 2 == 0) d = static_cast<float>(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
+    if (std::isnan(d)) continue;
+    doubles.emplace_back(d);
+  }
+  for (const double d : {0.0, -0.0, 1.0, 0.1, 1e-320, 1e-45, 1.5e-45, 3.4028234663852886e38,
+                         3.4028235677973366e38, 1e39, -1e39, 16777217.0})
+    doubles.emplace_back(d);
+  const Value v = Value::array(doubles);
+  std::string out;
+  transit::StringSink sink(out);
+  transit::Writer writer(sink, Encoding::msgpack, f32);
+  writer.write(v);
+  writer.flush();
+  const Value back = transit::read(out, Encoding::msgpack);
+  ASSERT_EQ(back.size(), v.size());
+  std::size_t float32s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    // Bit for bit, so -0.0 and 0.0 are told apart.
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(back[i].as_double()), std::bit_cast<std::uint64_t>(v[i].as_double()))
+        << v[i].as_double();
+    if (static_cast<double>(static_cast<float>(v[i].as_double())) == v[i].as_double()) ++float32s;
+  }
+  // Every double a float holds took 5 bytes, every other 9.
+  EXPECT_GT(float32s, v.size() / 3);
+  EXPECT_EQ(out.size(), 3 + 5 * float32s + 9 * (v.size() - float32s));
+}
+
+// ---- reading: lenient forms ---------------------------------------------------------------------
+
+TEST(MsgpackRead, NonCanonicalEncodingsAreAccepted) {
+  EXPECT_EQ(read_mp("dd 00 00 00 02 cd 00 01 d3 ff ff ff ff ff ff ff ff"), Value::array({1, -1}));
+  EXPECT_EQ(read_mp("df 00 00 00 01 db 00 00 00 01 61 d0 05"), Value::map({{"a", 5}}));
+  EXPECT_EQ(read_mp("91 ca 3f 80 00 00"), Value::array({1.0}));
+  EXPECT_EQ(read_mp("91 ca 3f 80 00 00")[0].kind(), transit::Kind::floating);
+}
+
+TEST(MsgpackRead, BinIsBytes) {
+  EXPECT_EQ(read_mp("91 c4 03 01 02 03"), Value::array({Value::bytes(std::string_view("\x01\x02\x03", 3))}));
+}
+
+TEST(MsgpackRead, JsonStyleFormsToo) {
+  // A map as a "^ " array, a tagged value as a one-entry map, scalars as ~ strings.
+  EXPECT_EQ(read_mp("93 " + str("^ ") + " " + str("a") + " 01"), Value::map({{"a", 1}}));
+  EXPECT_EQ(read_mp("81 " + str("~#set") + " 91 01"), Value::set({1}));
+  EXPECT_EQ(read_mp("92 " + str("~i12") + " " + str("~m5")), Value::array({12, Value::instant(5)}));
+  EXPECT_EQ(read_mp(quoted(str("~u00000000-0000-0001-0000-000000000002"))), Value::uuid({1, 2}));
+  EXPECT_EQ(read_mp(quoted("92 " + str("~#u") + " " + str("00000000-0000-0001-0000-000000000002"))),
+            Value::uuid({1, 2}));
+  EXPECT_EQ(read_mp(quoted("92 " + str("~#t") + " " + str("1970-01-01T00:00:00.005Z"))),
+            Value::instant(5));
+  EXPECT_EQ(read_mp("92 " + str("~#cmap") + " 81 01 02"), Value::map({{1, 2}}));
+  // A map key cached by the writer comes back from its code.
+  EXPECT_EQ(read_mp("92 81 " + str("abcd") + " 01 81 " + str("^0") + " 02"),
+            Value::array({Value::map({{"abcd", 1}}), Value::map({{"abcd", 2}})}));
+}
+
+TEST(MsgpackRead, ManyValuesFromMemoryAndTheirOffsets) {
+  const std::string input = bytes("91 01 81 " + str("a") + " 02 " + quoted("c3"));
+  transit::Reader reader(input, Encoding::msgpack);
+  EXPECT_EQ(reader.next(), Value::array({1}));
+  EXPECT_EQ(reader.offset(), 2u);
+  EXPECT_EQ(reader.next(), Value::map({{"a", 2}}));
+  EXPECT_EQ(reader.offset(), 6u);
+  EXPECT_EQ(reader.next(), Value(true));
+  EXPECT_EQ(reader.next(), std::nullopt);
+  EXPECT_EQ(transit::read_all(input, Encoding::msgpack).size(), 3u);
+}
+
+// A Source that hands out at most `step` bytes per read, to cut values anywhere.
+class TrickleSource final : public transit::Source {
+ public:
+  TrickleSource(std::string data, std::size_t step) : data_(std::move(data)), step_(step) {}
+  std::size_t read(char* buffer, std::size_t size) override {
+    const std::size_t n = std::min({size, step_, data_.size() - pos_});
+    data_.copy(buffer, n, pos_);
+    pos_ += n;
+    ++reads_;
+    return n;
+  }
+  std::size_t reads() const { return reads_; }
+
+ private:
+  std::string data_;
+  std::size_t step_;
+  std::size_t pos_ = 0;
+  std::size_t reads_ = 0;
+};
+
+TEST(MsgpackRead, FromASourceInPiecesOfAnySize) {
+  std::vector<Value> values;
+  std::string stream;
+  for (int i = 0; i < 20; ++i) {
+    std::vector<Value> items;
+    for (int j = 0; j < i * 7; ++j) items.push_back(Value::map({{Value::keyword("key" + std::to_string(j % 5)), j}}));
+    values.push_back(Value::array(items));
+    stream += transit::write(values.back(), Encoding::msgpack);
+  }
+  for (const std::size_t step : {1, 2, 3, 7, 64, 100000}) {
+    for (const std::size_t chunk : {16, 4096}) {
+      SCOPED_TRACE("step " + std::to_string(step) + ", chunk " + std::to_string(chunk));
+      TrickleSource source(stream, step);
+      ReadOptions options;
+      options.chunk_size = chunk;
+      transit::Reader reader(source, Encoding::msgpack, options);
+      for (const Value& expected : values) EXPECT_EQ(reader.next(), expected);
+      EXPECT_EQ(reader.next(), std::nullopt);
+      EXPECT_EQ(reader.offset(), stream.size());
+    }
+  }
+}
+
+// ---- errors -------------------------------------------------------------------------------------
+
+// Reading `hex_bytes` throws exactly `message`, with `code` at `offset`, from memory and from a
+// Source alike.
+void expect_read_error(const std::string& hex_bytes, Errc code, std::size_t offset,
+                       const std::string& message, ReadOptions options = {}) {
+  SCOPED_TRACE(hex_bytes.substr(0, 80));
+  const std::string input = bytes(hex_bytes);
+  try {
+    (void)transit::read(input, Encoding::msgpack, options);
+    ADD_FAILURE() << "no transit::Error from memory; expected: " << message;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_EQ(e.offset(), offset) << e.what();
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+  // A stream has no "exactly one value", and an empty one is no values rather than an error.
+  if (code == Errc::trailing_data || input.empty()) return;
+  TrickleSource source(input, 3);
+  transit::Reader reader(source, Encoding::msgpack, options);
+  try {
+    while (reader.next()) {
+    }
+    ADD_FAILURE() << "no transit::Error from a Source; expected: " << message;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_EQ(e.offset(), offset) << e.what();
+    // In memory a claim beyond the input is caught before its items are read.
+    if (code != Errc::truncated) {
+      EXPECT_EQ(std::string(e.what()), message);
+    }
+  }
+  // The error sticks.
+  EXPECT_THROW(reader.next(), Error);
+}
+
+TEST(MsgpackErrors, Truncated) {
+  expect_read_error("92 01", Errc::truncated, 2,
+                    "transit: truncated at byte 2 in $[1]: input ends inside a value");
+  expect_read_error("91 a3 61", Errc::truncated, 3,
+                    "transit: truncated at byte 3 in $[0]: input ends inside a value");
+  expect_read_error("91 cb 40", Errc::truncated, 3,
+                    "transit: truncated at byte 3 in $[0]: input ends inside a value");
+  expect_read_error("81 " + str("a"), Errc::truncated, 3,
+                    "transit: truncated at byte 3 in $[\"a\"]: input ends inside a value");
+  expect_read_error("", Errc::truncated, 0, "transit: truncated at byte 0: no value in the input");
+}
+
+TEST(MsgpackErrors, HugeLengthPrefixesAreCleanTruncationsWithoutAllocating) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"dd ff ff ff ff", "array of 4294967295 items cannot fit in the 5 bytes of input"},
+      {"df ff ff ff ff", "map of 4294967295 entries cannot fit in the 5 bytes of input"},
+      {"dc ff ff 01", "array of 65535 items cannot fit in the 4 bytes of input"},
+      {"91 dd ff ff ff ff", "array of 4294967295 items cannot fit in the 6 bytes of input"},
+      {"db ff ff ff ff", "input ends inside a value"},
+      {"c6 ff ff ff ff", "input ends inside a value"},
+      {"c9 ff ff ff ff 01", "input ends inside a value"},
+  };
+  for (const auto& [input, detail] : cases) {
+    g_largest_allocation = 0;
+    g_track_allocations = true;
+    const auto start = std::chrono::steady_clock::now();
+    std::string message;
+    std::size_t offset = 0;
+    try {
+      (void)read_mp(input);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::truncated) << e.what();
+      message = e.detail();
+      offset = e.offset();
+    }
+    // And from a Source that delivers the same bytes and then ends.
+    TrickleSource source(bytes(input), 2);
+    EXPECT_THROW(transit::Reader(source, Encoding::msgpack).next(), Error);
+    g_track_allocations = false;
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    SCOPED_TRACE(input);
+    EXPECT_EQ(message, detail);
+    EXPECT_EQ(offset, bytes(input).size());
+    EXPECT_LT(g_largest_allocation.load(), std::size_t{1} << 20);
+    EXPECT_LT(elapsed, std::chrono::seconds(1));
+  }
+}
+
+TEST(MsgpackErrors, Syntax) {
+  expect_read_error("93 01 c1 02", Errc::syntax, 2,
+                    "transit: syntax at byte 2 in $[1]: 0xc1 is not a MessagePack type");
+}
+
+TEST(MsgpackErrors, ExtTypesAreNotTransit) {
+  expect_read_error("92 01 d4 05 00", Errc::bad_rep, 2,
+                    "transit: bad_rep at byte 2 in $[1]: MessagePack ext type 5 is not part of Transit");
+  expect_read_error("91 c7 01 ff 00", Errc::bad_rep, 1,
+                    "transit: bad_rep at byte 1 in $[0]: MessagePack ext type -1 is not part of Transit");
+}
+
+TEST(MsgpackErrors, InvalidUtf8) {
+  expect_read_error("92 01 a2 c3 28", Errc::invalid_utf8, 2,
+                    "transit: invalid_utf8 at byte 2 in $[1]: string is not valid UTF-8");
+}
+
+TEST(MsgpackErrors, BadCacheCode) {
+  expect_read_error("92 " + str("a") + " " + str("^5"), Errc::bad_cache_code, 3,
+                    "transit: bad_cache_code at byte 3 in $[1]: cache code \"^5\" (slot 5) is not "
+                    "assigned; 0 slots are");
+}
+
+TEST(MsgpackErrors, TooDeep) {
+  ReadOptions options;
+  options.max_depth = 3;
+  expect_read_error("91 91 91 91 01", Errc::too_deep, 3,
+                    "transit: too_deep at byte 3 in $[0][0][0]: nesting deeper than 3 levels", options);
+}
+
+TEST(MsgpackErrors, BadTaggedValuesArePlacedAtTheirEnd) {
+  // The tag has no rep: the array ends after its last item, byte 6.
+  expect_read_error("91 92 01 91 " + str("~#t"), Errc::bad_tagged_value, 8,
+                    "transit: bad_tagged_value at byte 8 in $[0][1]<#t>: tagged value ~#t has no rep");
+}
+
+TEST(MsgpackErrors, TrailingData) {
+  expect_read_error("91 01 02", Errc::trailing_data, 2,
+                    "transit: trailing_data at byte 2: more input after the value");
+}
+
+}  // namespace
