@@ -46,7 +46,7 @@ struct TaggedNode : Node {
 };
 
 struct ObjectNode : Node {
-  std::type_index type;
+  const std::type_info* type;
   void* obj;
   const ObjectVtable* vt;
 };
@@ -252,30 +252,53 @@ Value Value::uuid(Uuid u) {
 
 namespace {
 
-// Index of the first element equal to `items[i]` among items[0..i), or i when it is new. For
-// short ranges a scan beats hashing; longer ones use a hash index built once per container.
+// Finds duplicates while a set or map is built. For short ranges a scan beats hashing; longer
+// ones use an open-addressing table of (hash, index) kept per thread and reused, so building
+// a container allocates nothing beyond the container itself.
 class DuplicateFinder {
  public:
-  explicit DuplicateFinder(std::size_t n) : use_index_(n > 16) {}
+  explicit DuplicateFinder(std::size_t n) : use_index_(n > 8) {
+    if (!use_index_) return;
+    std::size_t slots = 16;
+    while (slots < 2 * n) slots *= 2;
+    table().assign(slots, Slot{0, kEmpty});
+    mask_ = slots - 1;
+  }
+
+  // The position among the `kept` distinct keys so far that equals key_of(kept), or `kept`
+  // when it is new (and then remembered at that position).
   template <class KeyOf>
-  std::size_t first_equal(std::size_t i, KeyOf key_of, std::size_t kept) {
-    const Value& k = key_of(i);
+  std::size_t first_equal(KeyOf key_of, std::size_t kept) {
+    const Value& k = key_of(kept);
     if (!use_index_) {
       for (std::size_t j = 0; j < kept; ++j)
         if (key_of(j) == k) return j;
       return kept;
     }
     const std::size_t h = k.hash();
-    auto [lo, hi] = index_.equal_range(h);
-    for (auto it = lo; it != hi; ++it)
-      if (key_of(it->second) == k) return it->second;
-    index_.emplace(h, kept);
-    return kept;
+    std::vector<Slot>& t = table();
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      if (t[i].index == kEmpty) {
+        t[i] = {h, static_cast<std::uint32_t>(kept)};
+        return kept;
+      }
+      if (t[i].hash == h && key_of(t[i].index) == k) return t[i].index;
+    }
   }
 
  private:
+  struct Slot {
+    std::size_t hash;
+    std::uint32_t index;
+  };
+  static constexpr std::uint32_t kEmpty = UINT32_MAX;
+  static std::vector<Slot>& table() {
+    thread_local std::vector<Slot> t;
+    return t;
+  }
+
   bool use_index_;
-  std::unordered_multimap<std::size_t, std::size_t> index_;
+  std::size_t mask_ = 0;
 };
 
 }  // namespace
@@ -290,7 +313,7 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
     for (std::uint32_t i = 0; i < n; ++i) {
       // Compacting in place: out[0..kept) are the distinct items so far.
       auto key_of = [&](std::size_t j) -> const Value& { return j < kept ? out[j] : items[i]; };
-      if (dups.first_equal(kept, key_of, kept) == kept) new (out + kept++) Value(std::move(items[i]));
+      if (dups.first_equal(key_of, kept) == kept) new (out + kept++) Value(std::move(items[i]));
     }
   } else {
     for (; kept < n; ++kept) new (out + kept) Value(std::move(items[kept]));
@@ -311,7 +334,7 @@ Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
     auto key_of = [&](std::size_t j) -> const Value& {
       return j < kept ? out[j].first : flat[2 * i];
     };
-    const std::size_t at = dups.first_equal(kept, key_of, kept);
+    const std::size_t at = dups.first_equal(key_of, kept);
     if (at == kept)
       new (out + kept++) Entry(std::move(flat[2 * i]), std::move(flat[2 * i + 1]));
     else
@@ -373,8 +396,8 @@ Value Value::tagged(std::string_view tag, Value rep) {
   return v;
 }
 
-Value Value::make_object(std::type_index type, void* obj, const detail::ObjectVtable* vt) {
-  auto* node = new detail::ObjectNode{{}, type, obj, vt};
+Value Value::make_object(const std::type_info& type, void* obj, const detail::ObjectVtable* vt) {
+  auto* node = new detail::ObjectNode{{}, &type, obj, vt};
   Value v;
   v.init_node(Kind::object, node, 0);
   return v;
@@ -483,12 +506,15 @@ const Value& Value::rep() const {
   return static_cast<TaggedNode*>(wide_.u.node)->rep;
 }
 
-std::type_index Value::object_type() const {
+std::type_index Value::object_type() const { return object_type_info(); }
+
+const std::type_info& Value::object_type_info() const {
   if (kind() != Kind::object) wrong_kind("object");
-  return static_cast<detail::ObjectNode*>(wide_.u.node)->type;
+  return *static_cast<detail::ObjectNode*>(wide_.u.node)->type;
 }
 
-const void* Value::object_ptr() const noexcept {
+const void* Value::object_address() const {
+  if (kind() != Kind::object) wrong_kind("object");
   return static_cast<detail::ObjectNode*>(wide_.u.node)->obj;
 }
 
@@ -597,7 +623,7 @@ bool operator==(const Value& a, const Value& b) noexcept {
     case Kind::object: {
       auto* x = static_cast<detail::ObjectNode*>(a.wide_.u.node);
       auto* y = static_cast<detail::ObjectNode*>(b.wide_.u.node);
-      return x->type == y->type && x->vt->equal(x->obj, y->obj);
+      return *x->type == *y->type && x->vt->equal(x->obj, y->obj);
     }
   }
   return false;
@@ -661,7 +687,7 @@ std::size_t Value::hash() const noexcept {
       return combine(combine(k, std::hash<std::string_view>{}(tag())), rep().hash());
     case Kind::object: {
       auto* n = static_cast<detail::ObjectNode*>(wide_.u.node);
-      return combine(n->type.hash_code(), n->vt->hash(n->obj));
+      return combine(n->type->hash_code(), n->vt->hash(n->obj));
     }
   }
   return 0;

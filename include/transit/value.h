@@ -205,6 +205,9 @@ class Value {
   const Value& rep() const;
   /// The C++ type held by an object value.
   std::type_index object_type() const;
+  const std::type_info& object_type_info() const;
+  /// The address of the user object held (for write handlers).
+  const void* object_address() const;
   /// The user object held, if it is exactly a T; nullptr otherwise.
   template <class T>
   const T* get_if() const noexcept;
@@ -260,8 +263,7 @@ class Value {
   }
   void init_text(Kind kind, std::string_view s);
   void init_node(Kind kind, detail::Node* node, std::uint32_t size) noexcept;
-  static Value make_object(std::type_index type, void* obj, const detail::ObjectVtable* vt);
-  const void* object_ptr() const noexcept;
+  static Value make_object(const std::type_info& type, void* obj, const detail::ObjectVtable* vt);
   [[noreturn]] void wrong_kind(const char* wanted) const;
 
   friend struct ValueAccess;
@@ -303,8 +305,8 @@ Value Value::object(T obj) {
 
 template <class T>
 const T* Value::get_if() const noexcept {
-  if (kind() != Kind::object || object_type() != typeid(T)) return nullptr;
-  return static_cast<const T*>(object_ptr());
+  if (kind() != Kind::object || object_type_info() != typeid(T)) return nullptr;
+  return static_cast<const T*>(object_address());
 }
 
 template <class T>
