@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-cpp: read handlers, keyed by tag, that turn representations into values, often
+// user objects (Value::object), plus builders that read maps and arrays into user types.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "transit/value.h"
+
+namespace transit {
+
+/// Decodes the representation of a tagged value.
+using ReadHandler = std::function<Value(const Value& rep)>;
+/// Decodes a tag no handler knows (instead of keeping it as a tagged value).
+using DefaultReadHandler = std::function<Value(std::string_view tag, const Value& rep)>;
+/// Builds a map from its keys and values, interleaved: k0, v0, k1, v1, ... The items may be
+/// moved from.
+using MapBuilder = std::function<Value(std::span<Value> keys_and_values)>;
+/// Builds an array from its items (which may be moved from).
+using ArrayBuilder = std::function<Value(std::span<Value> items)>;
+
+/// Read handlers for a Reader (ReadOptions::handlers). Build, then share: a ReadHandlers is
+/// read-only while readers use it.
+class ReadHandlers {
+ public:
+  ReadHandlers();
+  ~ReadHandlers();
+  ReadHandlers(ReadHandlers&&) noexcept;
+  ReadHandlers& operator=(ReadHandlers&&) noexcept;
+
+  /// Adds or replaces the handler for `tag`: an extension tag of the spec (`set`, `:`, `u`,
+  /// ...) or any user tag. Throws Error(invalid_argument) for the ground tags (`_ s ? i d b
+  /// ' array map`), whose meaning every Transit reader must share, and for an empty tag.
+  ReadHandlers& add(std::string tag, ReadHandler handler);
+  /// Adds a handler whose result is a user object of type T: `decode(rep)` returns a T.
+  template <class T, class F>
+  ReadHandlers& add_object(std::string tag, F decode) {
+    return add(std::move(tag),
+               [decode = std::move(decode)](const Value& rep) { return Value::object<T>(decode(rep)); });
+  }
+  ReadHandlers& set_default(DefaultReadHandler handler);
+  ReadHandlers& set_map_builder(MapBuilder builder);
+  ReadHandlers& set_array_builder(ArrayBuilder builder);
+
+  /// The handler for `tag`, or nullptr.
+  const ReadHandler* find(std::string_view tag) const noexcept;
+  /// True when a one-character tag such as ':' has a handler (a fast check for `~X` strings).
+  bool has_char(char tag) const noexcept;
+  const DefaultReadHandler* default_handler() const noexcept;
+  const MapBuilder* map_builder() const noexcept;
+  const ArrayBuilder* array_builder() const noexcept;
+
+  /// Whether `tag` is a ground tag that no handler may replace.
+  static bool is_ground(std::string_view tag) noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace transit

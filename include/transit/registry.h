@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-cpp: the write-handler registry. Handlers are found by C++ type: the exact type
+// first, then the type's declared ancestors nearest-first, and every resolution is memoized.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <typeindex>
+#include <vector>
+
+#include "transit/error.h"
+
+namespace transit {
+
+namespace detail {
+class ObjectEncoder;
+
+/// A handler with its C++ type erased: what every registration compiles down to.
+struct ErasedHandler {
+  /// The tag, or empty when `tag_of` decides per object.
+  std::string tag;
+  std::function<std::string(const void*)> tag_of;
+  /// Writes the representation through the writer, so nested user types resolve too.
+  std::function<void(const void*, ObjectEncoder&)> write_rep;
+  /// The representation in JSON-Verbose, when it differs.
+  std::function<void(const void*, ObjectEncoder&)> write_verbose_rep;
+  /// The string form, for map keys and one-character tags; empty when the type has none.
+  std::function<std::string(const void*)> string_rep;
+  /// The type the handler was registered for.
+  const std::type_info* type_key = nullptr;
+};
+
+/// Converts a pointer to a derived object into a pointer to one of its direct bases.
+using Upcast = const void* (*)(const void*);
+
+/// One declared direct base.
+struct BaseDecl {
+  std::type_index type;
+  std::string name;
+  Upcast upcast;
+  /// True when the base is not virtual, so the upcast is a fixed offset for every object of
+  /// a given dynamic type and can be memoized as one.
+  bool fixed_offset;
+};
+}  // namespace detail
+
+/// How a frozen registry resolves a type that has no handler of its own. Only `memoized`
+/// is meant for production; the others exist so the benchmarks and the profiler can show
+/// what memoizing saves.
+enum class LookupStrategy : std::uint8_t {
+  memoized,         ///< exact hit, else a memo hit, else walk the ancestors once and memoize
+  exact_first,      ///< exact hit, else walk the ancestors every time
+  walk_every_time,  ///< build the ancestor list and walk it for every value, as transit-ruby did
+};
+
+/// Lookup counters for one C++ type.
+struct LookupStats {
+  std::string type_name;
+  std::uint64_t exact_hits = 0;
+  std::uint64_t memo_hits = 0;
+  std::uint64_t walks = 0;
+  std::uint64_t walk_steps = 0;  ///< ancestors probed, summed over all walks
+  std::uint64_t default_fallbacks = 0;
+  std::chrono::nanoseconds time{0};  ///< spent in lookup for this type
+  std::uint64_t lookups() const noexcept { return exact_hits + memo_hits + walks; }
+};
+
+/// Collects lookup statistics while it is attached to a writer (WriteOptions::profile). Off by
+/// default; when no profiler is attached the lookup path does no counting and reads no clock.
+/// A profiler is for one writer at a time (it is not synchronised).
+class LookupProfiler {
+ public:
+  LookupProfiler();
+  ~LookupProfiler();
+  LookupProfiler(const LookupProfiler&) = delete;
+  LookupProfiler& operator=(const LookupProfiler&) = delete;
+
+  /// Per-type statistics, most time first.
+  std::vector<LookupStats> report() const;
+  /// The report as an aligned hot-spot table with totals.
+  std::string table() const;
+  void clear();
+
+  /// Internal: the record for a type (created on first use).
+  LookupStats& stats_for(std::type_index type, std::string_view name);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class Registry;
+
+/// Builds a registry: register handlers and declare ancestry, then freeze(). Not thread-safe;
+/// the frozen Registry is.
+class RegistryBuilder {
+ public:
+  RegistryBuilder();
+  ~RegistryBuilder();
+  RegistryBuilder(RegistryBuilder&&) noexcept;
+  RegistryBuilder& operator=(RegistryBuilder&&) noexcept;
+
+  /// Registers (or replaces) the handler for exactly `type`.
+  RegistryBuilder& add_erased(const std::type_info& type, detail::ErasedHandler handler);
+  /// Declares that `derived` has the direct bases `bases`, in order of preference.
+  RegistryBuilder& add_bases(std::type_index derived, std::string_view derived_name,
+                             std::vector<detail::BaseDecl> bases);
+  /// The handler for objects of types that resolve to nothing.
+  RegistryBuilder& set_default(detail::ErasedHandler handler);
+
+  /// Declares `Derived`'s direct bases, in order of preference. Objects of type `Derived`
+  /// with no handler of their own use the nearest base's handler.
+  template <class Derived, class... Bases>
+  RegistryBuilder& derives() {
+    static_assert(sizeof...(Bases) > 0, "derives<Derived, Base...> needs at least one base");
+    static_assert((std::is_base_of_v<Bases, Derived> && ...),
+                  "derives<Derived, Base...>: every Base must be a base class of Derived");
+    return add_bases(
+        typeid(Derived), typeid(Derived).name(),
+        {detail::BaseDecl{typeid(Bases), typeid(Bases).name(),
+                          [](const void* p) -> const void* {
+                            return static_cast<const Bases*>(static_cast<const Derived*>(p));
+                          },
+                          // A static downcast compiles exactly when the base is not virtual.
+                          requires(const Bases* b) { static_cast<const Derived*>(b); }}...});
+  }
+
+  /// Validates and freezes. Throws Error(invalid_argument) when a declared type has two
+  /// handlers at the same distance through different bases (naming both).
+  Registry freeze(LookupStrategy strategy = LookupStrategy::memoized) &&;
+
+ private:
+  friend class Registry;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A frozen registry: immutable, shared by any number of threads; lookups take no lock (the
+/// memo is an insert-only table of atomic slots). Cheap to copy (shared state).
+class Registry {
+ public:
+  /// An empty registry: only the built-in types can be written.
+  Registry();
+
+  /// The handler for an object of dynamic type `type` at `obj` (the most-derived object), or
+  /// the default handler, or nullptr. When the handler belongs to an ancestor, `obj` is
+  /// converted to point at that base. `profiler` may be null.
+  const detail::ErasedHandler* find(const std::type_info& type, const void*& obj,
+                                    LookupProfiler* profiler) const;
+  /// As find(), but throws Error(no_handler) naming the type and the ancestors tried.
+  const detail::ErasedHandler& resolve(const std::type_info& type, const void*& obj,
+                                       LookupProfiler* profiler) const;
+  /// True when nothing is registered and there is no default handler.
+  bool empty() const noexcept;
+
+  LookupStrategy strategy() const noexcept;
+
+  struct State;
+
+ private:
+  friend class RegistryBuilder;
+  explicit Registry(std::shared_ptr<const State> state);
+  std::shared_ptr<const State> state_;
+};
+
+}  // namespace transit

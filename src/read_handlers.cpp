@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "transit/read_handlers.h"
+
+#include <array>
+#include <unordered_map>
+
+#include "transit/error.h"
+
+namespace transit {
+
+struct ReadHandlers::Impl {
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, ReadHandler, Hash, std::equal_to<>> by_tag;
+  std::array<bool, 256> chars{};
+  DefaultReadHandler fallback;
+  MapBuilder map_builder;
+  ArrayBuilder array_builder;
+};
+
+ReadHandlers::ReadHandlers() : impl_(std::make_unique<Impl>()) {}
+ReadHandlers::~ReadHandlers() = default;
+ReadHandlers::ReadHandlers(ReadHandlers&&) noexcept = default;
+ReadHandlers& ReadHandlers::operator=(ReadHandlers&&) noexcept = default;
+
+bool ReadHandlers::is_ground(std::string_view tag) noexcept {
+  for (std::string_view g : {"_", "s", "?", "i", "d", "b", "'", "array", "map"})
+    if (tag == g) return true;
+  return false;
+}
+
+ReadHandlers& ReadHandlers::add(std::string tag, ReadHandler handler) {
+  if (tag.empty()) detail::throw_error(Errc::invalid_argument, "a read handler needs a tag");
+  if (is_ground(tag))
+    detail::throw_error(Errc::invalid_argument,
+                        "the ground tag \"" + tag + "\" cannot have a custom read handler");
+  if (tag.size() == 1) impl_->chars[static_cast<unsigned char>(tag[0])] = true;
+  impl_->by_tag.insert_or_assign(std::move(tag), std::move(handler));
+  return *this;
+}
+
+ReadHandlers& ReadHandlers::set_default(DefaultReadHandler handler) {
+  impl_->fallback = std::move(handler);
+  return *this;
+}
+
+ReadHandlers& ReadHandlers::set_map_builder(MapBuilder builder) {
+  impl_->map_builder = std::move(builder);
+  return *this;
+}
+
+ReadHandlers& ReadHandlers::set_array_builder(ArrayBuilder builder) {
+  impl_->array_builder = std::move(builder);
+  return *this;
+}
+
+const ReadHandler* ReadHandlers::find(std::string_view tag) const noexcept {
+  if (impl_->by_tag.empty()) return nullptr;
+  auto it = impl_->by_tag.find(tag);
+  return it == impl_->by_tag.end() ? nullptr : &it->second;
+}
+
+bool ReadHandlers::has_char(char tag) const noexcept {
+  return impl_->chars[static_cast<unsigned char>(tag)];
+}
+
+const DefaultReadHandler* ReadHandlers::default_handler() const noexcept {
+  return impl_->fallback ? &impl_->fallback : nullptr;
+}
+
+const MapBuilder* ReadHandlers::map_builder() const noexcept {
+  return impl_->map_builder ? &impl_->map_builder : nullptr;
+}
+
+const ArrayBuilder* ReadHandlers::array_builder() const noexcept {
+  return impl_->array_builder ? &impl_->array_builder : nullptr;
+}
+
+}  // namespace transit
