@@ -4,6 +4,7 @@
 // allocation of what a length prefix merely claims).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
