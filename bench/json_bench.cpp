@@ -1,254 +1,219 @@
 // SPDX-License-Identifier: Apache-2.0
-// transit-cpp: JSON read and write benchmarks on the shared corpora, with RapidJSON floors.
+// transit-cpp: JSON read and write benchmarks, with RapidJSON's SAX parse, DOM parse (full
+// precision) and Writer as the floors, each run on the very text Transit reads or writes.
 
-#include <benchmark/benchmark.h>
+#include <malloc.h>
+
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <exception>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <memory>
-#include <optional>
+#include <cstring>
+#include <deque>
+#include <ostream>
+#include <span>
 #include <string>
-#include <string_view>
-#include <vector>
 
+#include "corpora.h"
 #include "transit/transit.h"
 
+namespace transit::bench {
 namespace {
 
 constexpr unsigned kParseFlags = rapidjson::kParseFullPrecisionFlag;
-constexpr const char* kCorpusFiles[] = {"twitter.json", "citm_catalog.json"};
-
-// One corpus in every form the benchmarks need, prepared and verified before anything is timed.
-struct Corpus {
-  std::string name;          // file stem: "twitter"
-  std::string text;          // the original JSON, which is also Transit JSON-Verbose
-  std::string transit_json;  // the same value written as Transit JSON
-  std::size_t transit_verbose_size = 0;
-  std::size_t rapidjson_out_size = 0;
-  rapidjson::Document dom;
-  transit::Value value;
-  std::size_t values = 0;  // nodes in the tree, map keys included
-};
 
 // Accepts every event and keeps nothing: the cost of tokenizing alone.
 struct NullHandler : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, NullHandler> {};
 
-[[noreturn]] void fail(const std::string& corpus, const std::string& what) {
-  std::fprintf(stderr, "transit-bench: %s: verification failed: %s\n", corpus.c_str(),
-               what.c_str());
-  std::exit(EXIT_FAILURE);
-}
+// One JSON text with the Document its Writer floor re-emits.
+struct JsonText {
+  const Corpus* corpus;
+  const std::string* text;
+  rapidjson::Document dom;
+  std::size_t writer_out_size = 0;
+};
 
-std::filesystem::path corpus_dir() {
-  const char* env = std::getenv("TRANSIT_CORPUS");
-  return (env != nullptr && *env != '\0') ? std::filesystem::path(env)
-                                          : std::filesystem::path(TRANSIT_DEFAULT_CORPUS);
-}
-
-std::optional<std::string> slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::size_t count_values(const transit::Value& v) {
-  std::size_t n = 1;
-  switch (v.kind()) {
-    case transit::Kind::array:
-    case transit::Kind::list:
-    case transit::Kind::set:
-      for (const transit::Value& item : v.items()) n += count_values(item);
-      break;
-    case transit::Kind::map:
-    case transit::Kind::link:
-      for (const transit::Entry& e : v.entries()) n += count_values(e.first) + count_values(e.second);
-      break;
-    case transit::Kind::tagged:
-      n += count_values(v.rep());
-      break;
-    default:
-      break;
-  }
-  return n;
-}
-
-std::size_t count_values(const rapidjson::Value& v) {
-  std::size_t n = 1;
-  if (v.IsArray()) {
-    for (const rapidjson::Value& item : v.GetArray()) n += count_values(item);
-  } else if (v.IsObject()) {
-    for (const auto& m : v.GetObject()) n += 1 + count_values(m.value);
-  }
-  return n;
-}
-
-std::string rapidjson_write(const rapidjson::Document& dom) {
-  rapidjson::StringBuffer out;
+void writer_emit(const rapidjson::Document& dom, rapidjson::StringBuffer& out) {
+  out.Clear();
   rapidjson::Writer<rapidjson::StringBuffer> writer(out);
   dom.Accept(writer);
-  return std::string(out.GetString(), out.GetSize());
 }
 
-// Loads a corpus and proves every benchmark below computes the right thing on it. Returns
-// nullptr (with a message) when the file is missing; exits when a check fails.
-std::unique_ptr<Corpus> prepare(const std::filesystem::path& path) {
-  std::optional<std::string> text = slurp(path);
-  if (!text) {
-    std::fprintf(stderr, "transit-bench: %s not found, skipping it (set TRANSIT_CORPUS)\n",
-                 path.c_str());
-    return nullptr;
-  }
-  auto c = std::make_unique<Corpus>();
-  c->name = path.stem().string();
-  c->text = std::move(*text);
-
-  // The floors: the DOM and SAX parses succeed, and the writer's output parses back equal.
-  c->dom.Parse<kParseFlags>(c->text.c_str(), c->text.size());
-  if (c->dom.HasParseError())
-    fail(c->name, std::string("RapidJSON DOM parse: ") +
-                      rapidjson::GetParseError_En(c->dom.GetParseError()) + " at byte " +
-                      std::to_string(c->dom.GetErrorOffset()));
-  {
-    rapidjson::Reader reader;
-    rapidjson::StringStream in(c->text.c_str());
-    NullHandler handler;
-    if (!reader.Parse<kParseFlags>(in, handler)) fail(c->name, "RapidJSON SAX parse failed");
-  }
-  const std::string rapid_out = rapidjson_write(c->dom);
-  c->rapidjson_out_size = rapid_out.size();
+// The floors' own checks: the text parses both ways, and the Writer's output parses back to
+// the same Document.
+const JsonText& prepare_text(const Corpus& c, const std::string& text) {
+  static std::deque<JsonText> texts;  // stable addresses for the registered benchmarks
+  JsonText& t = texts.emplace_back();
+  t.corpus = &c;
+  t.text = &text;
+  t.dom.Parse<kParseFlags>(text.c_str(), text.size());
+  if (t.dom.HasParseError())
+    fail(c.name, std::string("RapidJSON DOM parse: ") + rapidjson::GetParseError_En(t.dom.GetParseError()) +
+                     " at byte " + std::to_string(t.dom.GetErrorOffset()));
+  rapidjson::Reader reader;
+  rapidjson::StringStream in(text.c_str());
+  NullHandler handler;
+  if (!reader.Parse<kParseFlags>(in, handler)) fail(c.name, "RapidJSON SAX parse failed");
+  rapidjson::StringBuffer out;
+  writer_emit(t.dom, out);
+  t.writer_out_size = out.GetSize();
   rapidjson::Document reparsed;
-  reparsed.Parse<kParseFlags>(rapid_out.c_str(), rapid_out.size());
-  if (reparsed.HasParseError() || reparsed != c->dom)
-    fail(c->name, "RapidJSON Writer output does not parse back to the same document");
-
-  // Transit: the verbose read sees the same tree as the DOM, and both encodings round-trip.
-  try {
-    c->value = transit::read(c->text, transit::Encoding::json);
-    c->values = count_values(c->value);
-    if (const std::size_t dom_values = count_values(c->dom); c->values != dom_values)
-      fail(c->name, "transit::read found " + std::to_string(c->values) + " values, RapidJSON " +
-                        std::to_string(dom_values));
-    c->transit_json = transit::write(c->value, transit::Encoding::json);
-    if (!(transit::read(c->transit_json, transit::Encoding::json) == c->value))
-      fail(c->name, "read(write(v, json)) != v");
-    const std::string verbose = transit::write(c->value, transit::Encoding::json_verbose);
-    c->transit_verbose_size = verbose.size();
-    if (!(transit::read(verbose, transit::Encoding::json) == c->value))
-      fail(c->name, "read(write(v, json_verbose)) != v");
-  } catch (const std::exception& e) {
-    fail(c->name, e.what());
-  }
-
-  std::fprintf(stderr,
-               "transit-bench: %s: %zu values; %zu bytes JSON, %zu bytes Transit JSON, "
-               "%zu bytes Transit JSON-Verbose, %zu bytes RapidJSON Writer\n",
-               c->name.c_str(), c->values, c->text.size(), c->transit_json.size(),
-               c->transit_verbose_size, c->rapidjson_out_size);
-  return c;
+  reparsed.Parse<kParseFlags>(out.GetString(), out.GetSize());
+  if (reparsed.HasParseError() || reparsed != t.dom)
+    fail(c.name, "RapidJSON Writer output does not parse back to the same document");
+  return t;
 }
 
-// Bytes per second count the bytes each benchmark actually reads or writes, which differ by
-// encoding; the `values` rate is the same tree in every row, so it compares them directly.
-void report(benchmark::State& state, std::size_t bytes, std::size_t values) {
-  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
-  state.counters["values"] = benchmark::Counter(static_cast<double>(values),
-                                                benchmark::Counter::kIsIterationInvariantRate);
-}
-
-void floor_sax(benchmark::State& state, const Corpus& c) {
+void floor_sax(benchmark::State& state, const JsonText& t) {
   for (auto _ : state) {
     rapidjson::Reader reader;
-    rapidjson::StringStream in(c.text.c_str());
+    rapidjson::StringStream in(t.text->c_str());
     NullHandler handler;
     bool ok = static_cast<bool>(reader.Parse<kParseFlags>(in, handler));
     benchmark::DoNotOptimize(ok);
   }
-  report(state, c.text.size(), c.values);
+  report(state, t.text->size(), t.corpus->values);
 }
 
-void floor_dom(benchmark::State& state, const Corpus& c) {
+void floor_dom(benchmark::State& state, const JsonText& t) {
   for (auto _ : state) {
     rapidjson::Document doc;
-    doc.Parse<kParseFlags>(c.text.c_str(), c.text.size());
+    doc.Parse<kParseFlags>(t.text->c_str(), t.text->size());
     benchmark::DoNotOptimize(doc);
   }
-  report(state, c.text.size(), c.values);
+  report(state, t.text->size(), t.corpus->values);
 }
 
-void floor_write(benchmark::State& state, const Corpus& c) {
+void floor_write(benchmark::State& state, const JsonText& t) {
   // One buffer, cleared but never shrunk, so the floor pays for no allocation at all.
   rapidjson::StringBuffer out;
   for (auto _ : state) {
-    out.Clear();
-    rapidjson::Writer<rapidjson::StringBuffer> writer(out);
-    c.dom.Accept(writer);
+    writer_emit(t.dom, out);
     benchmark::DoNotOptimize(out.GetString());
   }
-  report(state, c.rapidjson_out_size, c.values);
+  report(state, t.writer_out_size, t.corpus->values);
 }
 
 void transit_read(benchmark::State& state, const Corpus& c, const std::string& input) {
+  if (!(read(input, Encoding::json) == c.value)) fail(c.name, "transit::read result differs");
   for (auto _ : state) {
-    transit::Value v = transit::read(input, transit::Encoding::json);
+    Value v = read(input, Encoding::json);
     benchmark::DoNotOptimize(v);
   }
   report(state, input.size(), c.values);
 }
 
-void transit_write(benchmark::State& state, const Corpus& c, transit::Encoding encoding,
-                   std::size_t out_size) {
+}  // namespace
+
+void transit_write(benchmark::State& state, const Corpus& c, Encoding encoding, bool float32,
+                   const std::string& expected) {
+  // As the floors do, one writer and one output buffer serve every iteration: the steady state
+  // of a process that writes many values.
+  std::string out;
+  StringSink sink(out);
+  WriteOptions options;
+  options.float32 = float32;
+  Writer writer(sink, encoding, options);
+  const auto once = [&] {
+    out.clear();
+    writer.write(c.value);
+    writer.flush();
+  };
+  once();
+  if (out != expected) fail(c.name, "Writer output differs from the verified text");
   for (auto _ : state) {
-    std::string out = transit::write(c.value, encoding);
+    once();
     benchmark::DoNotOptimize(out.data());
   }
-  report(state, out_size, c.values);
+  report(state, expected.size(), c.values);
 }
 
-void register_corpus(const Corpus& c) {
-  const auto add = [&](const std::string& group, auto&& fn) {
-    benchmark::RegisterBenchmark((group + "/" + c.name).c_str(), fn)
-        ->Unit(benchmark::kMicrosecond);
+void register_json_benchmarks(const Corpus& c) {
+  const JsonText& json = prepare_text(c, c.json);
+  const JsonText& verbose = prepare_text(c, c.verbose);
+  const auto add = [&](const std::string& group, auto fn) {
+    benchmark::RegisterBenchmark((group + "/" + c.name).c_str(), fn)->Unit(benchmark::kMicrosecond);
   };
-  add("Floor/RapidJsonSax", [&c](benchmark::State& s) { floor_sax(s, c); });
-  add("Floor/RapidJsonDom", [&c](benchmark::State& s) { floor_dom(s, c); });
-  add("Floor/RapidJsonWrite", [&c](benchmark::State& s) { floor_write(s, c); });
-  add("Read/TransitJson", [&c](benchmark::State& s) { transit_read(s, c, c.transit_json); });
-  add("Read/TransitVerbose", [&c](benchmark::State& s) { transit_read(s, c, c.text); });
+  add("Floor/RapidJsonSax", [&json](benchmark::State& s) { floor_sax(s, json); });
+  add("Floor/RapidJsonDom", [&json](benchmark::State& s) { floor_dom(s, json); });
+  add("Floor/RapidJsonWrite", [&json](benchmark::State& s) { floor_write(s, json); });
+  add("Read/TransitJson", [&c](benchmark::State& s) { transit_read(s, c, c.json); });
   add("Write/TransitJson", [&c](benchmark::State& s) {
-    transit_write(s, c, transit::Encoding::json, c.transit_json.size());
+    transit_write(s, c, Encoding::json, false, c.json);
   });
+  add("Floor/RapidJsonSaxVerbose", [&verbose](benchmark::State& s) { floor_sax(s, verbose); });
+  add("Floor/RapidJsonDomVerbose", [&verbose](benchmark::State& s) { floor_dom(s, verbose); });
+  add("Floor/RapidJsonWriteVerbose", [&verbose](benchmark::State& s) { floor_write(s, verbose); });
+  add("Read/TransitVerbose", [&c](benchmark::State& s) { transit_read(s, c, c.verbose); });
   add("Write/TransitVerbose", [&c](benchmark::State& s) {
-    transit_write(s, c, transit::Encoding::json_verbose, c.transit_verbose_size);
+    transit_write(s, c, Encoding::json_verbose, false, c.verbose);
   });
 }
+
+namespace {
+
+// Bytes malloc has handed out and not taken back, mmapped blocks included.
+long long heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return static_cast<long long>(m.uordblks + m.hblkhd);
+}
+
+// Hands out an in-memory text a few bytes at a time, as a pipe would.
+class ChunkSource final : public Source {
+ public:
+  explicit ChunkSource(std::string_view text) : text_(text) {}
+  std::size_t read(char* buffer, std::size_t size) override {
+    const std::size_t n = std::min({size, text_.size(), std::size_t{4096}});
+    std::memcpy(buffer, text_.data(), n);
+    text_.remove_prefix(n);
+    return n;
+  }
+
+ private:
+  std::string_view text_;
+};
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return EXIT_FAILURE;
-
-  const std::filesystem::path dir = corpus_dir();
-  std::vector<std::unique_ptr<Corpus>> corpora;
-  for (const char* file : kCorpusFiles)
-    if (auto c = prepare(dir / file)) corpora.push_back(std::move(c));
-  if (corpora.empty()) {
-    std::fprintf(stderr, "transit-bench: no corpus found in %s, nothing to run\n", dir.c_str());
-    return EXIT_SUCCESS;
+void print_memory_table(std::ostream& out, std::span<const std::unique_ptr<Corpus>> corpora) {
+  out << "heap bytes held by one document read from its JSON-Verbose text:\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "%-12s %16s %18s %8s\n", "corpus", "transit::Value",
+                "rapidjson::Document", "ratio");
+  out << line;
+  for (const auto& c : corpora) {
+    long long before = heap_in_use();
+    const Value v = read(c->verbose, Encoding::json);
+    const long long value_bytes = heap_in_use() - before;
+    before = heap_in_use();
+    rapidjson::Document dom;
+    dom.Parse<kParseFlags>(c->verbose.c_str(), c->verbose.size());
+    const long long dom_bytes = heap_in_use() - before;
+    std::snprintf(line, sizeof line, "%-12s %16lld %18lld %7.2fx\n", c->name.c_str(), value_bytes,
+                  dom_bytes, static_cast<double>(value_bytes) / static_cast<double>(dom_bytes));
+    out << line;
   }
-  for (const auto& c : corpora) register_corpus(*c);
 
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return EXIT_SUCCESS;
+  // A long stream of small values read through a Source: what is held must not grow with it.
+  constexpr std::size_t kSmall = 200'000, kEarly = 1'000;
+  std::string stream;
+  for (std::size_t i = 0; i < kSmall; ++i)
+    stream += write(Value::map({{kw("seq"), i}, {kw("name"), "value " + std::to_string(i)}}));
+  ChunkSource source(stream);
+  Reader reader(source, Encoding::json);
+  const long long start = heap_in_use();
+  long long early = 0;
+  std::size_t n = 0;
+  while (auto v = reader.next())
+    if (++n == kEarly) early = heap_in_use() - start;
+  if (n != kSmall) fail("stream", "read " + std::to_string(n) + " values, wrote " + std::to_string(kSmall));
+  out << "heap held while streaming " << kSmall << " small values from a Source: " << early
+      << " bytes after " << kEarly << ", " << heap_in_use() - start << " bytes after " << kSmall << "\n";
 }
+
+}  // namespace transit::bench

@@ -16,6 +16,11 @@ class Writer::Impl {
  public:
   virtual ~Impl() = default;
   virtual void write(const Value& v) = 0;
+  /// A top-level value written token by token from C++ objects: begin, tokens, end; or
+  /// abandon when writing it failed, dropping its bytes.
+  virtual detail::ObjectEncoder& begin_value() = 0;
+  virtual void end_value() = 0;
+  virtual void abandon_value() noexcept = 0;
   virtual void flush() = 0;
   Encoding encoding = Encoding::json;
 };

@@ -107,8 +107,7 @@ void Decoder::string(std::string_view raw) {
     if (cacheable) cache_.add(Value(tag), true);
     return start_tagged(tag);
   }
-  Value v = (raw[1] == '~' || raw[1] == '^' || raw[1] == '`') ? Value(raw.substr(1))
-                                                               : decode_scalar(raw[1], raw.substr(2));
+  Value v = decode_string(raw);
   if (cacheable) cache_.add(v, false);
   deliver(std::move(v));
 }
@@ -121,7 +120,63 @@ void Decoder::end_tagged(Frame& frame) {
   stack_.pop_back();
   Value tag = std::move(frame.tag);
   frames_.pop_back();
-  deliver(decode_tagged(tag.as_string(), std::move(rep)));
+  deliver(decode_tag(tag.as_string(), std::move(rep)));
+}
+
+namespace {
+
+// Runs a user's read handler or builder; what it throws becomes a transit::Error that the
+// reader places in the input.
+template <class F>
+Value call_user(std::string_view what, F&& f) {
+  try {
+    return f();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw_error(Errc::bad_rep, std::string(what) + " failed: " + e.what());
+  }
+}
+
+}  // namespace
+
+Value Decoder::decode_string(std::string_view raw) {
+  const char t = raw[1];
+  if (t == '~' || t == '^' || t == '`') return Value(raw.substr(1));
+  if (handlers_ && handlers_->has_char(t)) {
+    const ReadHandler& h = *handlers_->find(raw.substr(1, 1));
+    return call_user("read handler for ~" + std::string(1, t), [&] { return h(Value(raw.substr(2))); });
+  }
+  Value v = decode_scalar(t, raw.substr(2));
+  if (handlers_ && v.kind() == Kind::tagged)
+    if (const DefaultReadHandler* d = handlers_->default_handler())
+      return call_user("default read handler", [&] { return (*d)(v.tag(), v.rep()); });
+  return v;
+}
+
+Value Decoder::decode_tag(std::string_view tag, Value rep) {
+  if (handlers_)
+    if (const ReadHandler* h = handlers_->find(tag))
+      return call_user("read handler for ~#" + std::string(tag), [&] { return (*h)(rep); });
+  Value v = decode_tagged(tag, std::move(rep));
+  if (handlers_ && v.kind() == Kind::tagged)
+    if (const DefaultReadHandler* d = handlers_->default_handler())
+      return call_user("default read handler", [&] { return (*d)(v.tag(), v.rep()); });
+  return v;
+}
+
+// Builders make user containers; the rep of a tagged value stays a plain array or map, since
+// its tag's handler expects one.
+bool Decoder::parent_is_tagged() const noexcept {
+  if (frames_.size() < 2) return false;
+  const FrameKind parent = frames_[frames_.size() - 2].kind;
+  return parent == FrameKind::tagged_array || parent == FrameKind::tagged_object;
+}
+
+Value Decoder::build_map(std::span<Value> flat) {
+  if (const MapBuilder* b = handlers_ ? handlers_->map_builder() : nullptr; b && !parent_is_tagged())
+    return call_user("map builder", [&] { return (*b)(flat); });
+  return ValueAccess::make_map(Kind::map, flat);
 }
 
 void Decoder::array_end() {
@@ -131,13 +186,17 @@ void Decoder::array_end() {
   switch (f.kind) {
     case FrameKind::array_pending:
     case FrameKind::array:
-      v = ValueAccess::make_sequence(Kind::array, items);
+      if (const ArrayBuilder* b = handlers_ ? handlers_->array_builder() : nullptr;
+          b && !parent_is_tagged())
+        v = call_user("array builder", [&] { return (*b)(items); });
+      else
+        v = ValueAccess::make_sequence(Kind::array, items);
       break;
     case FrameKind::map_array:
       if (items.size() % 2 != 0)
         throw_error(Errc::odd_map, "\"^ \" map array has an odd number of keys and values (" +
                                        std::to_string(items.size()) + ")");
-      v = ValueAccess::make_map(Kind::map, items);
+      v = build_map(items);
       break;
     case FrameKind::tagged_array:
       return end_tagged(f);
@@ -156,7 +215,7 @@ void Decoder::map_end() {
     throw_error(Errc::syntax, "map ends inside an array");
   const std::span<Value> flat(stack_.data() + f.start, stack_.size() - f.start);
   if (flat.size() % 2 != 0) throw_error(Errc::odd_map, "map has a key without a value");
-  Value v = ValueAccess::make_map(Kind::map, flat);
+  Value v = build_map(flat);
   stack_.resize(f.start);
   frames_.pop_back();
   deliver(std::move(v));

@@ -17,7 +17,9 @@ namespace transit::detail {
 
 class Decoder {
  public:
-  explicit Decoder(const ReadOptions& options) : max_depth_(options.max_depth) {}
+  explicit Decoder(const ReadOptions& options)
+      : max_depth_(options.max_depth),
+        handlers_(options.handlers) {}
 
   /// Starts a new top-level value: empties the cache and any partial state.
   void reset() noexcept;
@@ -72,7 +74,13 @@ class Decoder {
   void end_tagged(Frame& frame);
   bool at_key_position() const noexcept;
 
+  Value decode_tag(std::string_view tag, Value rep);
+  Value decode_string(std::string_view raw);
+  bool parent_is_tagged() const noexcept;
+  Value build_map(std::span<Value> flat);
+
   std::size_t max_depth_;
+  const ReadHandlers* handlers_;
   std::vector<Frame> frames_;
   std::vector<Value> stack_;  // items of every open container, innermost last
   ReadCache cache_;

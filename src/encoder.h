@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Transit write rules, independent of the backend. `Out` is a backend emitter with
 //   null(), boolean(b), integer(i64), floating(d), string(sv),
-//   array_begin(n), array_end(), map_begin(n), map_end()
-// and, for a binary backend, uinteger(u64) (native unsigned 64-bit integers).
-// The encoder is a template over it so no backend call is virtual; it is instantiated once per
-// backend inside the library.
+//   array_begin(n), array_end(), map_begin(n), map_end(), next_root()
+// The encoder is a template over it, instantiated once per backend inside the library, so
+// writing a Value makes no virtual call. It also implements ObjectEncoder, the interface the
+// typed templates of write_handlers.h call: one virtual call per token of a C++ object graph.
 #pragma once
 
 #include <charconv>
@@ -14,17 +14,27 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
+#include "backend.h"
 #include "cache.h"
 #include "codec.h"
 #include "transit/error.h"
+#include "transit/registry.h"
 #include "transit/value.h"
+#include "transit/write_handlers.h"
 
 namespace transit::detail {
 
+/// Whether a one-character tag can be written as a `~X` string: `#`, `~`, `^` and backquote
+/// would read back as a tag, an escaped string or a cache code, so they keep ["~#t", rep].
+inline bool string_tag_char(char t) noexcept {
+  return t != '#' && t != '~' && t != '^' && t != '`';
+}
+
 /// Whether a value is written as a single string or scalar (its Transit tag is one character).
 /// Such values are quoted at top level, and a map whose keys are all like this is written as a
-/// map rather than a cmap.
+/// map rather than a cmap. User objects are decided by their handler (see Encoder).
 inline bool writes_as_scalar(const Value& v) noexcept {
   switch (v.kind()) {
     case Kind::array:
@@ -35,15 +45,20 @@ inline bool writes_as_scalar(const Value& v) noexcept {
     case Kind::object:
       return false;
     case Kind::tagged: {
-      // "~#x", "~~x", "~^x" and "~`x" would read back as a tag or an escaped string, so these
-      // one-character tags keep the ["~#t", rep] form.
       const std::string_view tag = v.tag();
-      return tag.size() == 1 && tag.find_first_of("#~^`") == std::string_view::npos &&
-             v.rep().kind() == Kind::string;
+      return tag.size() == 1 && string_tag_char(tag[0]) && v.rep().kind() == Kind::string;
     }
     default:
       return true;
   }
+}
+
+/// Handler tags whose representation is written as that ground type itself (the rep's own
+/// type decides its form), as transit-java does: nil, boolean, integer, double, string, array
+/// and map.
+inline bool is_direct_tag(std::string_view tag) noexcept {
+  return tag == "_" || tag == "?" || tag == "i" || tag == "d" || tag == "s" || tag == "array" ||
+         tag == "map";
 }
 
 // Largest integer JavaScript represents exactly; larger ones go as "~i" strings in JSON.
@@ -57,169 +72,132 @@ enum class Mode : std::uint8_t {
 };
 
 template <class Out>
-class Encoder {
+class Encoder final : public ObjectEncoder {
  public:
-  Encoder(Out& out, Mode mode)
-      : out_(out), verbose_(mode == Mode::verbose), msgpack_(mode == Mode::msgpack) {}
+  Encoder(Out& out, Mode mode, const Registry* registry = nullptr,
+          LookupProfiler* profiler = nullptr)
+      : out_(out),
+        verbose_(mode == Mode::verbose),
+        msgpack_(mode == Mode::msgpack),
+        registry_(registry),
+        profiler_(profiler) {}
 
   /// One top-level value, with a fresh cache.
   void write_top(const Value& v) {
-    cache_.reset();
-    if (writes_as_scalar(v))
-      write_tagged("'", v);
-    else
-      write(v, false);
+    const bool scalar = v.kind() == Kind::object ? object_is_scalar(v.object_type_info(), v.object_address())
+                                                  : writes_as_scalar(v);
+    top_begin(scalar);
+    write(v, false);
+    top_end(scalar);
   }
 
- private:
-  void write(const Value& v, bool as_key) {
-    switch (v.kind()) {
-      // MessagePack keys need not be strings: nil, booleans, numbers stay native there, as
-      // transit-java writes them.
-      case Kind::null:
-        return as_key && !msgpack_ ? emit_string("~_", true) : out_.null();
-      case Kind::boolean:
-        return as_key && !msgpack_ ? emit_string(v.as_bool() ? "~?t" : "~?f", true)
-                                   : out_.boolean(v.as_bool());
-      case Kind::integer: {
-        const std::int64_t i = v.as_int();
-        if (msgpack_ || (!as_key && i >= -kMaxJsonInt && i <= kMaxJsonInt)) return out_.integer(i);
-        char buf[24];
-        auto end = std::to_chars(buf, buf + sizeof buf, i).ptr;
-        return emit_prefixed('i', {buf, static_cast<std::size_t>(end - buf)}, as_key);
-      }
-      case Kind::big_integer:
-        if constexpr (requires(std::uint64_t u) { out_.uinteger(u); }) {
-          std::uint64_t u = 0;
-          const std::string_view digits = v.as_string();
-          // Exactly the big integers a uint 64 can hold and int64 cannot, so that reading the
-          // native uint 64 back gives a big integer again. Others keep their `~n`.
-          if (msgpack_ &&
-              std::from_chars(digits.data(), digits.data() + digits.size(), u).ec == std::errc() &&
-              u > static_cast<std::uint64_t>(INT64_MAX))
-            return out_.uinteger(u);
-        }
-        return emit_prefixed('n', v.as_string(), as_key);
-      case Kind::floating: {
-        const double d = v.as_double();
-        if (std::isnan(d)) return emit_prefixed('z', "NaN", as_key);
-        if (std::isinf(d)) return emit_prefixed('z', d > 0 ? "INF" : "-INF", as_key);
-        if (!as_key || msgpack_) return out_.floating(d);
-        start_scratch('d');
-        format_double_json(d, scratch_);
-        return emit_string(scratch_, as_key);
-      }
-      case Kind::big_decimal:
-        return emit_prefixed('f', v.as_string(), as_key);
-      case Kind::string: {
-        const std::string_view s = v.as_string();
-        // A leading ~, ^ or ` would be read as a tag, a cache code or a reserved prefix.
-        if (!s.empty() && (s[0] == '~' || s[0] == '^' || s[0] == '`'))
-          return emit_prefixed(s[0], s.substr(1), as_key);
-        return emit_string(s, as_key);
-      }
-      case Kind::bytes: {
-        // A `~b` base64 string in MessagePack too, not a msgpack bin: what transit-java
-        // writes and every Transit MessagePack reader understands.
-        start_scratch('b');
-        base64_encode(v.as_bytes(), scratch_);
-        return emit_string(scratch_, as_key);
-      }
-      case Kind::keyword:
-        return emit_prefixed(':', v.as_string(), as_key);
-      case Kind::symbol:
-        return emit_prefixed('$', v.as_string(), as_key);
-      case Kind::character: {
-        start_scratch('c');
-        append_utf8(v.as_char(), scratch_);
-        return emit_string(scratch_, as_key);
-      }
-      case Kind::instant: {
-        if (msgpack_ && !as_key) return write_tagged_ints('m', {v.as_instant()});
-        if (verbose_) {
-          start_scratch('t');
-          format_instant(v.as_instant(), scratch_);
-          return emit_string(scratch_, as_key);
-        }
-        char buf[24];
-        auto end = std::to_chars(buf, buf + sizeof buf, v.as_instant()).ptr;
-        return emit_prefixed('m', {buf, static_cast<std::size_t>(end - buf)}, as_key);
-      }
-      case Kind::uuid: {
-        if (msgpack_ && !as_key) {
-          const Uuid u = v.as_uuid();
-          return write_tagged_ints('u', {static_cast<std::int64_t>(u.hi),
-                                         static_cast<std::int64_t>(u.lo)});
-        }
-        start_scratch('u');
-        format_uuid(v.as_uuid(), scratch_);
-        return emit_string(scratch_, as_key);
-      }
-      case Kind::uri:
-        return emit_prefixed('r', v.as_string(), as_key);
-      case Kind::array:
-        return write_array(v);
-      case Kind::list:
-        return write_tagged("list", v, &Encoder::write_array);
-      case Kind::set:
-        return write_tagged("set", v, &Encoder::write_array);
-      case Kind::map:
-        return write_map(v);
-      case Kind::link:
-        return write_tagged("link", v, &Encoder::write_stringable_map);
-      case Kind::tagged:
-        if (writes_as_scalar(v)) return emit_prefixed(v.tag()[0], v.rep().as_string(), as_key);
-        return write_tagged(v.tag(), v.rep());
-      case Kind::object:
-        throw_error(Errc::no_handler, std::string("no write handler for C++ type ") +
-                                          v.object_type().name());
+  // ---- ObjectEncoder -----------------------------------------------------------------------------
+
+  void null(bool as_key) override {
+    as_key && !msgpack_ ? emit_string("~_", true) : out_.null();
+  }
+  void boolean(bool b, bool as_key) override {
+    as_key && !msgpack_ ? emit_string(b ? "~?t" : "~?f", true) : out_.boolean(b);
+  }
+  void integer(std::int64_t i, bool as_key) override {
+    if (msgpack_ || (!as_key && i >= -kMaxJsonInt && i <= kMaxJsonInt)) return out_.integer(i);
+    char buf[24];
+    auto end = std::to_chars(buf, buf + sizeof buf, i).ptr;
+    emit_prefixed('i', {buf, static_cast<std::size_t>(end - buf)}, as_key);
+  }
+  void uinteger(std::uint64_t u, bool as_key) override {
+    if (u <= static_cast<std::uint64_t>(INT64_MAX)) return integer(static_cast<std::int64_t>(u), as_key);
+    // A big integer in every encoding, as the reference implementations write it: transit-java
+    // cannot read a MessagePack uint 64 above INT64_MAX.
+    char buf[24];
+    auto end = std::to_chars(buf, buf + sizeof buf, u).ptr;
+    emit_prefixed('n', {buf, static_cast<std::size_t>(end - buf)}, as_key);
+  }
+  void floating(double d, bool as_key) override {
+    if (std::isnan(d)) return emit_prefixed('z', "NaN", as_key);
+    if (std::isinf(d)) return emit_prefixed('z', d > 0 ? "INF" : "-INF", as_key);
+    if (!as_key || msgpack_) return out_.floating(d);
+    start_scratch('d');
+    format_double_json(d, scratch_);
+    emit_string(scratch_, as_key);
+  }
+  void string(std::string_view s, bool as_key) override {
+    // A leading ~, ^ or ` would be read as a tag, a cache code or a reserved prefix.
+    if (!s.empty() && (s[0] == '~' || s[0] == '^' || s[0] == '`'))
+      return emit_prefixed(s[0], s.substr(1), as_key);
+    emit_string(s, as_key);
+  }
+  void keyword(std::string_view name, bool as_key) override { emit_prefixed(':', name, as_key); }
+  void symbol(std::string_view name, bool as_key) override { emit_prefixed('$', name, as_key); }
+  void instant(std::int64_t ms, bool as_key) override {
+    if (msgpack_ && !as_key) return write_tagged_ints('m', {ms});
+    if (verbose_) {
+      start_scratch('t');
+      format_instant(ms, scratch_);
+      return emit_string(scratch_, as_key);
     }
+    char buf[24];
+    auto end = std::to_chars(buf, buf + sizeof buf, ms).ptr;
+    emit_prefixed('m', {buf, static_cast<std::size_t>(end - buf)}, as_key);
+  }
+  void bytes(std::span<const std::byte> data, bool as_key) override {
+    // A `~b` base64 string in MessagePack too, not a msgpack bin: what transit-java writes and
+    // every Transit MessagePack reader understands.
+    start_scratch('b');
+    base64_encode(data, scratch_);
+    emit_string(scratch_, as_key);
+  }
+  void value(const Value& v, bool as_key) override { write(v, as_key); }
+
+  void object(const std::type_info& type, const void* obj, bool as_key) override {
+    const ErasedHandler& h = handler_for(type, obj);
+    const std::string tag = h.tag_of ? h.tag_of(obj) : h.tag;
+    if (is_direct_tag(tag)) return h.write_rep(obj, *this, as_key);
+    if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep)
+      return emit_prefixed(tag[0], h.string_rep(obj), as_key);
+    tagged_begin(tag);
+    (verbose_ && h.write_verbose_rep ? h.write_verbose_rep : h.write_rep)(obj, *this, false);
+    tagged_end();
   }
 
-  void write_array(const Value& v) {
-    const auto items = v.items();
-    out_.array_begin(items.size());
-    for (const Value& item : items) write(item, false);
-    out_.array_end();
+  bool object_is_scalar(const std::type_info& type, const void* obj) override {
+    const ErasedHandler& h = handler_for(type, obj);
+    const std::string tag = h.tag_of ? h.tag_of(obj) : h.tag;
+    if (tag == "array" || tag == "map") return false;
+    return tag.size() == 1 && (is_direct_tag(tag) || (string_tag_char(tag[0]) && h.string_rep));
   }
 
-  void write_map(const Value& v) {
-    for (const auto& entry : v.entries())
-      if (!writes_as_scalar(entry.first)) return write_tagged("cmap", v, &Encoder::write_cmap_rep);
-    write_stringable_map(v);
-  }
+  void array_begin(std::size_t n) override { out_.array_begin(n); }
+  void array_end() override { out_.array_end(); }
 
-  void write_stringable_map(const Value& v) {
-    const auto entries = v.entries();
-    const bool native = verbose_ || msgpack_;
-    if (native) {
-      out_.map_begin(entries.size());
+  void map_begin(std::size_t n, bool scalar_keys) override {
+    map_forms_.push_back(scalar_keys);
+    if (!scalar_keys) {
+      // A cmap: ["~#cmap", [k, v, ...]] with the keys written as ordinary values.
+      tagged_begin("cmap");
+      out_.array_begin(2 * n);
+    } else if (verbose_ || msgpack_) {
+      out_.map_begin(n);
     } else {
-      out_.array_begin(2 * entries.size() + 1);
+      out_.array_begin(2 * n + 1);
       out_.string("^ ");
     }
-    for (const auto& [key, value] : entries) {
-      write(key, true);
-      write(value, false);
-    }
-    native ? out_.map_end() : out_.array_end();
   }
-
-  // A cmap's rep is an array of keys and values, the keys written as ordinary values.
-  void write_cmap_rep(const Value& v) {
-    const auto entries = v.entries();
-    out_.array_begin(2 * entries.size());
-    for (const auto& [key, value] : entries) {
-      write(key, false);
-      write(value, false);
+  void map_end() override {
+    const bool scalar_keys = map_forms_.back();
+    map_forms_.pop_back();
+    if (!scalar_keys) {
+      out_.array_end();
+      tagged_end();
+    } else if (verbose_ || msgpack_) {
+      out_.map_end();
+    } else {
+      out_.array_end();
     }
-    out_.array_end();
   }
-
-  using RepWriter = void (Encoder::*)(const Value&);
 
   /// `["~#tag", rep]` (cached tag) or `{"~#tag": rep}` in verbose mode.
-  void write_tagged(std::string_view tag, const Value& rep, RepWriter write_rep = nullptr) {
+  void tagged_begin(std::string_view tag) override {
     scratch_.assign("~#").append(tag);
     if (verbose_) {
       out_.map_begin(1);
@@ -228,11 +206,116 @@ class Encoder {
       out_.array_begin(2);
       emit_string(scratch_, false);
     }
-    if (write_rep)
-      (this->*write_rep)(rep);
-    else
-      write(rep, false);
-    verbose_ ? out_.map_end() : out_.array_end();
+  }
+  void tagged_end() override { verbose_ ? out_.map_end() : out_.array_end(); }
+
+  void top_begin(bool scalar) override {
+    out_.next_root();
+    cache_.reset();
+    map_forms_.clear();
+    if (scalar) tagged_begin("'");
+  }
+  void top_end(bool scalar) override {
+    if (scalar) tagged_end();
+  }
+
+ private:
+  const ErasedHandler& handler_for(const std::type_info& type, const void*& obj) {
+    if (!registry_)
+      throw_error(Errc::no_handler, "no write handler for C++ type " + std::string(type.name()) +
+                                        ": the writer has no registry (WriteOptions::registry)");
+    return registry_->resolve(type, obj, profiler_);
+  }
+
+  void write(const Value& v, bool as_key) {
+    switch (v.kind()) {
+      case Kind::null:
+        return null(as_key);
+      case Kind::boolean:
+        return boolean(v.as_bool(), as_key);
+      case Kind::integer:
+        return integer(v.as_int(), as_key);
+      case Kind::big_integer:
+        return emit_prefixed('n', v.as_string(), as_key);
+      case Kind::floating:
+        return floating(v.as_double(), as_key);
+      case Kind::big_decimal:
+        return emit_prefixed('f', v.as_string(), as_key);
+      case Kind::string:
+        return string(v.as_string(), as_key);
+      case Kind::bytes:
+        return bytes(v.as_bytes(), as_key);
+      case Kind::keyword:
+        return keyword(v.as_string(), as_key);
+      case Kind::symbol:
+        return symbol(v.as_string(), as_key);
+      case Kind::character: {
+        start_scratch('c');
+        append_utf8(v.as_char(), scratch_);
+        return emit_string(scratch_, as_key);
+      }
+      case Kind::instant:
+        return instant(v.as_instant(), as_key);
+      case Kind::uuid: {
+        const Uuid u = v.as_uuid();
+        if (msgpack_ && !as_key)
+          return write_tagged_ints('u', {static_cast<std::int64_t>(u.hi), static_cast<std::int64_t>(u.lo)});
+        start_scratch('u');
+        format_uuid(u, scratch_);
+        return emit_string(scratch_, as_key);
+      }
+      case Kind::uri:
+        return emit_prefixed('r', v.as_string(), as_key);
+      case Kind::array:
+        return write_items(v);
+      case Kind::list:
+        tagged_begin("list");
+        write_items(v);
+        return tagged_end();
+      case Kind::set:
+        tagged_begin("set");
+        write_items(v);
+        return tagged_end();
+      case Kind::map:
+        return write_map(v);
+      case Kind::link:
+        tagged_begin("link");
+        write_map(v);
+        return tagged_end();
+      case Kind::tagged:
+        if (writes_as_scalar(v)) return emit_prefixed(v.tag()[0], v.rep().as_string(), as_key);
+        tagged_begin(v.tag());
+        write(v.rep(), false);
+        return tagged_end();
+      case Kind::object:
+        return object(v.object_type_info(), v.object_address(), as_key);
+    }
+  }
+
+  void write_items(const Value& v) {
+    const auto items = v.items();
+    out_.array_begin(items.size());
+    for (const Value& item : items) write(item, false);
+    out_.array_end();
+  }
+
+  void write_map(const Value& v) {
+    const auto entries = v.entries();
+    bool scalar_keys = true;
+    for (const auto& entry : entries) {
+      const Value& k = entry.first;
+      if (k.kind() == Kind::object ? !object_is_scalar(k.object_type_info(), k.object_address())
+                                   : !writes_as_scalar(k)) {
+        scalar_keys = false;
+        break;
+      }
+    }
+    map_begin(entries.size(), scalar_keys);
+    for (const auto& [key, value] : entries) {
+      write(key, scalar_keys);
+      write(value, false);
+    }
+    map_end();
   }
 
   /// MessagePack's tagged forms of dates and UUIDs: `["~#m", ms]`, `["~#u", [hi, lo]]`.
@@ -272,8 +355,43 @@ class Encoder {
   Out& out_;
   bool verbose_;
   bool msgpack_;
+  const Registry* registry_;
+  LookupProfiler* profiler_;
   WriteCache cache_;
-  std::string scratch_;  // "~X" + text for the string being written; reused, so no allocation
+  std::string scratch_;          // "~X" + text for the string being written; reused
+  std::vector<bool> map_forms_;  // per open map: keys are scalars (else it is a cmap)
+};
+
+/// A Writer::Impl for any backend: `Buffer` collects bytes and spills them to the sink,
+/// `Emitter` turns encoder events into the backend's bytes.
+template <class Buffer, class Emitter>
+class BackendWriter final : public Writer::Impl {
+ public:
+  template <class... EmitterArgs>
+  BackendWriter(Sink& sink, Mode mode, const WriteOptions& options, EmitterArgs&&... args)
+      : out_(sink, options.buffer_size),
+        emitter_(out_, std::forward<EmitterArgs>(args)...),
+        encoder_(emitter_, mode, options.registry, options.profiler) {}
+
+  void write(const Value& v) override {
+    begin_value();
+    encoder_.write_top(v);
+    end_value();
+  }
+  ObjectEncoder& begin_value() override {
+    out_.mark();
+    return encoder_;
+  }
+  void end_value() override {
+    if (out_.buffered() >= out_.capacity() / 2) out_.spill();
+  }
+  void abandon_value() noexcept override { out_.rollback(); }
+  void flush() override { out_.flush_sink(); }
+
+ private:
+  Buffer out_;
+  Emitter emitter_;
+  Encoder<Emitter> encoder_;
 };
 
 }  // namespace transit::detail

@@ -26,14 +26,25 @@ Writer::~Writer() {
   }
 }
 
-void Writer::write(const Value& v) { impl_->write(v); }
+void Writer::write(const Value& v) {
+  try {
+    impl_->write(v);
+  } catch (...) {
+    impl_->abandon_value();
+    throw;
+  }
+}
+
+detail::ObjectEncoder& Writer::begin_value() { return impl_->begin_value(); }
+void Writer::end_value() { impl_->end_value(); }
+void Writer::abandon_value() noexcept { impl_->abandon_value(); }
 void Writer::flush() { impl_->flush(); }
 Encoding Writer::encoding() const noexcept { return impl_->encoding; }
 
-std::string write(const Value& v, Encoding encoding) {
+std::string write(const Value& v, Encoding encoding, const WriteOptions& options) {
   std::string out;
   StringSink sink(out);
-  Writer writer(sink, encoding);
+  Writer writer(sink, encoding, options);
   writer.write(v);
   writer.flush();
   return out;

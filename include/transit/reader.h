@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "transit/encoding.h"
+#include "transit/read_handlers.h"
 #include "transit/value.h"
 
 namespace transit {
@@ -21,6 +22,9 @@ struct ReadOptions {
   std::size_t max_depth = 512;
   /// Bytes read from a Source at a time.
   std::size_t chunk_size = 64 * 1024;
+  /// Read handlers for user tags, a default handler, map and array builders. Null: tags this
+  /// library does not know are read as tagged values. Must outlive the reader.
+  const ReadHandlers* handlers = nullptr;
 };
 
 /// Where a streaming Reader gets its bytes. `read` returns the bytes available now (at least

@@ -26,10 +26,11 @@ struct ErasedHandler {
   /// The tag, or empty when `tag_of` decides per object.
   std::string tag;
   std::function<std::string(const void*)> tag_of;
-  /// Writes the representation through the writer, so nested user types resolve too.
-  std::function<void(const void*, ObjectEncoder&)> write_rep;
+  /// Writes the representation through the writer, so nested user types resolve too. The
+  /// flag says the object is a map key (only for handlers of scalar types).
+  std::function<void(const void*, ObjectEncoder&, bool)> write_rep;
   /// The representation in JSON-Verbose, when it differs.
-  std::function<void(const void*, ObjectEncoder&)> write_verbose_rep;
+  std::function<void(const void*, ObjectEncoder&, bool)> write_verbose_rep;
   /// The string form, for map keys and one-character tags; empty when the type has none.
   std::function<std::string(const void*)> string_rep;
   /// The type the handler was registered for.

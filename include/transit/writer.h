@@ -6,8 +6,10 @@
 #include <string>
 
 #include "transit/encoding.h"
+#include "transit/registry.h"
 #include "transit/sink.h"
 #include "transit/value.h"
+#include "transit/write_handlers.h"
 
 namespace transit {
 
@@ -19,6 +21,11 @@ struct WriteOptions {
   /// to float and back gives the same double, so nothing is lost; others stay float 64. Off by
   /// default: float 64 always, as the other Transit implementations write. Ignored by JSON.
   bool float32 = false;
+  /// Handlers for user types (Value::object and C++ objects written directly). Null: only the
+  /// built-in types can be written. Must outlive the writer.
+  const Registry* registry = nullptr;
+  /// Collects handler-lookup statistics when set (see LookupProfiler). Must outlive the writer.
+  LookupProfiler* profiler = nullptr;
 };
 
 /// Writes top-level values, one after another, to a sink. Each `write` is one complete Transit
@@ -33,8 +40,25 @@ class Writer {
   Writer& operator=(const Writer&) = delete;
 
   /// Writes one top-level value. Scalars are wrapped in the quote tag (`["~#'", v]`).
-  /// Throws Error(no_handler) for a user object with no handler, Error(io) from the sink.
+  /// Throws Error(no_handler) for a user object with no handler, Error(io) from the sink; a
+  /// value that fails leaves nothing of itself in the output.
   void write(const Value& v);
+  /// Writes a C++ value directly, with no intermediate Value: bool, integers, floating point,
+  /// strings, std containers (sequences as arrays, std::list as lists, sets, maps or cmaps),
+  /// optional, variant, pair, tuple, system_clock time points, byte spans, pointers (null is
+  /// nil; a polymorphic pointee is written by its dynamic type), Value, and user types
+  /// through WriteOptions::registry.
+  template <class T>
+  void write(const T& v) {
+    detail::ObjectEncoder& e = begin_value();
+    try {
+      detail::write_top(e, v);
+    } catch (...) {
+      abandon_value();
+      throw;
+    }
+    end_value();
+  }
   /// Hands every buffered byte to the sink and flushes it; throws Error(io) on failure.
   void flush();
 
@@ -43,10 +67,25 @@ class Writer {
   class Impl;
 
  private:
+  detail::ObjectEncoder& begin_value();
+  void end_value();
+  void abandon_value() noexcept;
+
   std::unique_ptr<Impl> impl_;
 };
 
 /// One value as a complete Transit text (or MessagePack bytes) in `encoding`.
-std::string write(const Value& v, Encoding encoding = Encoding::json);
+std::string write(const Value& v, Encoding encoding = Encoding::json,
+                  const WriteOptions& options = {});
+/// One C++ value, written directly (see Writer::write), as a complete Transit text.
+template <class T>
+std::string write(const T& v, Encoding encoding = Encoding::json, const WriteOptions& options = {}) {
+  std::string out;
+  StringSink sink(out);
+  Writer writer(sink, encoding, options);
+  writer.write(v);
+  writer.flush();
+  return out;
+}
 
 }  // namespace transit

@@ -13,49 +13,10 @@
 
 #include "backend.h"
 #include "encoder.h"
+#include "out_buffer.h"
 
 namespace transit::detail {
 namespace {
-
-/// The packer's stream: a flat buffer that spills to the sink when full. `write` is inline and
-/// not virtual, so packing a value costs a bounds check and a memcpy; the sink sees large
-/// chunks.
-class MsgpackOut {
- public:
-  MsgpackOut(Sink& sink, std::size_t capacity)
-      : sink_(sink), buf_(std::max<std::size_t>(capacity, 256)), cur_(buf_.data()) {}
-
-  void write(const char* data, std::size_t size) {
-    if (static_cast<std::size_t>(buf_.data() + buf_.size() - cur_) < size) make_room(size);
-    std::memcpy(cur_, data, size);
-    cur_ += size;
-  }
-
-  void spill() {
-    const std::size_t used = buffered();
-    if (used != 0) sink_.write(buf_.data(), used);
-    cur_ = buf_.data();
-  }
-  void flush_sink() {
-    spill();
-    sink_.flush();
-  }
-  std::size_t buffered() const noexcept { return static_cast<std::size_t>(cur_ - buf_.data()); }
-  std::size_t capacity() const noexcept { return buf_.size(); }
-
- private:
-  void make_room(std::size_t n) {
-    spill();
-    if (buf_.size() < n) {
-      buf_.resize(n);
-      cur_ = buf_.data();
-    }
-  }
-
-  Sink& sink_;
-  std::vector<char> buf_;
-  char* cur_;
-};
 
 /// Whether `d` survives the trip through float unchanged. NaN counts (Transit has one NaN);
 /// out-of-range values are checked before the cast, which would be undefined for them.
@@ -68,12 +29,13 @@ bool fits_float32(double d) noexcept {
 /// The encoder's backend for MessagePack: each call packs one item in its smallest encoding.
 class MsgpackEmitter {
  public:
-  MsgpackEmitter(MsgpackOut& out, bool float32) : out_(out), packer_(out), float32_(float32) {}
+  MsgpackEmitter(OutBuffer& out, bool float32) : out_(out), packer_(out), float32_(float32) {}
+
+  void next_root() noexcept {}  // MessagePack values need no separator or reset
 
   void null() { packer_.pack_nil(); }
   void boolean(bool b) { b ? packer_.pack_true() : packer_.pack_false(); }
   void integer(std::int64_t i) { packer_.pack_int64(i); }
-  void uinteger(std::uint64_t u) { packer_.pack_uint64(u); }
   // Not packer::pack_double/pack_float: since msgpack-cxx 4.1.2 (msgpack-c PR #1018) they pack
   // a whole-number double as an integer, and Transit tells 2.0 from 2.
   void floating(double d) {
@@ -109,34 +71,16 @@ class MsgpackEmitter {
     return static_cast<std::uint32_t>(n);
   }
 
-  MsgpackOut& out_;
-  msgpack::packer<MsgpackOut> packer_;
+  OutBuffer& out_;
+  msgpack::packer<OutBuffer> packer_;
   bool float32_;
-};
-
-class MsgpackWriter final : public Writer::Impl {
- public:
-  MsgpackWriter(Sink& sink, const WriteOptions& options)
-      : out_(sink, options.buffer_size),
-        emitter_(out_, options.float32),
-        encoder_(emitter_, Mode::msgpack) {}
-
-  void write(const Value& v) override {
-    encoder_.write_top(v);
-    if (out_.buffered() >= out_.capacity() / 2) out_.spill();
-  }
-  void flush() override { out_.flush_sink(); }
-
- private:
-  MsgpackOut out_;
-  MsgpackEmitter emitter_;
-  Encoder<MsgpackEmitter> encoder_;
 };
 
 }  // namespace
 
 std::unique_ptr<Writer::Impl> make_msgpack_writer(Sink& sink, const WriteOptions& options) {
-  return std::make_unique<MsgpackWriter>(sink, options);
+  return std::make_unique<BackendWriter<OutBuffer, MsgpackEmitter>>(sink, Mode::msgpack, options,
+                                                               options.float32);
 }
 
 }  // namespace transit::detail

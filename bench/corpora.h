@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-bench's corpora: the shared JSON files and deterministic generated sets, each
+// prepared in every encoding and verified to round-trip before anything is timed.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <iosfwd>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "transit/encoding.h"
+#include "transit/value.h"
+
+namespace transit::bench {
+
+/// One corpus in every form the benchmarks need.
+struct Corpus {
+  std::string name;          ///< "twitter", "geojson" ...
+  Value value;               ///< the whole corpus as one value
+  std::size_t values = 0;    ///< nodes in the tree, map keys included: the unit of ns/value
+  std::string json;          ///< Transit JSON
+  std::string verbose;       ///< Transit JSON-Verbose
+  std::string msgpack;       ///< Transit MessagePack
+  std::string float32;       ///< Transit MessagePack with WriteOptions::float32
+  std::string plain_json;    ///< what an application would write without Transit
+};
+
+/// Deterministic generators (fixed seed, fixed size; 0.5 to 2 MB of JSON each).
+/// `{:ids [...], :translations {:can {:be {:nested "value"}}}}` maps with keyword keys, as in
+/// the handler-lookup workload.
+Value generate_keyword_maps();
+/// A GeoJSON FeatureCollection of polygons: mostly lon/lat doubles.
+Value generate_geojson();
+/// Records of keywords, symbols, UUIDs, instants, big integers and decimals, sets, lists,
+/// URIs, characters, tagged values and composite-key maps.
+Value generate_extensions();
+/// Records with binary payloads of 16 bytes to 4 KiB.
+Value generate_bytes();
+
+/// The generated corpora, then twitter.json and citm_catalog.json from the corpus folder
+/// (environment TRANSIT_CORPUS, else ../shared/corpus; a missing file is reported and
+/// skipped). Each one's encodings are checked to read back equal; a failure exits.
+std::vector<std::unique_ptr<Corpus>> load_corpora();
+
+/// Reports a check that failed before timing and exits.
+[[noreturn]] void fail(const std::string& corpus, const std::string& what);
+
+/// Nodes in a tree, map keys included.
+std::size_t count_values(const Value& v);
+
+/// Sets the bytes/s, items/s (values) and per_value (time per value) counters of a finished benchmark.
+void report(benchmark::State& state, std::size_t bytes, std::size_t values);
+
+/// The Transit write benchmark for any encoding: checks that the writer's output is
+/// `expected` (a text verified to read back equal), then times writing c.value with one
+/// writer and one output buffer reused across iterations.
+void transit_write(benchmark::State& state, const Corpus& c, Encoding encoding, bool float32,
+                   const std::string& expected);
+
+/// Registers the JSON and MessagePack suites for one corpus, verifying the floors' results.
+void register_json_benchmarks(const Corpus& c);
+void register_msgpack_benchmarks(const Corpus& c);
+
+/// Prints the heap bytes a document read into a Value holds beside RapidJSON's Document of the
+/// same text, and what a long stream of small values holds as it is read.
+void print_memory_table(std::ostream& out, std::span<const std::unique_ptr<Corpus>> corpora);
+
+}  // namespace transit::bench

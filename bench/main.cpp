@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-bench: prepares and verifies every corpus, prints the size and memory tables, then
+// runs the suites. `--sizes` prints the tables to stdout and stops there.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <span>
+#include <vector>
+
+#include "corpora.h"
+#include "sizes.h"
+
+int main(int argc, char** argv) {
+  using namespace transit::bench;
+  bool sizes_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--sizes") == 0) {
+      sizes_only = true;
+      std::copy(argv + i + 1, argv + argc, argv + i);
+      --argc;
+      break;
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return EXIT_FAILURE;
+
+  const std::vector<std::unique_ptr<Corpus>> corpora = load_corpora();
+  std::vector<transit::cli::SizeRow> rows;
+  for (const auto& c : corpora)
+    rows.push_back({c->name, transit::cli::measure_sizes(std::span(&c->value, 1))});
+  // Tables go to stderr in a benchmark run so that --benchmark_format=json output stays clean.
+  std::ostream& out = sizes_only ? std::cout : std::cerr;
+  transit::cli::print_size_table(out, rows);
+  out << "\n";
+  print_memory_table(out, corpora);
+  out << "\n";
+  if (sizes_only) return EXIT_SUCCESS;
+
+  for (const auto& c : corpora) {
+    register_json_benchmarks(*c);
+    register_msgpack_benchmarks(*c);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return EXIT_SUCCESS;
+}

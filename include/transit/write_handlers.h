@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-cpp: writing C++ values directly, and write handlers for user types.
+//
+// Standard types are written by the templates here, resolved at compile time. User types go
+// through a Registry at run time: exact type first, then declared ancestors, memoized. A type
+// that is neither, and is not a class type (so no registry could hold it), is a compile-time
+// error.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <forward_list>
+#include <list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "transit/registry.h"
+#include "transit/value.h"
+
+namespace transit {
+
+/// Views that tell the typed writer how to write something it would otherwise write another
+/// way: `as_keyword("a")` is the keyword :a, `as_map(pairs)` writes any range of pairs as a
+/// map, `as_list(r)` and `as_set(r)` write any range as a list or a set. They hold references:
+/// use them within the expression that writes (e.g. as a handler's rep).
+struct KeywordView {
+  std::string_view name;
+};
+struct SymbolView {
+  std::string_view name;
+};
+template <class Range>
+struct MapView {
+  const Range& range;
+};
+template <class Range>
+struct ListView {
+  const Range& range;
+};
+template <class Range>
+struct SetView {
+  const Range& range;
+};
+inline KeywordView as_keyword(std::string_view name) noexcept { return {name}; }
+inline SymbolView as_symbol(std::string_view name) noexcept { return {name}; }
+template <class Range>
+MapView<Range> as_map(const Range& r) noexcept {
+  return {r};
+}
+template <class Range>
+ListView<Range> as_list(const Range& r) noexcept {
+  return {r};
+}
+template <class Range>
+SetView<Range> as_set(const Range& r) noexcept {
+  return {r};
+}
+
+namespace detail {
+
+/// The writer's core as the typed templates see it: one call per token, compiled inside the
+/// library once per backend. `as_key` marks a key of a map whose keys are all scalars.
+class ObjectEncoder {
+ public:
+  virtual void null(bool as_key) = 0;
+  virtual void boolean(bool b, bool as_key) = 0;
+  virtual void integer(std::int64_t i, bool as_key) = 0;
+  /// Values above INT64_MAX are big integers.
+  virtual void uinteger(std::uint64_t u, bool as_key) = 0;
+  virtual void floating(double d, bool as_key) = 0;
+  virtual void string(std::string_view s, bool as_key) = 0;
+  virtual void keyword(std::string_view name, bool as_key) = 0;
+  virtual void symbol(std::string_view name, bool as_key) = 0;
+  virtual void instant(std::int64_t ms, bool as_key) = 0;
+  virtual void bytes(std::span<const std::byte> data, bool as_key) = 0;
+  virtual void value(const Value& v, bool as_key) = 0;
+  /// A user object, resolved through the registry by its C++ type.
+  virtual void object(const std::type_info& type, const void* obj, bool as_key) = 0;
+  /// Whether a user object is written as a scalar (its handler's tag has one character).
+  virtual bool object_is_scalar(const std::type_info& type, const void* obj) = 0;
+  virtual void array_begin(std::size_t n) = 0;
+  virtual void array_end() = 0;
+  /// A map of `n` entries; `scalar_keys` says whether every key is written as a scalar (else
+  /// the map is written as a cmap and its keys as ordinary values).
+  virtual void map_begin(std::size_t n, bool scalar_keys) = 0;
+  virtual void map_end() = 0;
+  /// `["~#tag", rep]`: the rep is written between begin and end.
+  virtual void tagged_begin(std::string_view tag) = 0;
+  virtual void tagged_end() = 0;
+  /// A top-level value; scalars are quoted.
+  virtual void top_begin(bool scalar) = 0;
+  virtual void top_end(bool scalar) = 0;
+
+ protected:
+  ~ObjectEncoder() = default;
+};
+
+template <class T>
+using plain_t = std::remove_cvref_t<T>;
+
+template <class T, template <class...> class Of>
+inline constexpr bool is_specialization_v = false;
+template <template <class...> class Of, class... A>
+inline constexpr bool is_specialization_v<Of<A...>, Of> = true;
+
+template <class T>
+inline constexpr bool is_std_array_v = false;
+template <class U, std::size_t N>
+inline constexpr bool is_std_array_v<std::array<U, N>> = true;
+
+template <class T>
+inline constexpr bool is_time_point_v = false;
+template <class D>
+inline constexpr bool is_time_point_v<std::chrono::time_point<std::chrono::system_clock, D>> = true;
+
+template <class T>
+concept StringLike = std::is_convertible_v<const T&, std::string_view> && !std::is_same_v<T, Value>;
+
+template <class T>
+concept ByteRange = requires(const T& t) {
+  { std::span<const std::byte>(t) };
+};
+
+template <class T>
+concept SmartPointer = is_specialization_v<T, std::unique_ptr> || is_specialization_v<T, std::shared_ptr>;
+
+template <class T>
+concept MapLike = requires { typename T::key_type; typename T::mapped_type; } && std::ranges::range<T>;
+
+template <class T>
+concept SetLike = requires { typename T::key_type; } && !MapLike<T> && std::ranges::range<T>;
+
+/// A type the static writer knows. Everything else must be a class type, written through the
+/// registry.
+template <class T>
+inline constexpr bool is_view_v = is_specialization_v<T, MapView> ||
+                                  is_specialization_v<T, ListView> ||
+                                  is_specialization_v<T, SetView>;
+
+template <class T>
+concept StaticallyWritable =
+    std::is_arithmetic_v<T> || StringLike<T> || std::is_same_v<T, Value> || is_view_v<T> ||
+    std::is_same_v<T, KeywordView> || std::is_same_v<T, SymbolView> ||
+    std::is_same_v<T, std::nullptr_t> || is_time_point_v<T> || ByteRange<T> ||
+    is_specialization_v<T, std::optional> || is_specialization_v<T, std::variant> ||
+    is_specialization_v<T, std::pair> || is_specialization_v<T, std::tuple> ||
+    SmartPointer<T> || std::is_pointer_v<T> || std::ranges::range<T>;
+
+template <class T>
+void write_any(ObjectEncoder& e, const T& v, bool as_key = false);
+
+/// Whether `v` is written as a scalar: decided at compile time for standard types, by the
+/// handler's tag for user objects.
+template <class T>
+bool is_scalar(ObjectEncoder& e, const T& v) {
+  using U = plain_t<T>;
+  if constexpr (std::is_arithmetic_v<U> || StringLike<U> || std::is_same_v<U, std::nullptr_t> ||
+                is_time_point_v<U> || ByteRange<U> || std::is_same_v<U, KeywordView> ||
+                std::is_same_v<U, SymbolView>) {
+    return true;
+  } else if constexpr (std::is_same_v<U, Value>) {
+    if (v.kind() == Kind::object) return e.object_is_scalar(v.object_type_info(), v.object_address());
+    switch (v.kind()) {
+      case Kind::array: case Kind::list: case Kind::set: case Kind::map: case Kind::link:
+        return false;
+      case Kind::tagged:
+        return v.tag().size() == 1 && v.rep().kind() == Kind::string;
+      default:
+        return true;
+    }
+  } else if constexpr (is_specialization_v<U, std::optional>) {
+    return !v || is_scalar(e, *v);
+  } else if constexpr (is_specialization_v<U, std::variant>) {
+    return std::visit([&](const auto& x) { return is_scalar(e, x); }, v);
+  } else if constexpr (SmartPointer<U> || std::is_pointer_v<U>) {
+    if (!v) return true;
+    if constexpr (std::is_polymorphic_v<std::remove_cv_t<std::remove_pointer_t<typename std::pointer_traits<U>::element_type*>>>)
+      return e.object_is_scalar(typeid(*v), dynamic_cast<const void*>(&*v));
+    else
+      return is_scalar(e, *v);
+  } else if constexpr (StaticallyWritable<U>) {
+    return false;  // containers, pairs, tuples
+  } else {
+    return e.object_is_scalar(typeid(U), &v);
+  }
+}
+
+template <class Range>
+std::size_t count(const Range& r) {
+  if constexpr (std::ranges::sized_range<const Range>)
+    return static_cast<std::size_t>(std::ranges::size(r));
+  else
+    return static_cast<std::size_t>(std::ranges::distance(r));
+}
+
+template <class Range>
+void write_items(ObjectEncoder& e, const Range& r) {
+  e.array_begin(count(r));
+  for (const auto& item : r) write_any(e, item, false);
+  e.array_end();
+}
+
+// Any range of pairs (std::map, a vector of pairs ...) as a map, or a cmap when a key is not
+// a scalar.
+template <class Range>
+void write_pairs(ObjectEncoder& e, const Range& r) {
+  bool scalar_keys = true;
+  for (const auto& [key, value] : r)
+    if (!is_scalar(e, key)) {
+      scalar_keys = false;
+      break;
+    }
+  e.map_begin(count(r), scalar_keys);
+  for (const auto& [key, value] : r) {
+    write_any(e, key, scalar_keys);
+    write_any(e, value, false);
+  }
+  e.map_end();
+}
+
+template <class T>
+void write_any(ObjectEncoder& e, const T& v, bool as_key) {
+  using U = plain_t<T>;
+  if constexpr (std::is_same_v<U, bool>) {
+    e.boolean(v, as_key);
+  } else if constexpr (std::is_same_v<U, char> || std::is_same_v<U, char8_t>) {
+    static_assert(!std::is_same_v<U, U>,
+                  "transit: a char is ambiguous; write a std::string, or an int, or "
+                  "transit::Value::character(c)");
+  } else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) {
+    e.integer(v, as_key);
+  } else if constexpr (std::is_integral_v<U>) {
+    e.uinteger(v, as_key);
+  } else if constexpr (std::is_floating_point_v<U>) {
+    e.floating(static_cast<double>(v), as_key);
+  } else if constexpr (std::is_same_v<U, std::nullptr_t>) {
+    e.null(as_key);
+  } else if constexpr (std::is_same_v<U, Value>) {
+    e.value(v, as_key);
+  } else if constexpr (StringLike<U>) {
+    e.string(std::string_view(v), as_key);
+  } else if constexpr (std::is_same_v<U, KeywordView>) {
+    e.keyword(v.name, as_key);
+  } else if constexpr (std::is_same_v<U, SymbolView>) {
+    e.symbol(v.name, as_key);
+  } else if constexpr (is_specialization_v<U, MapView>) {
+    write_pairs(e, v.range);
+  } else if constexpr (is_specialization_v<U, ListView>) {
+    e.tagged_begin("list");
+    write_items(e, v.range);
+    e.tagged_end();
+  } else if constexpr (is_specialization_v<U, SetView>) {
+    e.tagged_begin("set");
+    write_items(e, v.range);
+    e.tagged_end();
+  } else if constexpr (is_time_point_v<U>) {
+    e.instant(std::chrono::duration_cast<std::chrono::milliseconds>(v.time_since_epoch()).count(),
+              as_key);
+  } else if constexpr (ByteRange<U>) {
+    e.bytes(std::span<const std::byte>(v), as_key);
+  } else if constexpr (is_specialization_v<U, std::optional>) {
+    if (v)
+      write_any(e, *v, as_key);
+    else
+      e.null(as_key);
+  } else if constexpr (is_specialization_v<U, std::variant>) {
+    std::visit([&](const auto& x) { write_any(e, x, as_key); }, v);
+  } else if constexpr (is_specialization_v<U, std::pair>) {
+    e.array_begin(2);
+    write_any(e, v.first);
+    write_any(e, v.second);
+    e.array_end();
+  } else if constexpr (is_specialization_v<U, std::tuple>) {
+    e.array_begin(std::tuple_size_v<U>);
+    std::apply([&](const auto&... x) { (write_any(e, x), ...); }, v);
+    e.array_end();
+  } else if constexpr (SmartPointer<U> || std::is_pointer_v<U>) {
+    using Pointee = std::remove_cv_t<std::remove_reference_t<decltype(*v)>>;
+    static_assert(!std::is_void_v<Pointee> && !std::is_function_v<Pointee>,
+                  "transit: cannot write through a void or function pointer");
+    if (!v) return e.null(as_key);
+    if constexpr (std::is_polymorphic_v<Pointee>)
+      // Dispatch on the dynamic type; the handler receives the most-derived object.
+      e.object(typeid(*v), dynamic_cast<const void*>(&*v), as_key);
+    else
+      write_any(e, *v, as_key);
+  } else if constexpr (MapLike<U>) {
+    write_pairs(e, v);
+  } else if constexpr (SetLike<U>) {
+    e.tagged_begin("set");
+    write_items(e, v);
+    e.tagged_end();
+  } else if constexpr (is_specialization_v<U, std::list> || is_specialization_v<U, std::forward_list>) {
+    e.tagged_begin("list");
+    write_items(e, v);
+    e.tagged_end();
+  } else if constexpr (std::ranges::range<U>) {
+    write_items(e, v);
+  } else {
+    static_assert(std::is_class_v<U>,
+                  "transit: no way to write this type: it is not a standard type transit "
+                  "knows and not a class type a Registry could hold a handler for");
+    e.object(typeid(U), &v, as_key);
+  }
+}
+
+template <class T>
+void write_top(ObjectEncoder& e, const T& v) {
+  const bool scalar = is_scalar(e, v);
+  e.top_begin(scalar);
+  write_any(e, v, false);
+  e.top_end(scalar);
+}
+
+template <class T, class F>
+std::function<void(const void*, ObjectEncoder&, bool)> erase_rep(F f) {
+  return [f = std::move(f)](const void* obj, ObjectEncoder& e, bool as_key) {
+    write_any(e, f(*static_cast<const T*>(obj)), as_key);
+  };
+}
+
+template <class T, class F>
+std::function<std::string(const void*)> erase_string(F f) {
+  return [f = std::move(f)](const void* obj) {
+    return std::string(f(*static_cast<const T*>(obj)));
+  };
+}
+
+}  // namespace detail
+
+/// The full handler for a user type T: tag, representation, string representation and an
+/// optional JSON-Verbose representation. `rep` returns anything writable (a std type, a
+/// Value, another user type: nested types are resolved through the registry too).
+///
+///   Handler<Point>("point").rep([](const Point& p) { return std::array{p.x, p.y}; })
+template <class T>
+class Handler {
+ public:
+  /// `tag`: one character ("x") writes `"~x" + string_rep` where a string rep is given;
+  /// "array" and "map" write the rep as that collection; anything else writes
+  /// `["~#tag", rep]`.
+  explicit Handler(std::string tag) { h_.tag = std::move(tag); }
+
+  template <class F>
+  Handler& rep(F f) {
+    using R = std::invoke_result_t<F, const T&>;
+    if constexpr (detail::StringLike<detail::plain_t<R>>)
+      if (!h_.string_rep) h_.string_rep = detail::erase_string<T>(f);
+    h_.write_rep = detail::erase_rep<T>(std::move(f));
+    return *this;
+  }
+  template <class F>
+  Handler& string_rep(F f) {
+    h_.string_rep = detail::erase_string<T>(std::move(f));
+    return *this;
+  }
+  template <class F>
+  Handler& verbose_rep(F f) {
+    h_.write_verbose_rep = detail::erase_rep<T>(std::move(f));
+    return *this;
+  }
+  /// A tag that depends on the object (overrides the constructor's).
+  template <class F>
+  Handler& tag(F f) {
+    h_.tag_of = detail::erase_string<T>(std::move(f));
+    return *this;
+  }
+
+  detail::ErasedHandler erase() && { return std::move(h_); }
+
+ private:
+  detail::ErasedHandler h_;
+};
+
+/// Registers `handler` for exactly T.
+template <class T>
+RegistryBuilder& add(RegistryBuilder& builder, Handler<T> handler) {
+  return builder.add_erased(typeid(T), std::move(handler).erase());
+}
+
+/// The one-line tier: "write T as `tag` with this representation".
+///   add<Money>(builder, "money", [](const Money& m) { return m.to_string(); });
+template <class T, class F>
+RegistryBuilder& add(RegistryBuilder& builder, std::string tag, F rep) {
+  return add(builder, Handler<T>(std::move(tag)).rep(std::move(rep)));
+}
+
+}  // namespace transit

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// The writers' output buffer: a flat buffer that spills to the sink in large chunks, so no
+// call per byte or per value is virtual. It serves RapidJSON (Put, PutUnsafe, Reserve) and
+// msgpack-cxx (write) alike.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "transit/sink.h"
+
+namespace transit::detail {
+
+class OutBuffer {
+ public:
+  using Ch = char;
+
+  OutBuffer(Sink& sink, std::size_t capacity)
+      : sink_(sink), buf_(std::max<std::size_t>(capacity, 256)), cur_(buf_.data()) {}
+
+  // RapidJSON's output stream concept.
+  void Put(char c) {
+    Reserve(1);
+    *cur_++ = c;
+  }
+  void PutUnsafe(char c) noexcept { *cur_++ = c; }
+  void Reserve(std::size_t n) {
+    if (static_cast<std::size_t>(buf_.data() + buf_.size() - cur_) < n) make_room(n);
+  }
+  void Flush() {}  // RapidJSON calls this at the end of each root; the Writer decides when
+
+  // msgpack-cxx's packer stream.
+  void write(const char* data, std::size_t size) {
+    Reserve(size);
+    std::memcpy(cur_, data, size);
+    cur_ += size;
+  }
+
+  /// Remembers where the current top-level value starts.
+  void mark() noexcept {
+    mark_ = buffered();
+    spilled_since_mark_ = false;
+  }
+  /// Drops a value that failed half-way, so the sink only ever sees complete values. Bytes
+  /// already spilled (a single value larger than the buffer) cannot be taken back.
+  void rollback() noexcept {
+    if (!spilled_since_mark_) cur_ = buf_.data() + mark_;
+  }
+
+  void spill() {
+    const std::size_t used = buffered();
+    if (used != 0) sink_.write(buf_.data(), used);
+    cur_ = buf_.data();
+    mark_ = 0;
+    spilled_since_mark_ = true;
+  }
+  void flush_sink() {
+    spill();
+    sink_.flush();
+  }
+  std::size_t buffered() const noexcept { return static_cast<std::size_t>(cur_ - buf_.data()); }
+  std::size_t capacity() const noexcept { return buf_.size(); }
+
+ private:
+  void make_room(std::size_t n) {
+    spill();
+    if (buf_.size() < n) {
+      buf_.resize(n);
+      cur_ = buf_.data();
+    }
+  }
+
+  Sink& sink_;
+  std::vector<char> buf_;
+  char* cur_;
+  std::size_t mark_ = 0;
+  bool spilled_since_mark_ = false;
+};
+
+}  // namespace transit::detail
