@@ -21,25 +21,6 @@ namespace {
 
 // ---- arguments -----------------------------------------------------------------------------------
 
-struct Usage {
-  const char* text;
-};
-
-[[noreturn]] void usage_error(const Usage& usage, const std::string& problem) {
-  throw std::invalid_argument(problem + "\n" + usage.text);
-}
-
-bool is_help(Args args) {
-  return std::any_of(args.begin(), args.end(),
-                     [](std::string_view a) { return a == "--help" || a == "-h"; });
-}
-
-Encoding encoding_arg(const Usage& usage, std::string_view name) {
-  if (auto e = parse_encoding(name)) return *e;
-  usage_error(usage, "unknown encoding '" + std::string(name) +
-                         "' (expected json, json-verbose or msgpack)");
-}
-
 /// Splits `--from ENC` / `--to ENC` options from positional arguments.
 struct Parsed {
   std::optional<Encoding> from, to;
@@ -246,27 +227,39 @@ constexpr Usage kStatsUsage{
     "counts by type and the maximum nesting depth."};
 
 constexpr Usage kDemoUsage{
-    "usage: transit demo\n"
+    "usage: transit demo [--profile]\n"
     "\n"
     "Writes a built-in sample of typed values (keywords, symbols, dates, UUIDs, URIs, big\n"
     "numbers, sets, lists, a map with composite keys, a tagged value) in every encoding, reads\n"
-    "each back, and prints the texts, their sizes and \"round trip: ok\"."};
-
-template <class Body>
-int run(Args args, const Usage& usage, Body body) {
-  if (is_help(args)) {
-    std::cout << usage.text << "\n";
-    return kOk;
-  }
-  try {
-    return body();
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "transit: " << e.what() << "\n";
-    return kBadUsage;
-  }
-}
+    "each back, and prints the texts, their sizes and \"round trip: ok\". Then writes a C++\n"
+    "object graph (a small class hierarchy) directly through a handler registry and reads it\n"
+    "back as objects.\n"
+    "\n"
+    "  --profile  also print where handler lookup spent its time, per C++ type"};
 
 }  // namespace
+
+[[noreturn]] void usage_error(const Usage& usage, const std::string& problem) {
+  throw std::invalid_argument(problem + "\n" + usage.text);
+}
+
+bool is_help(Args args) {
+  return std::any_of(args.begin(), args.end(),
+                     [](std::string_view a) { return a == "--help" || a == "-h"; });
+}
+
+Encoding encoding_arg(const Usage& usage, std::string_view name) {
+  if (auto e = parse_encoding(name)) return *e;
+  usage_error(usage, "unknown encoding '" + std::string(name) +
+                         "' (expected json, json-verbose or msgpack)");
+}
+
+std::vector<Value> read_values(std::optional<std::string_view> path, Encoding from) {
+  InputFile in(path);
+  std::vector<Value> values;
+  for_each_value(in.fd(), from, [&](const Value& v) { values.push_back(v); });
+  return values;
+}
 
 std::string pretty_edn(const Value& value, std::size_t width) {
   std::string out;
@@ -275,7 +268,7 @@ std::string pretty_edn(const Value& value, std::size_t width) {
 }
 
 int convert(Args args) {
-  return run(args, kConvertUsage, [&] {
+  return run_command(args, kConvertUsage, [&] {
     const Parsed p = parse(args, kConvertUsage, true);
     if (p.positional.size() > 2) usage_error(kConvertUsage, "too many arguments");
     InputFile in(p.positional.size() > 0 ? std::optional(p.positional[0]) : std::nullopt);
@@ -294,7 +287,7 @@ int convert(Args args) {
 }
 
 int roundtrip(Args args) {
-  return run(args, kRoundtripUsage, [&] {
+  return run_command(args, kRoundtripUsage, [&] {
     if (args.size() != 1) usage_error(kRoundtripUsage, "roundtrip takes exactly one encoding");
     const Encoding encoding = encoding_arg(kRoundtripUsage, args[0]);
     FdSink sink(STDOUT_FILENO);
@@ -308,7 +301,7 @@ int roundtrip(Args args) {
 }
 
 int edn(Args args) {
-  return run(args, kEdnUsage, [&] {
+  return run_command(args, kEdnUsage, [&] {
     const Parsed p = parse(args, kEdnUsage, false);
     if (p.positional.size() > 1) usage_error(kEdnUsage, "too many arguments");
     InputFile in(p.positional.empty() ? std::nullopt : std::optional(p.positional[0]));
@@ -321,13 +314,12 @@ int edn(Args args) {
 }
 
 int stats(Args args) {
-  return run(args, kStatsUsage, [&] {
+  return run_command(args, kStatsUsage, [&] {
     const Parsed p = parse(args, kStatsUsage, false);
     if (p.positional.size() > 1) usage_error(kStatsUsage, "too many arguments");
-    InputFile in(p.positional.empty() ? std::nullopt : std::optional(p.positional[0]));
-    std::vector<Value> values;
-    for_each_value(in.fd(), p.from.value_or(Encoding::json),
-                   [&](const Value& v) { values.push_back(v); });
+    const std::vector<Value> values =
+        read_values(p.positional.empty() ? std::nullopt : std::optional(p.positional[0]),
+                    p.from.value_or(Encoding::json));
     Tally tally;
     for (const Value& v : values) tally.count(v, 1);
     std::cout << "values: " << values.size() << "\n";
@@ -356,9 +348,11 @@ int stats(Args args) {
 }
 
 int demo(Args args) {
-  return run(args, kDemoUsage, [&] {
-    if (!args.empty()) usage_error(kDemoUsage, "unexpected argument '" + std::string(args[0]) + "'");
-    return run_demo(std::cout);
+  return run_command(args, kDemoUsage, [&] {
+    const bool profile = args.size() == 1 && args[0] == "--profile";
+    if (args.size() > (profile ? 1u : 0u))
+      usage_error(kDemoUsage, "unexpected argument '" + std::string(args.back()) + "'");
+    return run_demo(std::cout, profile);
   });
 }
 

@@ -3,10 +3,15 @@
 // returns the exit status: 0 success, 1 bad input, 2 bad usage.
 #pragma once
 
+#include <iostream>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "transit/encoding.h"
 #include "transit/value.h"
 
 namespace transit::cli {
@@ -17,11 +22,43 @@ inline constexpr int kOk = 0;
 inline constexpr int kBadInput = 1;
 inline constexpr int kBadUsage = 2;
 
+/// A command's --help text, which begins with its usage line.
+struct Usage {
+  const char* text;
+};
+
+/// Throws the std::invalid_argument that run_command turns into exit status 2.
+[[noreturn]] void usage_error(const Usage& usage, const std::string& problem);
+/// True when the arguments ask for --help (or -h).
+bool is_help(Args args);
+/// The encoding named by an argument; a usage error otherwise.
+Encoding encoding_arg(const Usage& usage, std::string_view name);
+/// Every value of the file at `path` (stdin when absent or "-"). Throws Error on bad input and
+/// std::runtime_error when the file cannot be opened.
+std::vector<Value> read_values(std::optional<std::string_view> path, Encoding from);
+
+/// Runs a command's body: prints the usage for --help, and turns a usage error into a message
+/// and exit status 2.
+template <class Body>
+int run_command(Args args, const Usage& usage, Body body) {
+  if (is_help(args)) {
+    std::cout << usage.text << "\n";
+    return kOk;
+  }
+  try {
+    return body();
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "transit: " << e.what() << "\n";
+    return kBadUsage;
+  }
+}
+
 int convert(Args args);
 int roundtrip(Args args);
 int edn(Args args);
 int stats(Args args);
 int demo(Args args);
+int bench(Args args);
 
 /// Pretty-prints EDN for `value` so that lines fit in `width` columns where they can.
 std::string pretty_edn(const Value& value, std::size_t width);

@@ -18,6 +18,7 @@ constexpr const char* kUsage =
     "  edn        print values as EDN, indented to the terminal width\n"
     "  stats      sizes in each encoding, cache codes, counts by type, depth\n"
     "  demo       write a built-in sample in every encoding, read it back, check equality\n"
+    "  bench      time reading and writing a file's values in every encoding; sizes, charts\n"
     "\n"
     "Run 'transit <command> --help' for a command's options.\n"
     "Exit status: 0 success, 1 bad input (the error names the byte), 2 bad usage.\n";
@@ -30,7 +31,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"convert", transit::cli::convert}, {"roundtrip", transit::cli::roundtrip},
     {"edn", transit::cli::edn},         {"stats", transit::cli::stats},
-    {"demo", transit::cli::demo},
+    {"demo", transit::cli::demo},       {"bench", transit::cli::bench},
 };
 
 }  // namespace

@@ -135,8 +135,9 @@ std::size_t written_size(std::span<const Value> values, Encoding encoding, bool 
   return out.size();
 }
 
-// 1234567 -> "1,234,567"
-std::string grouped(std::size_t n) {
+}  // namespace
+
+std::string thousands(std::size_t n) {
   std::string digits = std::to_string(n), out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
@@ -144,8 +145,6 @@ std::string grouped(std::size_t n) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string plain_json(std::span<const Value> values) {
   std::string out;
@@ -180,12 +179,12 @@ void print_size_table(std::ostream& out, std::span<const SizeRow> rows) {
   out << line << "\n";
   for (const SizeRow& row : rows) {
     const Sizes& s = row.sizes;
-    line = row.name + std::string(name_width - row.name.size(), ' ') + cell(grouped(s.plain_json), kWidth);
+    line = row.name + std::string(name_width - row.name.size(), ' ') + cell(thousands(s.plain_json), kWidth);
     for (const std::size_t n : {s.json, s.json_verbose, s.msgpack, s.msgpack_float32}) {
       char share[16];
       std::snprintf(share, sizeof share, " (%3.0f%%)",
                     s.plain_json == 0 ? 0.0 : 100.0 * static_cast<double>(n) / static_cast<double>(s.plain_json));
-      line += cell(grouped(n) + share, kWidth);
+      line += cell(thousands(n) + share, kWidth);
     }
     out << line << "\n";
   }

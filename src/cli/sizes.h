@@ -32,6 +32,9 @@ struct Sizes {
 /// Writes the values in every form and counts the bytes. Throws what the writer throws.
 Sizes measure_sizes(std::span<const Value> values);
 
+/// 1234567 as "1,234,567".
+std::string thousands(std::size_t n);
+
 /// One line of a size table.
 struct SizeRow {
   std::string name;

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: Apache-2.0
+// `transit bench`: times reading and writing a file's values in every encoding.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "sizes.h"
+#include "transit/transit.h"
+
+namespace transit::cli {
+namespace {
+
+constexpr Usage kBenchUsage{
+    "usage: transit bench FILE [--from ENC] [--runs N] [--json] [--svg OUT]\n"
+    "\n"
+    "Reads every value of FILE (in ENC, default json; - for stdin), checks that each encoding\n"
+    "reads them back equal, then times writing them and reading them back in json,\n"
+    "json-verbose and msgpack: the median of N runs (default 10) of each. Prints time, MB/s\n"
+    "(10^6 bytes per second) and size per encoding, and the size in each form.\n"
+    "\n"
+    "  --json     print one JSON object instead: {\"file\": FILE, \"values\": COUNT, \"results\":\n"
+    "             [{\"encoding\": ENC, \"op\": \"read\" or \"write\", \"median_ns\": NS, \"bytes\": B},\n"
+    "             ...]}, one result per encoding and op\n"
+    "  --svg OUT  also draw the times and sizes as a bar chart in the SVG file OUT"};
+
+constexpr std::array kEncodings = {Encoding::json, Encoding::json_verbose, Encoding::msgpack};
+
+struct Options {
+  std::string_view file;
+  Encoding from = Encoding::json;
+  int runs = 10;
+  bool json = false;
+  std::optional<std::string_view> svg;
+};
+
+Options parse_options(Args args) {
+  Options o;
+  bool have_file = false;
+  const auto operand = [&](std::size_t& i) {
+    if (i + 1 == args.size()) usage_error(kBenchUsage, std::string(args[i]) + " needs a value");
+    return args[++i];
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    if (a == "--from") {
+      o.from = encoding_arg(kBenchUsage, operand(i));
+    } else if (a == "--runs") {
+      const std::string n(operand(i));
+      char* end = nullptr;
+      const long runs = std::strtol(n.c_str(), &end, 10);
+      if (n.empty() || *end != '\0' || runs < 1 || runs > 1'000'000)
+        usage_error(kBenchUsage, "--runs needs a whole number from 1 to 1000000, not '" + n + "'");
+      o.runs = static_cast<int>(runs);
+    } else if (a == "--json") {
+      o.json = true;
+    } else if (a == "--svg") {
+      o.svg = operand(i);
+    } else if (a.size() > 1 && a[0] == '-') {
+      usage_error(kBenchUsage, "unknown option '" + std::string(a) + "'");
+    } else if (have_file) {
+      usage_error(kBenchUsage, "bench takes one FILE");
+    } else {
+      o.file = a;
+      have_file = true;
+    }
+  }
+  if (!have_file) usage_error(kBenchUsage, "bench needs a FILE");
+  return o;
+}
+
+// ---- timing ----------------------------------------------------------------------------------------
+
+struct Result {
+  Encoding encoding;
+  std::int64_t read_ns = 0;
+  std::int64_t write_ns = 0;
+  std::size_t bytes = 0;
+};
+
+std::string write_all(std::span<const Value> values, Encoding encoding) {
+  std::string out;
+  StringSink sink(out);
+  Writer writer(sink, encoding);
+  for (const Value& v : values) writer.write(v);
+  writer.flush();
+  return out;
+}
+
+template <class Op>
+std::int64_t median_ns(int runs, Op op) {
+  std::vector<std::int64_t> times;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    op();
+    times.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  std::sort(times.begin(), times.end());
+  const std::size_t mid = times.size() / 2;
+  return times.size() % 2 == 1 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+}
+
+// The check (write, read back, compare) doubles as the warm-up run.
+Result measure(std::span<const Value> values, Encoding encoding, int runs) {
+  Result r{encoding};
+  const std::string text = write_all(values, encoding);
+  r.bytes = text.size();
+  const std::vector<Value> back = read_all(text, encoding);
+  if (!std::equal(back.begin(), back.end(), values.begin(), values.end()))
+    throw std::runtime_error("the values do not read back equal from " +
+                             std::string(encoding_name(encoding)));
+  r.write_ns = median_ns(runs, [&] {
+    const std::string out = write_all(values, encoding);
+    if (out.size() != r.bytes) throw std::runtime_error("a write produced different output");
+  });
+  r.read_ns = median_ns(runs, [&] {
+    if (read_all(text, encoding).size() != values.size())
+      throw std::runtime_error("a read produced different values");
+  });
+  return r;
+}
+
+// ---- formatting ---------------------------------------------------------------------------------------
+
+// Three significant digits: 1.23, 12.3, 123, 1234.
+std::string three_digits(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, x >= 100 ? "%.0f" : x >= 10 ? "%.1f" : "%.2f", x);
+  return buf;
+}
+
+struct Unit {
+  const char* name;
+  double scale;  // units per base unit
+};
+
+// The unit that puts `largest` (in ns) between 1 and 1000.
+Unit time_unit(double largest_ns) {
+  if (largest_ns >= 1e9) return {"s", 1e-9};
+  if (largest_ns >= 1e6) return {"ms", 1e-6};
+  if (largest_ns >= 1e3) return {"µs", 1e-3};
+  return {"ns", 1};
+}
+
+Unit size_unit(double largest_bytes) {
+  if (largest_bytes >= 1e6) return {"MB", 1e-6};
+  if (largest_bytes >= 1e3) return {"KB", 1e-3};
+  return {"bytes", 1};
+}
+
+std::string duration(std::int64_t ns) {
+  const Unit u = time_unit(static_cast<double>(ns));
+  return three_digits(static_cast<double>(ns) * u.scale) + " " + u.name;
+}
+
+double mb_per_s(std::size_t bytes, std::int64_t ns) {
+  return ns <= 0 ? 0.0 : static_cast<double>(bytes) * 1e3 / static_cast<double>(ns);
+}
+
+std::string pad_left(std::string s, std::size_t width) {
+  return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
+}
+
+void print_table(std::ostream& out, const Options& o, std::size_t values,
+                 std::span<const Result> results, const Sizes& sizes) {
+  out << o.file << ": " << values << (values == 1 ? " value" : " values") << ", median of "
+      << o.runs << (o.runs == 1 ? " run" : " runs") << "\n\n";
+  out << "encoding      " << pad_left("read", 10) << pad_left("MB/s", 9) << pad_left("write", 10)
+      << pad_left("MB/s", 9) << pad_left("bytes", 12) << "\n";
+  for (const Result& r : results) {
+    std::string name(encoding_name(r.encoding));
+    name.resize(14, ' ');
+    // "µs" is two bytes but one column.
+    const auto cell = [](const std::string& s, std::size_t width) {
+      return pad_left(s, width + (s.find("µ") != std::string::npos ? 1 : 0));
+    };
+    out << name << cell(duration(r.read_ns), 10) << pad_left(three_digits(mb_per_s(r.bytes, r.read_ns)), 9)
+        << cell(duration(r.write_ns), 10) << pad_left(three_digits(mb_per_s(r.bytes, r.write_ns)), 9)
+        << pad_left(thousands(r.bytes), 12) << "\n";
+  }
+  out << "\n";
+  const SizeRow row{std::filesystem::path(o.file).filename().string(), sizes};
+  print_size_table(out, std::span(&row, 1));
+}
+
+void print_json(std::ostream& out, const Options& o, std::size_t values, std::span<const Result> results) {
+  std::vector<Value> entries;
+  for (const Result& r : results) {
+    for (const bool read_op : {true, false}) {
+      entries.push_back(Value::map({{"encoding", encoding_name(r.encoding)},
+                                    {"op", read_op ? "read" : "write"},
+                                    {"median_ns", read_op ? r.read_ns : r.write_ns},
+                                    {"bytes", r.bytes}}));
+    }
+  }
+  // JSON-Verbose of a map with string keys is a plain JSON object.
+  out << write(Value::map({{"file", o.file}, {"values", values}, {"results", Value::array(std::move(entries))}}),
+               Encoding::json_verbose)
+      << "\n";
+}
+
+// ---- the chart --------------------------------------------------------------------------------------------
+
+constexpr const char* kColors[] = {"#4c78a8", "#f58518", "#54a24b"};  // by kEncodings order
+constexpr const char* kPlainColor = "#9d9d9d";
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", x);
+  return buf;
+}
+
+// A round tick step (1, 2 or 5 times a power of ten) giving about five ticks up to `top`.
+double tick_step(double top) {
+  if (top <= 0) return 1;
+  const double raw = top / 5, power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double m : {1.0, 2.0, 5.0})
+    if (raw <= m * power) return m * power;
+  return 10 * power;
+}
+
+std::string tick_label(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+struct Bar {
+  std::string label;  // under the bar, or empty
+  double value;       // in the panel's unit
+  const char* color;
+};
+
+// A bar panel: title, y axis with round ticks, grid and label, bars with their values on top,
+// and group labels under each group of bars.
+void panel(std::string& svg, double x0, double y0, double width, double height, const std::string& title,
+           const std::string& y_label, const std::vector<std::vector<Bar>>& groups,
+           const std::vector<std::string>& group_labels) {
+  double largest = 0;
+  for (const auto& g : groups)
+    for (const Bar& b : g) largest = std::max(largest, b.value);
+  const double step = tick_step(largest * 1.12);
+  const double top = std::max(step, std::ceil(largest * 1.12 / step) * step);
+  const auto y_of = [&](double v) { return y0 + height - v / top * height; };
+
+  svg += "<text x=\"" + num(x0 + width / 2) + "\" y=\"" + num(y0 - 16) +
+         "\" class=\"title\" text-anchor=\"middle\">" + xml_escape(title) + "</text>\n";
+  for (double t = 0; t <= top + step / 2; t += step) {
+    svg += "<line x1=\"" + num(x0) + "\" x2=\"" + num(x0 + width) + "\" y1=\"" + num(y_of(t)) + "\" y2=\"" +
+           num(y_of(t)) + "\" class=\"grid\"/>\n";
+    svg += "<text x=\"" + num(x0 - 6) + "\" y=\"" + num(y_of(t) + 4) + "\" text-anchor=\"end\">" +
+           tick_label(t) + "</text>\n";
+  }
+  svg += "<line x1=\"" + num(x0) + "\" x2=\"" + num(x0) + "\" y1=\"" + num(y0) + "\" y2=\"" + num(y0 + height) +
+         "\" class=\"axis\"/>\n";
+  svg += "<line x1=\"" + num(x0) + "\" x2=\"" + num(x0 + width) + "\" y1=\"" + num(y0 + height) + "\" y2=\"" +
+         num(y0 + height) + "\" class=\"axis\"/>\n";
+  const double label_x = x0 - 48, label_y = y0 + height / 2;
+  svg += "<text x=\"" + num(label_x) + "\" y=\"" + num(label_y) + "\" transform=\"rotate(-90 " + num(label_x) +
+         " " + num(label_y) + ")\" text-anchor=\"middle\" class=\"label\">" + xml_escape(y_label) + "</text>\n";
+
+  const double group_width = width / static_cast<double>(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double n = static_cast<double>(groups[g].size());
+    const double bar_width = std::min(80.0, group_width * 0.8 / n);
+    double x = x0 + group_width * (static_cast<double>(g) + 0.5) - bar_width * n / 2;
+    for (const Bar& b : groups[g]) {
+      const double y = y_of(b.value);
+      svg += "<rect x=\"" + num(x + 2) + "\" y=\"" + num(y) + "\" width=\"" + num(bar_width - 4) +
+             "\" height=\"" + num(y0 + height - y) + "\" fill=\"" + b.color + "\"/>\n";
+      svg += "<text x=\"" + num(x + bar_width / 2) + "\" y=\"" + num(y - 5) +
+             "\" text-anchor=\"middle\" class=\"value\">" + three_digits(b.value) + "</text>\n";
+      if (!b.label.empty())
+        svg += "<text x=\"" + num(x + bar_width / 2) + "\" y=\"" + num(y0 + height + 18) +
+               "\" text-anchor=\"middle\" class=\"bar\">" + xml_escape(b.label) + "</text>\n";
+      x += bar_width;
+    }
+    if (!group_labels.empty())
+      svg += "<text x=\"" + num(x0 + group_width * (static_cast<double>(g) + 0.5)) + "\" y=\"" +
+             num(y0 + height + 20) + "\" text-anchor=\"middle\" class=\"label\">" + xml_escape(group_labels[g]) +
+             "</text>\n";
+  }
+}
+
+std::string chart(const Options& o, std::size_t values, std::span<const Result> results, const Sizes& sizes) {
+  constexpr double kWidth = 920, kHeight = 470;
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) + "\" height=\"" +
+                    num(kHeight) + "\" viewBox=\"0 0 " + num(kWidth) + " " + num(kHeight) + "\" ";
+  svg +=
+      "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+      "<style>.title{font-size:15px;font-weight:bold}.heading{font-size:18px;font-weight:bold}"
+      ".label{font-size:13px}.bar{font-size:11px}.value{font-size:11px;fill:#333}.note{fill:#555}"
+      ".grid{stroke:#e4e4e4}.axis{stroke:#333}</style>\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  svg += "<text x=\"" + num(kWidth / 2) + "\" y=\"28\" text-anchor=\"middle\" class=\"heading\">transit bench: " +
+         xml_escape(o.file) + "</text>\n";
+  svg += "<text x=\"" + num(kWidth / 2) + "\" y=\"48\" text-anchor=\"middle\" class=\"note\">" +
+         std::to_string(values) + (values == 1 ? " value" : " values") + ", median of " + std::to_string(o.runs) +
+         (o.runs == 1 ? " run" : " runs") + "; shorter bars are better</text>\n";
+
+  // Legend: one swatch per encoding, centred under the heading (about 7 px a character).
+  double legend_width = 0;
+  for (const Encoding e : kEncodings) legend_width += 20 + 7.0 * static_cast<double>(encoding_name(e).size()) + 28;
+  double lx = (kWidth - legend_width + 28) / 2;
+  for (std::size_t i = 0; i < kEncodings.size(); ++i) {
+    const std::string_view name = encoding_name(kEncodings[i]);
+    svg += "<rect x=\"" + num(lx) + "\" y=\"62\" width=\"14\" height=\"14\" fill=\"" + kColors[i] + "\"/>\n";
+    svg += "<text x=\"" + num(lx + 20) + "\" y=\"74\">" + std::string(name) + "</text>\n";
+    lx += 20 + 7.0 * static_cast<double>(name.size()) + 28;
+  }
+
+  std::int64_t slowest = 0;
+  for (const Result& r : results) slowest = std::max({slowest, r.read_ns, r.write_ns});
+  const Unit t = time_unit(static_cast<double>(slowest));
+  std::vector<std::vector<Bar>> ops(2);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    ops[0].push_back({"", static_cast<double>(results[i].read_ns) * t.scale, kColors[i]});
+    ops[1].push_back({"", static_cast<double>(results[i].write_ns) * t.scale, kColors[i]});
+  }
+  panel(svg, 80, 125, 360, 280, "Median time", std::string("time (") + t.name + ")", ops, {"read", "write"});
+
+  const Unit s = size_unit(static_cast<double>(std::max({sizes.plain_json, sizes.json, sizes.json_verbose, sizes.msgpack})));
+  std::vector<std::vector<Bar>> bytes(1);
+  bytes[0].push_back({"plain JSON", static_cast<double>(sizes.plain_json) * s.scale, kPlainColor});
+  for (std::size_t i = 0; i < results.size(); ++i)
+    bytes[0].push_back({std::string(encoding_name(results[i].encoding)),
+                        static_cast<double>(results[i].bytes) * s.scale, kColors[i]});
+  panel(svg, 545, 125, 355, 280, "Size", std::string("size (") + s.name + ")", bytes, {});
+  svg += "<text x=\"722\" y=\"452\" text-anchor=\"middle\" class=\"note\">plain JSON: the same values without "
+         "Transit types</text>\n";
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace
+
+int bench(Args args) {
+  return run_command(args, kBenchUsage, [&] {
+    const Options o = parse_options(args);
+    const std::vector<Value> values = read_values(o.file, o.from);
+    std::vector<Result> results;
+    for (const Encoding e : kEncodings) results.push_back(measure(values, e, o.runs));
+    const Sizes sizes = measure_sizes(values);
+    if (o.json)
+      print_json(std::cout, o, values.size(), results);
+    else
+      print_table(std::cout, o, values.size(), results, sizes);
+    if (o.svg) {
+      std::ofstream out{std::string(*o.svg), std::ios::binary};
+      out << chart(o, values.size(), results, sizes);
+      if (!out.flush()) throw std::runtime_error("cannot write '" + std::string(*o.svg) + "'");
+    }
+    return kOk;
+  });
+}
+
+}  // namespace transit::cli
