@@ -36,8 +36,9 @@ namespace transit {
 
 /// Views that tell the typed writer how to write something it would otherwise write another
 /// way: `as_keyword("a")` is the keyword :a, `as_map(pairs)` writes any range of pairs as a
-/// map, `as_list(r)` and `as_set(r)` write any range as a list or a set. They hold references:
-/// use them within the expression that writes (e.g. as a handler's rep).
+/// map, `as_list(r)` and `as_set(r)` write any range as a list or a set. A view of an lvalue
+/// refers to it; a view of a temporary owns it, so a handler's rep may return
+/// `as_map(std::array{...})`.
 struct KeywordView {
   std::string_view name;
 };
@@ -46,29 +47,29 @@ struct SymbolView {
 };
 template <class Range>
 struct MapView {
-  const Range& range;
+  Range range;  // a reference type for lvalues
 };
 template <class Range>
 struct ListView {
-  const Range& range;
+  Range range;
 };
 template <class Range>
 struct SetView {
-  const Range& range;
+  Range range;
 };
 inline KeywordView as_keyword(std::string_view name) noexcept { return {name}; }
 inline SymbolView as_symbol(std::string_view name) noexcept { return {name}; }
 template <class Range>
-MapView<Range> as_map(const Range& r) noexcept {
-  return {r};
+MapView<Range> as_map(Range&& r) {
+  return {std::forward<Range>(r)};
 }
 template <class Range>
-ListView<Range> as_list(const Range& r) noexcept {
-  return {r};
+ListView<Range> as_list(Range&& r) {
+  return {std::forward<Range>(r)};
 }
 template <class Range>
-SetView<Range> as_set(const Range& r) noexcept {
-  return {r};
+SetView<Range> as_set(Range&& r) {
+  return {std::forward<Range>(r)};
 }
 
 namespace detail {

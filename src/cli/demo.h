@@ -12,8 +12,10 @@ namespace transit::cli {
 /// with composite keys, a tagged value, and repeated map keys that get cached.
 Value demo_value();
 
-/// Writes the sample in each encoding, reads it back, prints texts and sizes, and says
-/// "round trip: ok". Returns the process exit status.
-int run_demo(std::ostream& out);
+/// Writes the sample in each encoding, reads it back, prints texts and sizes; then writes a
+/// C++ object graph (a small class hierarchy of parcels) directly through a handler registry
+/// and reads it back through read handlers; says "round trip: ok". With `profile`, also prints
+/// the handler-lookup hot-spot table for the object graph. Returns the process exit status.
+int run_demo(std::ostream& out, bool profile = false);
 
 }  // namespace transit::cli
