@@ -53,6 +53,20 @@ std::optional<char32_t> decode_one_code_point(std::string_view s) noexcept;
 /// Appends the UTF-8 encoding of a valid code point.
 void append_utf8(char32_t c, std::string& out);
 
+// ---- tags --------------------------------------------------------------------------------------
+
+/// Whether `tag` (the text after `~#`, already valid UTF-8) may name a tagged value: it is not
+/// empty and holds no ASCII whitespace or control character (bytes 0x00-0x20 and 0x7F). Every
+/// other character is allowed, as the reference implementations allow any text.
+inline bool is_valid_tag(std::string_view tag) noexcept {
+  if (tag.empty()) return false;
+  for (const char c : tag) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u == 0x7f) return false;
+  }
+  return true;
+}
+
 // ---- numbers -----------------------------------------------------------------------------------
 
 /// Appends the shortest text that reads back as exactly `d` and that a JSON reader reads as a

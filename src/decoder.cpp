@@ -53,6 +53,10 @@ void Decoder::deliver(Value v) {
     default:
       break;
   }
+  const std::size_t n = stack_.size() - f.start;
+  if ((f.kind == FrameKind::object || f.kind == FrameKind::map_array ? n / 2 : n) >= max_items_)
+    throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
+                                     " items or entries");
   stack_.push_back(std::move(v));
 }
 
@@ -104,6 +108,10 @@ void Decoder::string(std::string_view raw) {
   }
   if (raw[1] == '#') {
     const std::string_view tag = raw.substr(2);
+    if (!is_valid_tag(tag))
+      throw_error(Errc::bad_tagged_value, "\"" + std::string(raw.substr(0, 64)) +
+                                              "\" is not a valid tag: empty, or has whitespace "
+                                              "or a control character");
     if (cacheable) cache_.add(Value(tag), true);
     return start_tagged(tag);
   }

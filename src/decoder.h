@@ -19,6 +19,7 @@ class Decoder {
  public:
   explicit Decoder(const ReadOptions& options)
       : max_depth_(options.max_depth),
+        max_items_(options.max_collection_length),
         handlers_(options.handlers) {}
 
   /// Starts a new top-level value: empties the cache and any partial state.
@@ -80,6 +81,7 @@ class Decoder {
   Value build_map(std::span<Value> flat);
 
   std::size_t max_depth_;
+  std::size_t max_items_;  // items of an array, entries of a map
   const ReadHandlers* handlers_;
   std::vector<Frame> frames_;
   std::vector<Value> stack_;  // items of every open container, innermost last

@@ -14,6 +14,7 @@ std::string_view code_name(Errc code) noexcept {
     case Errc::bad_tagged_value: return "bad_tagged_value";
     case Errc::bad_rep: return "bad_rep";
     case Errc::too_deep: return "too_deep";
+    case Errc::too_large: return "too_large";
     case Errc::trailing_data: return "trailing_data";
     case Errc::wrong_kind: return "wrong_kind";
     case Errc::invalid_argument: return "invalid_argument";

@@ -19,9 +19,17 @@ Location locate(std::string_view input, std::size_t offset, Encoding encoding) {
   return where;
 }
 
+void check_options(const ReadOptions& options) {
+  if (options.max_depth > ReadOptions::kMaxDepthLimit)
+    detail::throw_error(Errc::invalid_argument,
+                        "max_depth " + std::to_string(options.max_depth) + " is above the limit of " +
+                            std::to_string(ReadOptions::kMaxDepthLimit));
+}
+
 }  // namespace
 
 Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options) {
+  check_options(options);
   switch (encoding) {
     case Encoding::json:
     case Encoding::json_verbose:
@@ -34,6 +42,7 @@ Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options) {
 }
 
 Reader::Reader(Source& source, Encoding encoding, ReadOptions options) {
+  check_options(options);
   switch (encoding) {
     case Encoding::json:
     case Encoding::json_verbose:

@@ -15,11 +15,25 @@
 
 namespace transit {
 
-/// Reader settings.
+/// Reader settings. The limits bound what hostile input can make a reader do: each is checked
+/// before the memory it guards is used, so a MessagePack length prefix claiming 4 GiB fails at
+/// once rather than being waited for. Set a limit to SIZE_MAX to lift it (max_depth excepted).
 struct ReadOptions {
+  /// The largest max_depth a reader accepts: reading, writing, comparing and destroying a value
+  /// recurse once per level, and 10,000 levels stay within a default thread stack.
+  static constexpr std::size_t kMaxDepthLimit = 10'000;
   /// Deepest nesting of arrays, maps and tagged values accepted; deeper input is an
   /// Error(too_deep). The JSON parser recurses once per level, so this also bounds stack use.
+  /// A reader built with more than kMaxDepthLimit throws Error(invalid_argument).
   std::size_t max_depth = 512;
+  /// Longest string, byte array, number (in digits) or tag, in bytes as on the wire; longer is an
+  /// Error(too_large).
+  std::size_t max_string_length = std::size_t{16} << 20;  // 16 MiB
+  /// Most items in an array, list or set, or entries in a map; more is an Error(too_large).
+  std::size_t max_collection_length = std::size_t{1} << 24;  // 16,777,216
+  /// Most bytes one top-level value may take on the wire; more is an Error(too_large). A reader
+  /// from a Source buffers at most this (plus one chunk) for a value, whatever the input claims.
+  std::size_t max_value_bytes = std::size_t{64} << 20;  // 64 MiB
   /// Bytes read from a Source at a time.
   std::size_t chunk_size = 64 * 1024;
   /// Read handlers for user tags, a default handler, map and array builders. Null: tags this

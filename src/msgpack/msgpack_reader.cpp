@@ -27,7 +27,9 @@ struct Item {
   std::size_t header = 1;
   std::size_t payload = 0;
   std::uint64_t children = 0;
-  bool invalid = false;  // 0xc1, the one byte MessagePack never uses
+  std::uint64_t count = 0;     // array items or map entries, as the header declares them
+  const char* what = nullptr;  // "str", "bin" or "ext" for items with a payload
+  bool invalid = false;        // 0xc1, the one byte MessagePack never uses
 
   /// Whether header and payload are within `avail` bytes.
   bool fits(std::size_t avail) const noexcept {
@@ -51,18 +53,20 @@ bool read_header(const unsigned char* p, std::size_t avail, Item& item) noexcept
   std::size_t length_bytes = 0;
   std::size_t extra = 0;  // the ext type byte
   if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) return true;
-  if (b <= 0x8f) return item.children = 2 * (b & 0x0f), true;
-  if (b <= 0x9f) return item.children = b & 0x0f, true;
-  if (b <= 0xbf) return item.payload = b & 0x1f, true;
+  if (b <= 0x8f) return item.count = b & 0x0f, item.children = 2 * item.count, true;
+  if (b <= 0x9f) return item.count = item.children = b & 0x0f, true;
+  if (b <= 0xbf) return item.what = "str", item.payload = b & 0x1f, true;
   switch (b) {
     case 0xc1:
       return item.invalid = true, true;
     case 0xc4: case 0xc5: case 0xc6:  // bin 8/16/32
       length_bytes = std::size_t{1} << (b - 0xc4);
+      item.what = "bin";
       break;
     case 0xc7: case 0xc8: case 0xc9:  // ext 8/16/32
       length_bytes = std::size_t{1} << (b - 0xc7);
       extra = 1;
+      item.what = "ext";
       break;
     case 0xca:
       return item.header = 5, true;
@@ -75,9 +79,11 @@ bool read_header(const unsigned char* p, std::size_t avail, Item& item) noexcept
     case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:  // fixext 1/2/4/8/16
       item.header = 2;
       item.payload = std::size_t{1} << (b - 0xd4);
+      item.what = "ext";
       return true;
     case 0xd9: case 0xda: case 0xdb:  // str 8/16/32
       length_bytes = std::size_t{1} << (b - 0xd9);
+      item.what = "str";
       break;
     case 0xdc: case 0xdd:
       length_bytes = std::size_t{2} << (b - 0xdc);
@@ -96,36 +102,66 @@ bool read_header(const unsigned char* p, std::size_t avail, Item& item) noexcept
       item.payload = static_cast<std::size_t>(n);
       break;
     case Sized::items:
-      item.children = n;
+      item.count = item.children = n;
       break;
     case Sized::pairs:
+      item.count = n;
       item.children = 2 * n;
       break;
   }
   return true;
 }
 
+/// The reader's limits (see ReadOptions) as the framing and the visitor check them.
+struct Limits {
+  std::size_t max_string_length;
+  std::size_t max_collection_length;
+  std::size_t max_value_bytes;
+};
+
 /// Finds where one value ends, resumably: `pos` is where the next header starts and `pending`
-/// how many items are still to come; call again with more bytes after `incomplete`.
+/// how many items are still to come; call again with more bytes after `incomplete`. Each header
+/// is checked against the limits as soon as it is in, before the bytes it claims are waited for.
 struct Scan {
+  enum class Status : std::uint8_t { complete, incomplete, too_large };
   std::size_t pos = 0;
   std::uint64_t pending = 1;
+  std::string detail;  // why, after too_large; `pos` is then the offending header
 
-  /// True once the value ending at `pos` is complete in `data[0, size)`.
-  bool run(const char* data, std::size_t size) noexcept {
+  /// Scans `data[0, size)`; the value may not reach past `value_end`.
+  Status run(const char* data, std::size_t size, std::size_t value_end, const Limits& limits) {
     const auto* p = reinterpret_cast<const unsigned char*>(data);
     Item item;
     while (pending != 0) {
-      if (pos >= size || !read_header(p + pos, size - pos, item)) return false;
+      if (pos >= size || !read_header(p + pos, size - pos, item)) return Status::incomplete;
       // An invalid byte ends the scan; the parser reports it.
-      if (item.invalid) return pos += 1, pending = 0, true;
-      if (!item.fits(size - pos)) return false;
+      if (item.invalid) return pos += 1, pending = 0, Status::complete;
+      if (item.what && item.payload > limits.max_string_length) {
+        detail = std::string(item.what) + " of " + std::to_string(item.payload) +
+                 " bytes is longer than " + std::to_string(limits.max_string_length);
+        return Status::too_large;
+      }
+      if (item.count > limits.max_collection_length) {
+        detail = "collection has more than " + std::to_string(limits.max_collection_length) +
+                 " items or entries";
+        return Status::too_large;
+      }
+      if (pos + item.header + item.payload > value_end) {
+        detail = "value is longer than " + std::to_string(limits.max_value_bytes) + " bytes";
+        return Status::too_large;
+      }
+      if (!item.fits(size - pos)) return Status::incomplete;
       pos += item.header + item.payload;
       pending += item.children - 1;
     }
-    return true;
+    return Status::complete;
   }
 };
+
+/// `start + length`, or SIZE_MAX when that overflows.
+std::size_t saturating_end(std::size_t start, std::size_t length) noexcept {
+  return length > SIZE_MAX - start ? SIZE_MAX : start + length;
+}
 
 /// The offset of the item header `count` headers after `start`, walking `data[0, size)`; or
 /// `size` when the input ends first. Used to place errors: the parser does not say where it is.
@@ -148,7 +184,8 @@ std::size_t header_offset(const char* data, std::size_t size, std::size_t start,
 /// can be placed afterwards (see header_offset).
 class Visitor {
  public:
-  Visitor(Decoder& decoder, std::size_t available) : d_(decoder), available_(available) {}
+  Visitor(Decoder& decoder, std::size_t available, const Limits& limits)
+      : d_(decoder), available_(available), limits_(limits) {}
 
   bool visit_nil() { return item(), d_.null(), true; }
   bool visit_boolean(bool b) { return item(), d_.boolean(b), true; }
@@ -158,12 +195,18 @@ class Visitor {
   bool visit_float64(double d) { return item(), d_.floating(d), true; }
   bool visit_str(const char* s, std::uint32_t n) {
     item();
+    check_length("str", n);
     const std::string_view text(s, n);
     if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
     d_.string(text);
     return true;
   }
-  bool visit_bin(const char* s, std::uint32_t n) { return item(), d_.bytes({s, n}), true; }
+  bool visit_bin(const char* s, std::uint32_t n) {
+    item();
+    check_length("bin", n);
+    d_.bytes({s, n});
+    return true;
+  }
   bool visit_ext(const char* s, std::uint32_t) {
     item();
     throw_error(Errc::bad_rep, "MessagePack ext type " +
@@ -207,16 +250,28 @@ class Visitor {
     at_end_ = false;
   }
   // Every item takes at least a byte, so a count beyond the bytes of the input is a lie told
-  // before any of it is read: fail now rather than build what does exist.
+  // before any of it is read: fail now rather than build what does exist. Within the input,
+  // the count must still be within the limit.
   void claim(std::uint64_t items, std::uint32_t n, const char* what, const char* unit) {
     if (items > available_)
       throw_error(Errc::truncated, std::string(what) + " " + std::to_string(n) + " " + unit +
                                        " cannot fit in the " + std::to_string(available_) +
                                        " bytes of input");
+    if (n > limits_.max_collection_length)
+      throw_error(Errc::too_large, "collection has more than " +
+                                       std::to_string(limits_.max_collection_length) +
+                                       " items or entries");
+  }
+  void check_length(const char* what, std::uint32_t n) {
+    if (n > limits_.max_string_length)
+      throw_error(Errc::too_large, std::string(what) + " of " + std::to_string(n) +
+                                       " bytes is longer than " +
+                                       std::to_string(limits_.max_string_length));
   }
 
   Decoder& d_;
   std::size_t available_;  // bytes from the start of the value to the end of the input
+  const Limits& limits_;
   std::size_t items_ = 0;
   std::size_t bad_byte_ = Location::npos;
   bool at_end_ = false;
@@ -228,10 +283,13 @@ class MsgpackReader final : public Reader::Impl {
  public:
   /// Over bytes in memory.
   MsgpackReader(std::string_view input, const ReadOptions& options)
-      : decoder_(options), data_(input.data()), size_(input.size()) {}
+      : decoder_(options), limits_(limits_of(options)), data_(input.data()), size_(input.size()) {}
   /// Over a Source: `buf_` holds the unread bytes, [begin_, size_).
   MsgpackReader(Source& source, const ReadOptions& options)
-      : decoder_(options), source_(&source), buf_(std::max<std::size_t>(options.chunk_size, 16)) {
+      : decoder_(options),
+        limits_(limits_of(options)),
+        source_(&source),
+        buf_(std::max<std::size_t>(options.chunk_size, 16)) {
     data_ = buf_.data();
   }
 
@@ -239,15 +297,25 @@ class MsgpackReader final : public Reader::Impl {
     if (failed_) std::rethrow_exception(failed_);
     std::size_t end = size_;
     if (source_) {
-      scan_ = Scan{begin_, 1};
-      while (!scan_.run(data_, size_))
+      scan_ = Scan{begin_, 1, {}};
+      for (;;) {
+        // The value's end moves with begin_ when fill() drops the bytes before it.
+        const Scan::Status status =
+            scan_.run(data_, size_, saturating_end(begin_, limits_.max_value_bytes), limits_);
+        if (status == Scan::Status::complete) break;
+        if (status == Scan::Status::too_large)
+          fail(Errc::too_large, scan_.detail, before_ + scan_.pos, {});
         if (!fill()) {
           if (begin_ == size_) return std::nullopt;
           fail(Errc::truncated, "input ends inside a value", before_ + size_, decoder_.path());
         }
+      }
       end = scan_.pos;
     } else if (begin_ == size_) {
       return std::nullopt;
+    } else {
+      // In memory the input is all there; the parser sees no more of it than the limit allows.
+      end = std::min(size_, saturating_end(begin_, limits_.max_value_bytes));
     }
     return parse(end);
   }
@@ -258,7 +326,7 @@ class MsgpackReader final : public Reader::Impl {
   // Parses the value at begin_ from data_[begin_, end).
   Value parse(std::size_t end) {
     decoder_.reset();
-    Visitor visitor(decoder_, end - begin_);
+    Visitor visitor(decoder_, size_ - begin_, limits_);
     std::size_t off = begin_;
     try {
       if (msgpack::parse(data_, end, off, visitor)) {
@@ -269,10 +337,9 @@ class MsgpackReader final : public Reader::Impl {
       if (e.offset() != Location::npos) throw;
       // The decoder knows what went wrong; where is the header of the item it was given, or
       // for a container's end, the byte after its last item.
-      const std::size_t at = e.code() == Errc::truncated
-                                 ? end
-                                 : header_offset(data_, end, begin_,
-                                                 visitor.items() - (visitor.at_end() ? 0 : 1));
+      if (e.code() == Errc::truncated) fail_short(end, e.detail());
+      const std::size_t at =
+          header_offset(data_, end, begin_, visitor.items() - (visitor.at_end() ? 0 : 1));
       fail(e.code(), e.detail(), before_ + at, decoder_.path());
     } catch (const msgpack::unpack_error& e) {
       fail(Errc::syntax, e.what(), before_ + begin_, decoder_.path());
@@ -281,7 +348,22 @@ class MsgpackReader final : public Reader::Impl {
       fail(Errc::syntax, "0xc1 is not a MessagePack type", before_ + visitor.bad_byte(),
            decoder_.path());
     // The visitor never stops the parser, so what is left is running out of input.
-    fail(Errc::truncated, "input ends inside a value", before_ + end, decoder_.path());
+    fail_short(end, "input ends inside a value");
+  }
+
+  // The parser ran out of bytes at `end`: the input is truncated, or in memory, the value
+  // is longer than the limit that cut the input short at `end`.
+  [[noreturn]] void fail_short(std::size_t end, std::string_view detail) {
+    if (end < size_) {
+      Scan scan{begin_, 1, {}};
+      if (scan.run(data_, size_, end, limits_) == Scan::Status::too_large)
+        fail(Errc::too_large, scan.detail, before_ + scan.pos, {});
+    }
+    fail(Errc::truncated, detail, before_ + end, decoder_.path());
+  }
+
+  static Limits limits_of(const ReadOptions& o) noexcept {
+    return {o.max_string_length, o.max_collection_length, o.max_value_bytes};
   }
 
   // Reads more from the source, keeping the bytes of the value being scanned; false at the end.
@@ -311,6 +393,7 @@ class MsgpackReader final : public Reader::Impl {
   }
 
   Decoder decoder_;
+  Limits limits_;
   Source* source_ = nullptr;
   std::vector<char> buf_;
   const char* data_;
