@@ -33,10 +33,10 @@ TEST(Readme, ErrorMessageExample) {
     FAIL() << "expected an error";
   } catch (const transit::Error& e) {
     EXPECT_STREQ(e.what(),
-                 "transit: bad_cache_code at byte 30 (line 1, column 31) in $[:a][3]: cache code "
+                 "transit: bad_cache_code at byte 26 (line 1, column 27) in $[:a][3]: cache code "
                  "\"^1\" (slot 1) is not assigned; 1 slots are");
     EXPECT_EQ(e.code(), transit::Errc::bad_cache_code);
-    EXPECT_EQ(e.offset(), 30u);
+    EXPECT_EQ(e.offset(), 26u);
   }
 }
 

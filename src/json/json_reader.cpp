@@ -8,9 +8,9 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
-#include <cstring>
-
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 #include "backend.h"
 #include "codec.h"
@@ -19,39 +19,86 @@
 namespace transit::detail {
 namespace {
 
+// What may stand between two tokens.
+constexpr bool is_separator(char c) noexcept {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',' || c == ':';
+}
+
 // Numbers arrive as text so that integers beyond int64 keep every digit (big integers) and
 // doubles are parsed correctly rounded. UTF-8 is validated per string by is_valid_utf8, which
 // has an ASCII fast path, instead of RapidJSON's per-character transcoder.
 constexpr unsigned kParseFlags = rapidjson::kParseStopWhenDoneFlag |
                                  rapidjson::kParseNumbersAsStringsFlag;
 
+// Limits the handler checks on every event; see ReadOptions.
+struct Limits {
+  std::size_t max_string_length;
+  std::size_t value_end;  // offset past which the value is too large
+  std::size_t max_value_bytes;
+};
+
+// Each event first says where its token starts (see MemoryInput and SourceInput) and checks
+// that the token ends within the value's byte limit; an error thrown after that is placed at
+// the start of the token that raised it.
+template <class Input>
 class SaxHandler {
  public:
-  explicit SaxHandler(Decoder& decoder) : d_(decoder) {}
+  SaxHandler(Decoder& decoder, Input& input, const Limits& limits)
+      : d_(decoder), in_(input), limits_(limits) {}
 
-  bool Null() { return d_.null(), true; }
-  bool Bool(bool b) { return d_.boolean(b), true; }
+  bool Null() { return token(4), d_.null(), done(); }
+  bool Bool(bool b) { return token(b ? 4 : 5), d_.boolean(b), done(); }
   // Only RawNumber is called under kParseNumbersAsStringsFlag; these complete the concept.
-  bool Int(int i) { return d_.integer(i), true; }
-  bool Uint(unsigned u) { return d_.integer(u), true; }
-  bool Int64(std::int64_t i) { return d_.integer(i), true; }
+  bool Int(int i) { return d_.integer(i), done(); }
+  bool Uint(unsigned u) { return d_.integer(u), done(); }
+  bool Int64(std::int64_t i) { return d_.integer(i), done(); }
   bool Uint64(std::uint64_t u) { return number(std::to_string(u)); }
-  bool Double(double d) { return d_.floating(d), true; }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return number({s, n}); }
+  bool Double(double d) { return d_.floating(d), done(); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+    in_.mark_number(s);
+    return number({s, n});
+  }
   bool String(const char* s, rapidjson::SizeType n, bool) {
+    in_.mark_string(s);
+    check_extent(n);
     const std::string_view text(s, n);
+    check_length(text, "string");
     if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
     d_.string(text);
-    return true;
+    return done();
   }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) { return String(s, n, copy); }
-  bool StartObject() { return d_.map_begin(), true; }
-  bool EndObject(rapidjson::SizeType) { return d_.map_end(), true; }
-  bool StartArray() { return d_.array_begin(), true; }
-  bool EndArray(rapidjson::SizeType) { return d_.array_end(), true; }
+  bool StartObject() { return token(1), d_.map_begin(), done(); }
+  bool EndObject(rapidjson::SizeType) { return token(1), d_.map_end(), done(); }
+  bool StartArray() { return token(1), d_.array_begin(), done(); }
+  bool EndArray(rapidjson::SizeType) { return token(1), d_.array_end(), done(); }
 
  private:
+  // A token of `length` bytes that ends at the cursor.
+  void token(std::size_t length) {
+    in_.mark_back(length);
+    check_extent(length);
+  }
+  // The token takes at least `length` bytes from its start.
+  void check_extent(std::size_t length) {
+    if (in_.token_start() + length > limits_.value_end)
+      throw_error(Errc::too_large, "value is longer than " +
+                                       std::to_string(limits_.max_value_bytes) + " bytes");
+  }
+  bool done() {
+    in_.arm();
+    return true;
+  }
+  void check_length(std::string_view text, const char* what) {
+    if (text.size() > limits_.max_string_length)
+      throw_error(Errc::too_large, std::string(what) + " of " + std::to_string(text.size()) +
+                                       " bytes is longer than " +
+                                       std::to_string(limits_.max_string_length));
+  }
+
   bool number(std::string_view text) {
+    check_extent(text.size());
+    check_length(text, "number");
     if (text.find_first_of(".eE") != std::string_view::npos) {
       auto d = parse_double(text);
       if (!d) throw_error(Errc::syntax, "bad number " + std::string(text));
@@ -61,10 +108,12 @@ class SaxHandler {
     } else {
       d_.big_integer(text);
     }
-    return true;
+    return done();
   }
 
   Decoder& d_;
+  Input& in_;
+  const Limits& limits_;
 };
 
 /// Input from a Source, as a RapidJSON stream. It holds one chunk at a time: RapidJSON
@@ -87,7 +136,14 @@ class SourceInput {
   }
   Ch Take() {
     const Ch c = Peek();
-    if (p_ != end_) ++p_;
+    if (p_ != end_) {
+      if (armed_ && !is_separator(c)) {
+        armed_ = false;
+        token_ = Tell();
+        token_located_ = false;
+      }
+      ++p_;
+    }
     return c;
   }
   std::size_t Tell() const noexcept { return before_ + static_cast<std::size_t>(p_ - chunk_); }
@@ -109,8 +165,26 @@ class SourceInput {
   /// True when the input is exhausted at the cursor.
   bool at_end() { return p_ == end_ && !refill(); }
 
-  /// Line and column of an absolute offset at or after the current chunk's start.
+  /// A value starts at the cursor; reading past `value_end` is an Error(too_large).
+  void begin_value(std::size_t value_end, std::size_t max_value_bytes) noexcept {
+    value_end_ = value_end;
+    max_value_bytes_ = max_value_bytes;
+    armed_ = true;
+  }
+  /// An event has been handled: the next byte taken that is not a separator starts a token.
+  void arm() noexcept { armed_ = true; }
+  /// Where the token being read (or the one that raised the last event) starts: noted as its
+  /// first byte is taken, so the marks an event gives are not needed.
+  std::size_t token_start() const noexcept { return armed_ ? Tell() : token_; }
+  void mark_string(const char*) noexcept {}
+  void mark_number(const char*) noexcept {}
+  void mark_back(std::size_t) noexcept {}
+
+  /// Line and column of the token start, or of an absolute offset at or after the current
+  /// chunk's start.
   Location locate(std::size_t offset) const {
+    if (token_located_ && offset == token_) return token_loc_;
+    if (offset < before_) return Location{offset, 0, 0};  // in a chunk already dropped
     Location where{offset, 1 + lines_, 0};
     std::size_t line_start = line_start_;
     const std::size_t upto = std::min<std::size_t>(offset - before_, static_cast<std::size_t>(end_ - chunk_));
@@ -126,6 +200,11 @@ class SourceInput {
  private:
   bool refill() {
     if (!source_ || eof_) return false;
+    // A token that started in this chunk is placed now, before its bytes are dropped.
+    if (!armed_ && !token_located_ && token_ >= before_) {
+      token_loc_ = locate(token_);
+      token_located_ = true;
+    }
     // Keep line numbers for error messages across dropped chunks.
     for (const char* q = chunk_; q != p_; ++q)
       if (*q == '\n') {
@@ -133,8 +212,12 @@ class SourceInput {
         line_start_ = before_ + static_cast<std::size_t>(q - chunk_) + 1;
       }
     before_ += static_cast<std::size_t>(p_ - chunk_);
+    chunk_ = p_ = end_ = buf_.data();
+    // Checked before reading more, so a value never holds more than the limit plus a chunk.
+    if (before_ > value_end_)
+      throw_error(Errc::too_large,
+                  "value is longer than " + std::to_string(max_value_bytes_) + " bytes");
     const std::size_t n = source_->read(buf_.data(), buf_.size());
-    chunk_ = p_ = buf_.data();
     end_ = p_ + n;
     eof_ = n == 0;
     return n != 0;
@@ -148,6 +231,12 @@ class SourceInput {
   std::size_t before_ = 0;
   std::size_t lines_ = 0;       // newlines before chunk_
   std::size_t line_start_ = 0;  // offset just after the last of them
+  std::size_t value_end_ = static_cast<std::size_t>(-1);
+  std::size_t max_value_bytes_ = 0;
+  std::size_t token_ = 0;  // offset of the last token's first byte
+  Location token_loc_;     // its line and column, once its chunk is dropped
+  bool token_located_ = false;
+  bool armed_ = true;  // no token has started since the last event
   bool eof_ = false;
 };
 
@@ -175,6 +264,19 @@ class MemoryInput {
   }
   bool at_end() const noexcept { return Tell() >= text_.size(); }
 
+  /// A value starts at the cursor (its size is checked by the handler, on every event).
+  void begin_value(std::size_t, std::size_t) noexcept { token_ = Tell(); }
+  void arm() noexcept {}
+  /// Where the token that raised the last event starts, as the event marked it. The cursor
+  /// cannot say: RapidJSON parses strings and numbers on a copy of the stream and calls the
+  /// handler before it writes the copy back.
+  std::size_t token_start() const noexcept { return token_; }
+  /// In situ, a string's text starts just after its opening quote, a number's at its start.
+  void mark_string(const char* s) noexcept { token_ = static_cast<std::size_t>(s - buf_.get()) - 1; }
+  void mark_number(const char* s) noexcept { token_ = static_cast<std::size_t>(s - buf_.get()); }
+  /// A token of `length` bytes that ends at the cursor (brackets, null, true, false).
+  void mark_back(std::size_t length) noexcept { token_ = Tell() - length; }
+
   /// Line and column from the original text (the copy has strings unescaped in place).
   Location locate(std::size_t offset) const {
     Location where{offset, 1, 0};
@@ -189,6 +291,7 @@ class MemoryInput {
   std::string_view text_;
   std::unique_ptr<char[]> buf_;
   Stream stream_;
+  std::size_t token_ = 0;  // offset of the first byte of the last event's token
 };
 
 template <class Input>
@@ -196,22 +299,31 @@ class JsonReader final : public Reader::Impl {
  public:
   template <class... Args>
   JsonReader(const ReadOptions& options, Args&&... args)
-      : input_(std::forward<Args>(args)...), decoder_(options) {}
+      : input_(std::forward<Args>(args)...),
+        decoder_(options),
+        limits_{options.max_string_length, 0, options.max_value_bytes} {}
 
   std::optional<Value> next() override {
     if (failed_) std::rethrow_exception(failed_);
     if (!input_.skip_to_value()) return std::nullopt;
     const std::size_t start = input_.Tell();
     decoder_.reset();
-    SaxHandler handler(decoder_);
+    limits_.value_end = limits_.max_value_bytes > SIZE_MAX - start
+                            ? SIZE_MAX
+                            : start + limits_.max_value_bytes;
+    input_.begin_value(limits_.value_end, limits_.max_value_bytes);
+    SaxHandler<Input> handler(decoder_, input_, limits_);
     try {
       const rapidjson::ParseResult r =
           parser_.Parse<kParseFlags | Input::kFlags>(input_.stream(), handler);
-      if (r.IsError()) fail_parse(r.Code(), start + r.Offset());
+      // Offsets are the stream's, which are absolute.
+      if (r.IsError()) fail_parse(r.Code(), r.Offset());
     } catch (const Error& e) {
       if (e.offset() != Location::npos) throw;
-      // Decoder errors know what went wrong; the position is the parser's.
-      remember_and_throw(e.code(), e.detail(), input_.Tell());
+      // Decoder errors know what went wrong; where is the start of the token that raised
+      // them. A failing Source is placed where reading stopped.
+      remember_and_throw(e.code(), e.detail(),
+                         e.code() == Errc::io ? input_.Tell() : input_.token_start());
     }
     return decoder_.take();
   }
@@ -239,6 +351,7 @@ class JsonReader final : public Reader::Impl {
 
   Input input_;
   Decoder decoder_;
+  Limits limits_;
   rapidjson::Reader parser_;
   std::exception_ptr failed_;
 };
