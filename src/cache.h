@@ -28,8 +28,11 @@ inline bool is_cacheable(std::string_view s, bool as_map_key) noexcept {
   if (s.size() < 4) return false;  // fewer bytes means fewer UTF-16 units
   if (!as_map_key && !(s[0] == '~' && (s[1] == ':' || s[1] == '$' || s[1] == '#'))) return false;
   // Each UTF-16 unit takes at most 3 UTF-8 bytes (4 bytes make 2 units), so 12+ bytes are
-  // always at least 4 units; shorter strings are counted.
-  return s.size() >= 12 || utf16_length(s) >= 4;
+  // always at least 4 units; shorter ASCII text is one unit a byte; the rest is counted.
+  if (s.size() >= 12) return true;
+  bool ascii = true;
+  for (const char c : s) ascii &= static_cast<unsigned char>(c) < 0x80;
+  return ascii || utf16_length(s) >= 4;
 }
 
 /// The cache code for slot `index` (< 1936): "^0" ... "^~~"-style base-44 digits.

@@ -570,6 +570,10 @@ std::optional<std::int64_t> big_as_int64(const Value& v) {
 }  // namespace
 
 bool operator==(const Value& a, const Value& b) noexcept {
+  // Inline values other than doubles (NaN, -0.0) are canonical: equal exactly when their bytes
+  // are. Text up to 13 bytes is always inline and longer text never is, so this decides them.
+  if (!a.on_heap() && !b.on_heap() && a.kind() == b.kind() && a.kind() != Kind::floating)
+    return a.raw_.a == b.raw_.a && a.raw_.b == b.raw_.b;
   if (a.kind() != b.kind()) {
     // Clojure's = holds between 1 and 1N; a big integer read from "~n5" equals the integer 5.
     if (a.kind() == Kind::integer && b.kind() == Kind::big_integer)
@@ -631,6 +635,19 @@ bool operator==(const Value& a, const Value& b) noexcept {
 
 std::size_t Value::hash() const noexcept {
   const auto k = static_cast<std::size_t>(kind());
+  switch (kind()) {
+    case Kind::string:
+    case Kind::keyword:
+    case Kind::symbol:
+    case Kind::uri:
+    case Kind::big_decimal:
+    case Kind::bytes:
+      // Inline text hashes its two words; equal text has equal words (see operator==).
+      if (!on_heap()) return combine(mix(raw_.a), mix(raw_.b));
+      break;
+    default:
+      break;
+  }
   switch (kind()) {
     case Kind::null:
       return mix(0);

@@ -75,7 +75,9 @@ struct ObjectVtable {
 class Value {
  public:
   /// null.
-  Value() noexcept { small_.kind = Kind::null; small_.flags = 0; small_.size = 0; }
+  /// null. Every inline value starts from all-zero bytes, so equal inline values have equal
+  /// bytes and compare and hash as two words.
+  Value() noexcept : raw_{0, 0} {}
   Value(std::nullptr_t) noexcept : Value() {}
   /// Booleans, numbers and text convert implicitly, so `Value v = 42;` and `Value{"text"}`
   /// do what they say. Every integer type but bool becomes an integer (unsigned values above
@@ -107,7 +109,7 @@ class Value {
   }
   Value(const char* s) : Value(std::string_view(s)) {}
   Value(const std::string& s) : Value(std::string_view(s)) {}
-  Value(std::string_view s) { init_text(Kind::string, s); }
+  Value(std::string_view s) : Value() { init_text(Kind::string, s); }
 
   Value(const Value& other) noexcept : raw_(other.raw_) { retain(); }
   Value(Value&& other) noexcept : raw_(other.raw_) { other.raw_ = Raw{}; }

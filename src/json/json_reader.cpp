@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <charconv>
 #include <cstring>
 
 #include "backend.h"
@@ -99,12 +100,16 @@ class SaxHandler {
   bool number(std::string_view text) {
     check_extent(text.size());
     check_length(text, "number");
-    if (text.find_first_of(".eE") != std::string_view::npos) {
+    // RapidJSON has checked the syntax. An integer parses to the end; one that stops early
+    // at '.', 'e' or 'E' is a double; one that overflows int64 is a big integer.
+    std::int64_t i = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+    if (ec == std::errc() && end == text.data() + text.size()) {
+      d_.integer(i);
+    } else if (text.find_first_of(".eE") != std::string_view::npos) {
       auto d = parse_double(text);
       if (!d) throw_error(Errc::syntax, "bad number " + std::string(text));
       d_.floating(*d);
-    } else if (auto i = parse_int64(text)) {
-      d_.integer(*i);
     } else {
       d_.big_integer(text);
     }
