@@ -6,6 +6,7 @@
 // for every top-level value.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -120,11 +121,17 @@ class ReadCache {
 
   ReadCache() : slots_(kCacheSize) {}
 
-  void reset() noexcept { count_ = 0; }
+  /// Empties the cache, letting go of the values it held so that the document they came from
+  /// is not kept alive by it.
+  void reset() noexcept {
+    for (std::size_t i = 0; i < used_; ++i) slots_[i].value = Value();
+    count_ = used_ = 0;
+  }
 
   void add(Value v, bool is_tag) {
     if (count_ == kCacheSize) count_ = 0;
     slots_[count_++] = {std::move(v), is_tag};
+    used_ = std::max(used_, count_);
   }
 
   /// The entry for a code such as "^1A"; throws Error(bad_cache_code) when the code is
@@ -149,6 +156,7 @@ class ReadCache {
  private:
   std::vector<Entry> slots_;
   std::size_t count_ = 0;
+  std::size_t used_ = 0;  // slots [0, used_) hold values
 };
 
 }  // namespace transit::detail

@@ -9,6 +9,7 @@
 namespace transit::detail {
 
 void Decoder::reset() noexcept {
+  verbose_ = false;
   frames_.clear();
   stack_.clear();
   cache_.reset();
@@ -63,6 +64,11 @@ void Decoder::deliver(Value v) {
 void Decoder::begin(FrameKind kind) {
   if (frames_.size() >= max_depth_)
     throw_error(Errc::too_deep, "nesting deeper than " + std::to_string(max_depth_) + " levels");
+  // A second rep is refused where it starts, before it is built.
+  if (!frames_.empty() && frames_.back().has_rep)
+    throw_error(Errc::bad_tagged_value, "tagged value ~#" +
+                                            std::string(frames_.back().tag.as_string()) +
+                                            " has more than one rep");
   frames_.push_back({kind, false, static_cast<std::uint32_t>(stack_.size()), Value()});
 }
 
@@ -101,7 +107,7 @@ void Decoder::string(std::string_view raw) {
     frames_.back().kind = FrameKind::map_array;
     return;
   }
-  const bool cacheable = is_cacheable(raw, at_key_position());
+  const bool cacheable = !verbose_ && is_cacheable(raw, at_key_position());
   if (raw.size() < 2 || raw[0] != '~') {
     if (cacheable) cache_.add(Value(raw), false);
     return deliver(Value(raw));

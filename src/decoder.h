@@ -40,7 +40,16 @@ class Decoder {
   void array_begin();
   void array_end();
   void map_begin();
+  /// A JSON object: only JSON-Verbose has them, and JSON-Verbose has no cache codes, so the
+  /// rest of this top-level value caches nothing.
+  void object_begin() {
+    verbose_ = true;
+    map_begin();
+  }
   void map_end();
+
+  /// True when no read handler or builder is set, so building a value calls no user code.
+  bool runs_no_user_code() const noexcept { return handlers_ == nullptr; }
 
   /// True once a complete top-level value has been read.
   bool done() const noexcept { return done_; }
@@ -80,6 +89,7 @@ class Decoder {
   bool parent_is_tagged() const noexcept;
   Value build_map(std::span<Value> flat);
 
+  bool verbose_ = false;  // inside a JSON-Verbose value: no caching
   std::size_t max_depth_;
   std::size_t max_items_;  // items of an array, entries of a map
   const ReadHandlers* handlers_;

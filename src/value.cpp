@@ -62,6 +62,95 @@ void* allocate(std::size_t bytes) {
   return p;
 }
 
+}  // namespace
+
+// ---- arenas ---------------------------------------------------------------------------------------
+
+// The nodes of one document: bump-allocated in blocks, freed together when the last Value that
+// refers to any of them goes. Reading allocates a block now and then instead of once per
+// string and container, and dropping a document frees its blocks without visiting its nodes.
+struct Arena : ArenaHeader {
+  struct Block {
+    Block* next;
+    std::size_t size;
+    std::size_t used;
+    char* data() noexcept { return reinterpret_cast<char*>(this + 1); }
+  };
+  static_assert(sizeof(Block) % alignof(Value) == 0);  // nodes need no more than a Value
+
+  explicit Arena(std::size_t first_block) : first_block_(first_block) {}
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena() {
+    // Children that are not borrowed hold counts on nodes outside the arena: give them back.
+    for (const auto& [kind, node] : foreign_) {
+      if (kind == Kind::map || kind == Kind::link) {
+        auto* n = static_cast<MapNode*>(node);
+        std::destroy_n(n->entries(), n->size);
+      } else if (kind == Kind::tagged) {
+        static_cast<TaggedNode*>(node)->~TaggedNode();
+      } else {
+        auto* n = static_cast<SeqNode*>(node);
+        std::destroy_n(n->items(), n->size);
+      }
+    }
+    while (head_) std::free(std::exchange(head_, head_->next));
+  }
+
+  void* allocate(std::size_t bytes) {
+    bytes = (bytes + 7) & ~std::size_t{7};
+    if (!head_ || head_->size - head_->used < bytes) {
+      const std::size_t size = std::max(bytes, head_ ? std::min(head_->size * 2, kMaxBlock)
+                                                      : first_block_);
+      auto* block = static_cast<Block*>(detail::allocate(sizeof(Block) + size));
+      *block = {head_, size, 0};
+      head_ = block;
+    }
+    void* p = head_->data() + head_->used;
+    head_->used += bytes;
+    allocated_ += bytes;
+    return p;
+  }
+
+  // A node of this arena holds `child`: a child from this arena is borrowed (it stops
+  // counting, the arena outlives it); any other is remembered, to be released with the arena.
+  void adopt(Kind parent_kind, Node* parent, Value& child, bool& parent_listed) {
+    if (ValueAccess::borrow(child, this) || parent_listed) return;
+    foreign_.emplace_back(parent_kind, parent);
+    parent_listed = true;
+  }
+
+  std::size_t allocated() const noexcept { return allocated_; }
+
+ private:
+  static constexpr std::size_t kMaxBlock = std::size_t{1} << 20;
+  Block* head_ = nullptr;
+  std::size_t first_block_;
+  std::size_t allocated_ = 0;
+  std::vector<std::pair<Kind, Node*>> foreign_;
+};
+
+void destroy_arena(ArenaHeader* arena) noexcept { delete static_cast<Arena*>(arena); }
+
+namespace {
+
+thread_local Arena* t_arena = nullptr;
+// The size of the last document read on this thread, so a stream of small documents takes one
+// right-sized block each.
+thread_local std::size_t t_arena_hint = 4096;
+
+// Memory for a node: from the current arena while a reader builds a document, else the heap.
+void* allocate_node(std::size_t bytes) {
+  return t_arena ? t_arena->allocate(bytes) : allocate(bytes);
+}
+
+// Gives a new node its owner: the arena counts the Value about to refer to it.
+void attach(Node* node) noexcept {
+  if (!t_arena) return;
+  node->arena = t_arena;
+  t_arena->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
 bool is_text_kind(Kind k) {
   switch (k) {
     case Kind::string:
@@ -97,18 +186,15 @@ void destroy_node(Kind kind, Node* node) noexcept {
       break;
     }
     case Kind::tagged:
-      delete static_cast<TaggedNode*>(node);
-      return;
+      static_cast<TaggedNode*>(node)->~TaggedNode();
+      break;
     case Kind::object: {
       auto* n = static_cast<ObjectNode*>(node);
       n->vt->destroy(n->obj);
       delete n;
       return;
     }
-    case Kind::uuid:
-      delete static_cast<UuidNode*>(node);
-      return;
-    default:  // text nodes are trivially destructible
+    default:  // text and UUID nodes are trivially destructible
       break;
   }
   std::free(node);
@@ -159,9 +245,10 @@ void Value::init_text(Kind kind, std::string_view s) {
     return;
   }
   const std::uint32_t n = detail::checked_size(s.size());
-  auto* node = new (detail::allocate(sizeof(TextNode) + n)) TextNode{};
+  auto* node = new (detail::allocate_node(sizeof(TextNode) + n)) TextNode{};
   node->size = n;
   std::memcpy(node->data(), s.data(), n);
+  detail::attach(node);
   init_node(kind, node, n);
 }
 
@@ -244,8 +331,9 @@ Value Value::instant(std::int64_t ms) noexcept {
 
 Value Value::uuid(Uuid u) {
   Value v;
-  auto* node = new detail::UuidNode{};
+  auto* node = new (detail::allocate_node(sizeof(detail::UuidNode))) detail::UuidNode{};
   node->value = u;
+  detail::attach(node);
   v.init_node(Kind::uuid, node, 0);
   return v;
 }
@@ -303,9 +391,32 @@ class DuplicateFinder {
 
 }  // namespace
 
+bool ValueAccess::borrow(Value& child, detail::ArenaHeader* arena) noexcept {
+  if ((child.small_.flags & (Value::kHeap | Value::kBorrowed)) != Value::kHeap) return true;
+  if (child.wide_.u.node->arena != arena) return false;
+  // The arena keeps the child's node alive for as long as its parent: no count needed. The
+  // parent's own Value holds a count, so this never reaches zero.
+  arena->refs.fetch_sub(1, std::memory_order_relaxed);
+  child.small_.flags |= Value::kBorrowed;
+  return true;
+}
+
+ArenaScope::ArenaScope() : previous_(detail::t_arena) {
+  auto* arena = new detail::Arena(detail::t_arena_hint);
+  arena_ = arena;
+  detail::t_arena = arena;
+}
+
+ArenaScope::~ArenaScope() {
+  auto* arena = static_cast<detail::Arena*>(arena_);
+  detail::t_arena = static_cast<detail::Arena*>(previous_);
+  detail::t_arena_hint = std::clamp<std::size_t>(arena->allocated() + 256, 1024, std::size_t{1} << 20);
+  if (arena->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete arena;
+}
+
 Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
   const std::uint32_t n = detail::checked_size(items.size());
-  auto* node = new (detail::allocate(sizeof(SeqNode) + n * sizeof(Value))) SeqNode{};
+  auto* node = new (detail::allocate_node(sizeof(SeqNode) + n * sizeof(Value))) SeqNode{};
   Value* out = node->items();
   std::uint32_t kept = 0;
   if (kind == Kind::set) {
@@ -319,14 +430,19 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
     for (; kept < n; ++kept) new (out + kept) Value(std::move(items[kept]));
   }
   node->size = kept;
+  detail::attach(node);
   Value v;
   v.init_node(kind, node, kept);
+  if (auto* arena = static_cast<detail::Arena*>(node->arena)) {
+    bool listed = false;
+    for (std::uint32_t i = 0; i < kept; ++i) arena->adopt(kind, node, out[i], listed);
+  }
   return v;
 }
 
 Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
   const std::uint32_t n = detail::checked_size(flat.size() / 2);
-  auto* node = new (detail::allocate(sizeof(MapNode) + n * sizeof(Entry))) MapNode{};
+  auto* node = new (detail::allocate_node(sizeof(MapNode) + n * sizeof(Entry))) MapNode{};
   Entry* out = node->entries();
   std::uint32_t kept = 0;
   DuplicateFinder dups(n);
@@ -341,8 +457,16 @@ Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
       out[at].second = std::move(flat[2 * i + 1]);
   }
   node->size = kept;
+  detail::attach(node);
   Value v;
   v.init_node(kind, node, kept);
+  if (auto* arena = static_cast<detail::Arena*>(node->arena)) {
+    bool listed = false;
+    for (std::uint32_t i = 0; i < kept; ++i) {
+      arena->adopt(kind, node, out[i].first, listed);
+      arena->adopt(kind, node, out[i].second, listed);
+    }
+  }
   return v;
 }
 
@@ -388,11 +512,17 @@ Value Value::link(Value fields) {
 
 Value Value::tagged(std::string_view tag, Value rep) {
   if (tag.empty()) detail::throw_error(Errc::invalid_argument, "a tag is never empty");
-  auto* node = new TaggedNode{};
+  auto* node = new (detail::allocate_node(sizeof(TaggedNode))) TaggedNode{};
   node->tag = Value(tag);
   node->rep = std::move(rep);
+  detail::attach(node);
   Value v;
   v.init_node(Kind::tagged, node, 0);
+  if (auto* arena = static_cast<detail::Arena*>(node->arena)) {
+    bool listed = false;
+    arena->adopt(Kind::tagged, node, node->tag, listed);
+    arena->adopt(Kind::tagged, node, node->rep, listed);
+  }
   return v;
 }
 

@@ -12,10 +12,30 @@ namespace transit {
 /// Builders that take their parts by moving out of a caller-owned range, so the decoder can
 /// build a container straight from its value stack with one allocation.
 struct ValueAccess {
+  /// Makes `child`, about to be stored in a node of `arena`, hold no count when it refers to a
+  /// node of that same arena. False when it refers to a node elsewhere (it keeps its count).
+  static bool borrow(Value& child, detail::ArenaHeader* arena) noexcept;
   /// An array, list or set from `items` (moved from). Sets drop duplicates.
   static Value make_sequence(Kind kind, std::span<Value> items);
   /// A map or link from interleaved keys and values (moved from); `flat.size()` is even.
   static Value make_map(Kind kind, std::span<Value> flat);
+};
+
+/// While alive, the nodes of Values built on this thread go into one new arena: a reader
+/// builds each document in one, so reading it allocates blocks, not nodes, and dropping it
+/// frees the blocks. Only for code that runs no user callbacks while the scope is open: a user
+/// object holding a Value of the arena it sits in would keep the arena alive for ever.
+/// Scopes nest.
+class ArenaScope {
+ public:
+  ArenaScope();
+  ~ArenaScope();
+  ArenaScope(const ArenaScope&) = delete;
+  ArenaScope& operator=(const ArenaScope&) = delete;
+
+ private:
+  detail::ArenaHeader* arena_;
+  detail::ArenaHeader* previous_;
 };
 
 }  // namespace transit

@@ -57,10 +57,18 @@ class Value;
 using Entry = std::pair<Value, Value>;
 
 namespace detail {
+// A reader's arena: every node of a document read without user handlers lives in one, and
+// Values referring to any of its nodes share this one count.
+struct ArenaHeader {
+  mutable std::atomic<std::uint32_t> refs{1};
+};
+void destroy_arena(ArenaHeader* arena) noexcept;
+
 // Heap payloads are immutable once built and shared by reference count, so copying a Value is
-// a pointer copy and an increment.
+// a pointer copy and an increment. A node in an arena counts on the arena instead.
 struct Node {
   mutable std::atomic<std::uint32_t> refs{1};
+  ArenaHeader* arena = nullptr;
 };
 void destroy_node(Kind kind, Node* node) noexcept;
 struct ObjectVtable {
@@ -111,13 +119,17 @@ class Value {
   Value(const std::string& s) : Value(std::string_view(s)) {}
   Value(std::string_view s) : Value() { init_text(Kind::string, s); }
 
-  Value(const Value& other) noexcept : raw_(other.raw_) { retain(); }
+  Value(const Value& other) noexcept : raw_(other.raw_) {
+    small_.flags &= ~kBorrowed;
+    retain();
+  }
   Value(Value&& other) noexcept : raw_(other.raw_) { other.raw_ = Raw{}; }
   Value& operator=(const Value& other) noexcept {
     if (this != &other) {
       other.retain();
       release();
       raw_ = other.raw_;
+      small_.flags &= ~kBorrowed;
     }
     return *this;
   }
@@ -224,7 +236,9 @@ class Value {
   std::size_t hash() const noexcept;
 
  private:
-  enum : std::uint8_t { kHeap = 1 };
+  // kHeap: the payload is a node. kBorrowed: this Value sits inside a node of the arena its
+  // own node lives in, and holds no count (the arena outlives it); copies of it do count.
+  enum : std::uint8_t { kHeap = 1, kBorrowed = 2 };
   static constexpr std::size_t kSmallCapacity = 13;
 
   struct Small {
@@ -257,11 +271,19 @@ class Value {
 
   bool on_heap() const noexcept { return (small_.flags & kHeap) != 0; }
   void retain() const noexcept {
-    if (on_heap()) wide_.u.node->refs.fetch_add(1, std::memory_order_relaxed);
+    if (!on_heap()) return;
+    detail::Node* n = wide_.u.node;
+    (n->arena ? n->arena->refs : n->refs).fetch_add(1, std::memory_order_relaxed);
   }
   void release() noexcept {
-    if (on_heap() && wide_.u.node->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
-      detail::destroy_node(kind(), wide_.u.node);
+    if ((small_.flags & (kHeap | kBorrowed)) != kHeap) return;
+    detail::Node* n = wide_.u.node;
+    if (n->arena) {
+      if (n->arena->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        detail::destroy_arena(n->arena);
+    } else if (n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      detail::destroy_node(kind(), n);
+    }
   }
   void init_text(Kind kind, std::string_view s);
   void init_node(Kind kind, detail::Node* node, std::uint32_t size) noexcept;

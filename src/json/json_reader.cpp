@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "codec.h"
 #include "decoder.h"
+#include "value_internal.h"
 
 namespace transit::detail {
 namespace {
@@ -69,7 +70,7 @@ class SaxHandler {
     return done();
   }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) { return String(s, n, copy); }
-  bool StartObject() { return token(1), d_.map_begin(), done(); }
+  bool StartObject() { return token(1), d_.object_begin(), done(); }
   bool EndObject(rapidjson::SizeType) { return token(1), d_.map_end(), done(); }
   bool StartArray() { return token(1), d_.array_begin(), done(); }
   bool EndArray(rapidjson::SizeType) { return token(1), d_.array_end(), done(); }
@@ -313,6 +314,10 @@ class JsonReader final : public Reader::Impl {
     if (!input_.skip_to_value()) return std::nullopt;
     const std::size_t start = input_.Tell();
     decoder_.reset();
+    // Without user handlers no user code runs while the document is built: build it in one
+    // arena (see ArenaScope).
+    std::optional<ArenaScope> arena;
+    if (decoder_.runs_no_user_code()) arena.emplace();
     limits_.value_end = limits_.max_value_bytes > SIZE_MAX - start
                             ? SIZE_MAX
                             : start + limits_.max_value_bytes;
@@ -337,8 +342,16 @@ class JsonReader final : public Reader::Impl {
 
  private:
   [[noreturn]] void fail_parse(rapidjson::ParseErrorCode code, std::size_t at) {
-    if (at >= input_.Tell() && input_.at_end())
+    // The parser stopped at the end of the input: whatever it says (a bad escape, a number
+    // missing its digits), more bytes could have made it right.
+    if (input_.at_end())
       remember_and_throw(Errc::truncated, "input ends inside a value", input_.Tell());
+    // Well-formed JSON that RapidJSON cannot hold even as text (it checks numbers' range).
+    if (code == rapidjson::kParseErrorNumberTooBig)
+      remember_and_throw(Errc::too_large,
+                         "number beyond the range of a double (or an integer of more than 308 "
+                         "digits)",
+                         at);
     if (code == rapidjson::kParseErrorStringUnicodeSurrogateInvalid ||
         code == rapidjson::kParseErrorStringInvalidEncoding)
       remember_and_throw(Errc::invalid_utf8, rapidjson::GetParseError_En(code), at);

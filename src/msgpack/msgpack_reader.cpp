@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "codec.h"
 #include "decoder.h"
+#include "value_internal.h"
 
 namespace transit::detail {
 namespace {
@@ -289,7 +290,8 @@ class MsgpackReader final : public Reader::Impl {
       : decoder_(options),
         limits_(limits_of(options)),
         source_(&source),
-        buf_(std::max<std::size_t>(options.chunk_size, 16)) {
+        buf_(std::max<std::size_t>(options.chunk_size, 16)),
+        chunk_size_(buf_.size()) {
     data_ = buf_.data();
   }
 
@@ -303,11 +305,10 @@ class MsgpackReader final : public Reader::Impl {
         const Scan::Status status =
             scan_.run(data_, size_, saturating_end(begin_, limits_.max_value_bytes), limits_);
         if (status == Scan::Status::complete) break;
-        if (status == Scan::Status::too_large)
-          fail(Errc::too_large, scan_.detail, before_ + scan_.pos, {});
+        if (status == Scan::Status::too_large) fail_at(Errc::too_large, scan_.detail, scan_.pos);
         if (!fill()) {
           if (begin_ == size_) return std::nullopt;
-          fail(Errc::truncated, "input ends inside a value", before_ + size_, decoder_.path());
+          fail_at(Errc::truncated, "input ends inside a value", size_);
         }
       }
       end = scan_.pos;
@@ -326,13 +327,26 @@ class MsgpackReader final : public Reader::Impl {
   // Parses the value at begin_ from data_[begin_, end).
   Value parse(std::size_t end) {
     decoder_.reset();
-    Visitor visitor(decoder_, size_ - begin_, limits_);
+    // Without user handlers no user code runs while the document is built: build it in one
+    // arena (see ArenaScope).
+    std::optional<ArenaScope> arena;
+    if (decoder_.runs_no_user_code()) arena.emplace();
     std::size_t off = begin_;
+    if (feed(end, size_ - begin_, off)) {
+      begin_ = off;
+      return decoder_.take();
+    }
+    // The visitor never stops the parser, so what is left is running out of input.
+    fail_short(end, "input ends inside a value");
+  }
+
+  // Runs the parser over data_[begin_, end), `available` bytes being what the input holds
+  // from begin_ on: true once the value is complete, false when the bytes run out. Any other
+  // failure is thrown, placed.
+  bool feed(std::size_t end, std::size_t available, std::size_t& off) {
+    Visitor visitor(decoder_, available, limits_);
     try {
-      if (msgpack::parse(data_, end, off, visitor)) {
-        begin_ = off;
-        return decoder_.take();
-      }
+      if (msgpack::parse(data_, end, off, visitor)) return true;
     } catch (const Error& e) {
       if (e.offset() != Location::npos) throw;
       // The decoder knows what went wrong; where is the header of the item it was given, or
@@ -347,8 +361,7 @@ class MsgpackReader final : public Reader::Impl {
     if (visitor.bad_byte() != Location::npos)
       fail(Errc::syntax, "0xc1 is not a MessagePack type", before_ + visitor.bad_byte(),
            decoder_.path());
-    // The visitor never stops the parser, so what is left is running out of input.
-    fail_short(end, "input ends inside a value");
+    return false;
   }
 
   // The parser ran out of bytes at `end`: the input is truncated, or in memory, the value
@@ -357,9 +370,19 @@ class MsgpackReader final : public Reader::Impl {
     if (end < size_) {
       Scan scan{begin_, 1, {}};
       if (scan.run(data_, size_, end, limits_) == Scan::Status::too_large)
-        fail(Errc::too_large, scan.detail, before_ + scan.pos, {});
+        fail_at(Errc::too_large, scan.detail, scan.pos);
     }
     fail(Errc::truncated, detail, before_ + end, decoder_.path());
+  }
+
+  // Fails at `at`, inside the value at begin_, with the path of the item there: the bytes
+  // before it are given to the decoder again (or for the first time, from a Source), and an
+  // error in them comes first, as reading them would have found it first.
+  [[noreturn]] void fail_at(Errc code, std::string_view detail, std::size_t at) {
+    decoder_.reset();
+    std::size_t off = begin_;
+    (void)feed(at, static_cast<std::size_t>(-1), off);
+    fail(code, detail, before_ + at, decoder_.path());
   }
 
   static Limits limits_of(const ReadOptions& o) noexcept {
@@ -378,7 +401,9 @@ class MsgpackReader final : public Reader::Impl {
     // Grows only when a value is larger than the buffer, so memory follows the largest value.
     if (size_ == buf_.size()) buf_.resize(2 * buf_.size());
     data_ = buf_.data();
-    const std::size_t n = source_->read(buf_.data() + size_, buf_.size() - size_);
+    // A chunk at a time, so the scanner checks the limits at least once per chunk.
+    const std::size_t n =
+        source_->read(buf_.data() + size_, std::min(buf_.size() - size_, chunk_size_));
     size_ += n;
     return n != 0;
   }
@@ -396,6 +421,7 @@ class MsgpackReader final : public Reader::Impl {
   Limits limits_;
   Source* source_ = nullptr;
   std::vector<char> buf_;
+  std::size_t chunk_size_ = 0;
   const char* data_;
   std::size_t size_ = 0;    // bytes in data_
   std::size_t begin_ = 0;   // first byte not yet consumed
