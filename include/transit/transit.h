@@ -4,7 +4,10 @@
 
 #include "transit/encoding.h"
 #include "transit/error.h"
+#include "transit/read_handlers.h"
 #include "transit/reader.h"
+#include "transit/registry.h"
 #include "transit/sink.h"
 #include "transit/value.h"
+#include "transit/write_handlers.h"
 #include "transit/writer.h"
