@@ -123,7 +123,11 @@ Value decode_tagged(std::string_view tag, Value rep) {
     if ((t == 'i' || t == 'n') && (rep.kind() == Kind::integer || rep.kind() == Kind::big_integer))
       return rep;
     if (t == 'd' && rep.kind() == Kind::floating) return rep;
-    if (t == 'u' || t == 'm' || t == 'i' || t == 'n' || t == 'd')
+    if ((t == '?' && rep.kind() == Kind::boolean) || (t == '_' && rep.kind() == Kind::null) ||
+        (t == 'b' && rep.kind() == Kind::bytes))
+      return rep;
+    // The spec's scalar tags have a meaning: a rep of another kind is not theirs to keep.
+    if (std::string_view(":$indfbcmtruz?_").find(t) != std::string_view::npos)
       throw_error(Errc::bad_rep, "~#" + std::string(tag) + " with a " +
                                      std::string(kind_name(rep.kind())) + " representation");
   }

@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hostile input: truncation at every byte, lying length prefixes, 10^6-deep nesting, cache, map
+// and tag abuse, bad representations, overlong numbers, invalid UTF-8, NUL bytes and the reader
+// limits. Every case asserts the error code and the byte offset, from memory and, where the
+// input is read as a stream, from a Source too. Crashes found by the fuzzers end up here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transit/transit.h"
+
+namespace {
+
+using transit::Encoding;
+using transit::Errc;
+using transit::Error;
+using transit::Kind;
+using transit::ReadOptions;
+using transit::Value;
+
+// ---- helpers -------------------------------------------------------------------------------------
+
+// "91 a3 61" -> the three bytes.
+std::string hex(std::string_view text) {
+  std::string out;
+  std::istringstream in{std::string(text)};
+  std::string byte;
+  while (in >> byte) out.push_back(static_cast<char>(std::stoi(byte, nullptr, 16)));
+  return out;
+}
+
+// A msgpack str header and its bytes.
+std::string mp_str(std::string_view s) {
+  std::string out;
+  if (s.size() < 32) {
+    out.push_back(static_cast<char>(0xa0 | s.size()));
+  } else {
+    out.push_back(static_cast<char>(0xd9));
+    out.push_back(static_cast<char>(s.size()));
+  }
+  return out.append(s);
+}
+
+// Delivers `data` at most `step` bytes per read, then the end.
+class ChunkSource final : public transit::Source {
+ public:
+  ChunkSource(std::string data, std::size_t step) : data_(std::move(data)), step_(step) {}
+  std::size_t read(char* buffer, std::size_t size) override {
+    const std::size_t n = std::min({size, step_, data_.size() - pos_});
+    data_.copy(buffer, n, pos_);
+    pos_ += n;
+    return n;
+  }
+
+ private:
+  std::string data_;
+  std::size_t step_;
+  std::size_t pos_ = 0;
+};
+
+// `prefix`, then `filler` for ever: what a peer that lies about a length sends. Counts what it
+// handed out, so a test can prove the reader stopped early.
+class EndlessSource final : public transit::Source {
+ public:
+  EndlessSource(std::string prefix, std::string filler)
+      : prefix_(std::move(prefix)), filler_(std::move(filler)) {}
+  std::size_t read(char* buffer, std::size_t size) override {
+    for (std::size_t i = 0; i < size; ++i, ++given_)
+      buffer[i] = given_ < prefix_.size() ? prefix_[given_]
+                                          : filler_[(given_ - prefix_.size()) % filler_.size()];
+    return size;
+  }
+  std::size_t given() const { return given_; }
+
+ private:
+  std::string prefix_;
+  std::string filler_;
+  std::size_t given_ = 0;
+};
+
+const char* name(Encoding e) {
+  switch (e) {
+    case Encoding::json: return "json";
+    case Encoding::json_verbose: return "json-verbose";
+    case Encoding::msgpack: return "msgpack";
+  }
+  return "?";
+}
+
+Error read_error(std::string_view input, Encoding enc, const ReadOptions& options) {
+  try {
+    (void)transit::read(input, enc, options);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no transit::Error from memory (" << name(enc) << ")";
+  return Error(Errc::io, {}, {}, "none");
+}
+
+Error stream_error(std::string_view input, Encoding enc, const ReadOptions& options,
+                   std::size_t step) {
+  ChunkSource source{std::string(input), step};
+  transit::Reader reader(source, enc, options);
+  try {
+    while (reader.next()) {
+    }
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no transit::Error from a Source (" << name(enc) << ")";
+  return Error(Errc::io, {}, {}, "none");
+}
+
+enum class Stream : std::uint8_t { same, skip };
+
+// Reading `input` fails with `code` at `offset`, from memory and (unless skipped) from a Source
+// handing out a few bytes at a time. Returns the in-memory error for further checks.
+Error expect_error(std::string_view input, Encoding enc, Errc code, std::size_t offset,
+                   const ReadOptions& options = {}, Stream stream = Stream::same) {
+  SCOPED_TRACE(std::string(name(enc)) + ": " + std::string(input.substr(0, 60)));
+  const Error e = read_error(input, enc, options);
+  EXPECT_EQ(e.code(), code) << e.what();
+  EXPECT_EQ(e.offset(), offset) << e.what();
+  if (stream == Stream::same) {
+    for (std::size_t step : {1, 7, 4096}) {
+      const Error s = stream_error(input, enc, options, step);
+      EXPECT_EQ(s.code(), code) << "step " << step << ": " << s.what();
+      EXPECT_EQ(s.offset(), offset) << "step " << step << ": " << s.what();
+      EXPECT_EQ(std::string(s.what()), std::string(e.what())) << "step " << step;
+    }
+  }
+  return e;
+}
+
+Error expect_json_error(std::string_view input, Errc code, std::size_t offset,
+                        const ReadOptions& options = {}, Stream stream = Stream::same) {
+  return expect_error(input, Encoding::json, code, offset, options, stream);
+}
+
+Error expect_mp_error(std::string_view input, Errc code, std::size_t offset,
+                      const ReadOptions& options = {}, Stream stream = Stream::same) {
+  return expect_error(input, Encoding::msgpack, code, offset, options, stream);
+}
+
+std::string exemplar(const std::string& file) {
+  const std::filesystem::path path = std::filesystem::path(TRANSIT_DEFAULT_EXEMPLARS) / file;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) ADD_FAILURE() << "missing exemplar " << path;
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+const char* const kExemplars[] = {
+    "map_10_nested",   "set_nested",           "vector_special_numbers", "dates_interesting",
+    "uuids",           "map_unrecognized_vals", "strings_tilde",         "cmap_pathological",
+    "one_date",        "maps_four_char_keyword_keys",
+};
+
+// Every proper prefix of `text` (up to the end of its value) is a truncated value, at the end.
+void expect_truncated_at_every_byte(const std::string& text, Encoding enc) {
+  const std::size_t end = enc == Encoding::msgpack ? text.size()
+                                                   : text.find_last_not_of(" \t\r\n") + 1;
+  ASSERT_NO_THROW((void)transit::read(text, enc));
+  for (std::size_t n = 0; n < end; ++n) {
+    const std::string prefix = text.substr(0, n);
+    SCOPED_TRACE("prefix of " + std::to_string(n) + " bytes");
+    const Error e = read_error(prefix, enc, {});
+    EXPECT_EQ(e.code(), Errc::truncated) << e.what();
+    EXPECT_EQ(e.offset(), n) << e.what();
+    if (n == 0) continue;  // a Reader over nothing has no value: nullopt, not an error
+    const Error s = stream_error(prefix, enc, {}, 3);
+    EXPECT_EQ(s.code(), Errc::truncated) << s.what();
+    EXPECT_EQ(s.offset(), n) << s.what();
+  }
+}
+
+// ---- truncation ----------------------------------------------------------------------------------
+
+TEST(Hostile, JsonExemplarsTruncatedAtEveryByte) {
+  for (const char* ex : kExemplars) {
+    SCOPED_TRACE(ex);
+    expect_truncated_at_every_byte(exemplar(std::string(ex) + ".json"), Encoding::json);
+  }
+}
+
+TEST(Hostile, JsonVerboseExemplarsTruncatedAtEveryByte) {
+  for (const char* ex : kExemplars) {
+    SCOPED_TRACE(ex);
+    expect_truncated_at_every_byte(exemplar(std::string(ex) + ".verbose.json"),
+                                   Encoding::json_verbose);
+  }
+}
+
+TEST(Hostile, MsgpackExemplarsTruncatedAtEveryByte) {
+  for (const char* ex : kExemplars) {
+    SCOPED_TRACE(ex);
+    expect_truncated_at_every_byte(exemplar(std::string(ex) + ".mp"), Encoding::msgpack);
+  }
+}
+
+TEST(Hostile, JsonTruncatedInsideEscapesAndLiterals) {
+  // Escapes, a multi-byte character, literals and numbers, cut at every byte.
+  expect_truncated_at_every_byte(
+      R"(["a\u00e9\"\\", "é€𝄞", true, false, null, -1.5e-3, 12345678901234567890123])",
+      Encoding::json);
+}
+
+// ---- lying length prefixes -----------------------------------------------------------------------
+
+TEST(Hostile, MsgpackStr32ClaimingFourGiBFromASourceFailsAtOnce) {
+  // In memory the claim is checked against the bytes there; from a stream, against the limit,
+  // as soon as the header is in, whatever follows.
+  expect_mp_error(hex("db ff ff ff ff 61"), Errc::truncated, 6, {}, Stream::skip);
+  EndlessSource source(hex("db ff ff ff ff"), "a");
+  transit::Reader reader(source, Encoding::msgpack);
+  try {
+    (void)reader.next();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::too_large) << e.what();
+    EXPECT_EQ(e.offset(), 0u);
+    EXPECT_EQ(e.detail(), "str of 4294967295 bytes is longer than 16777216");
+  }
+  EXPECT_LE(source.given(), ReadOptions{}.chunk_size);
+}
+
+TEST(Hostile, MsgpackBin32AndExtClaimsFromASourceFailAtOnce) {
+  for (const char* header : {"c6 ff ff ff ff", "c9 ff ff ff ff 01", "91 c6 01 00 00 01"}) {
+    SCOPED_TRACE(header);
+    EndlessSource source(hex(header), std::string(1, '\0'));
+    ReadOptions options;
+    options.max_string_length = 1 << 16;
+    transit::Reader reader(source, Encoding::msgpack, options);
+    try {
+      (void)reader.next();
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::too_large) << e.what();
+      EXPECT_EQ(e.offset(), header[0] == '9' ? 1u : 0u) << e.what();
+    }
+    EXPECT_LE(source.given(), options.chunk_size);
+  }
+}
+
+TEST(Hostile, MsgpackArrayAndMapCountsBeyondTheLimit) {
+  // 2^32-1 items: in memory there are not the bytes (truncated at the end); from a stream the
+  // count is over max_collection_length (too_large at the header).
+  expect_mp_error(hex("dd ff ff ff ff"), Errc::truncated, 5, {}, Stream::skip);
+  expect_mp_error(hex("df ff ff ff ff"), Errc::truncated, 5, {}, Stream::skip);
+  for (const char* header : {"dd ff ff ff ff", "df ff ff ff ff", "92 01 dd 01 00 00 01"}) {
+    SCOPED_TRACE(header);
+    EndlessSource source(hex(header), std::string(1, '\x01'));
+    transit::Reader reader(source, Encoding::msgpack);
+    try {
+      (void)reader.next();
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::too_large) << e.what();
+      EXPECT_EQ(e.offset(), header[0] == '9' ? 2u : 0u) << e.what();
+    }
+    EXPECT_LE(source.given(), ReadOptions{}.chunk_size);
+  }
+}
+
+TEST(Hostile, MsgpackCollectionLimitInMemoryAndStream) {
+  ReadOptions options;
+  options.max_collection_length = 3;
+  EXPECT_EQ(transit::read(hex("93 01 02 03"), Encoding::msgpack, options),
+            Value::array({1, 2, 3}));
+  expect_mp_error(hex("94 01 02 03 04"), Errc::too_large, 0, options);
+  expect_mp_error(hex("91 84 01 01 02 02 03 03 04 04"), Errc::too_large, 1, options);
+}
+
+TEST(Hostile, MsgpackValueBytesLimitFromAnEndlessStream) {
+  // An array of 2^24-1 ones that never ends: the reader gives up at the item that crosses the
+  // limit, having buffered no more than the limit and a chunk or two.
+  ReadOptions options;
+  options.max_value_bytes = 1 << 20;
+  EndlessSource source(hex("dd 00 ff ff ff"), std::string(1, '\x01'));
+  transit::Reader reader(source, Encoding::msgpack, options);
+  try {
+    (void)reader.next();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::too_large) << e.what();
+    EXPECT_EQ(e.offset(), std::size_t{1} << 20);
+    EXPECT_EQ(e.detail(), "value is longer than 1048576 bytes");
+  }
+  EXPECT_LE(source.given(), (std::size_t{1} << 20) + 2 * options.chunk_size);
+}
+
+TEST(Hostile, MsgpackValueBytesLimitInMemory) {
+  ReadOptions options;
+  options.max_value_bytes = 4;
+  EXPECT_EQ(transit::read(hex("93 01 02 03"), Encoding::msgpack, options),
+            Value::array({1, 2, 3}));
+  // The fifth byte, the fourth item, crosses the limit.
+  expect_mp_error(hex("94 01 02 03 04"), Errc::too_large, 4, options);
+  expect_mp_error(hex("91 a5 61 62 63 64 65"), Errc::too_large, 1, options);
+}
+
+TEST(Hostile, MsgpackStringLimitInMemoryAndStream) {
+  ReadOptions options;
+  options.max_string_length = 4;
+  EXPECT_EQ(transit::read(hex("91") + mp_str("abcd"), Encoding::msgpack, options),
+            Value::array({"abcd"}));
+  expect_mp_error(hex("91") + mp_str("abcde"), Errc::too_large, 1, options);
+  expect_mp_error(hex("92 01 c4 05 00 00 00 00 00"), Errc::too_large, 2, options);
+}
+
+TEST(Hostile, JsonValueBytesLimitFromAnEndlessStream) {
+  ReadOptions options;
+  options.max_value_bytes = 1 << 20;
+  EndlessSource source("[1", ",1");
+  transit::Reader reader(source, Encoding::json, options);
+  try {
+    (void)reader.next();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::too_large) << e.what();
+    // Ones sit at odd offsets; the first that ends past the limit starts just after it.
+    EXPECT_EQ(e.offset(), (std::size_t{1} << 20) + 1);
+    EXPECT_EQ(e.detail(), "value is longer than 1048576 bytes");
+  }
+  EXPECT_LE(source.given(), (std::size_t{1} << 20) + 2 * options.chunk_size);
+}
+
+TEST(Hostile, JsonStringThatNeverEndsFromAStream) {
+  // A string is buffered by the parser; the value limit stops it, and the error names the
+  // string's start, whose chunk is long gone.
+  ReadOptions options;
+  options.max_value_bytes = 1 << 20;
+  EndlessSource source("\n [\"", "a");
+  transit::Reader reader(source, Encoding::json, options);
+  try {
+    (void)reader.next();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::too_large) << e.what();
+    EXPECT_EQ(e.offset(), 3u);
+    EXPECT_EQ(e.line(), 2u);
+    EXPECT_EQ(e.column(), 3u);
+  }
+  EXPECT_LE(source.given(), (std::size_t{1} << 20) + 2 * options.chunk_size);
+}
+
+TEST(Hostile, JsonValueBytesLimitInMemory) {
+  ReadOptions options;
+  options.max_value_bytes = 8;
+  EXPECT_EQ(transit::read("[1,2,33]", Encoding::json, options), Value::array({1, 2, 33}));
+  // "333" ends at the limit; the ']' after it is the ninth byte.
+  expect_json_error("[1,2,333]", Errc::too_large, 8, options);
+  expect_json_error("[1,2,3333]", Errc::too_large, 5, options);
+  expect_json_error(R"(["abcdefgh"])", Errc::too_large, 1, options);
+  // The limit is per value: a second value starts afresh.
+  EXPECT_EQ(transit::read_all("[1,2,33] [1,2,33]", Encoding::json, options).size(), 2u);
+}
+
+TEST(Hostile, JsonStringAndNumberLimits) {
+  ReadOptions options;
+  options.max_string_length = 4;
+  EXPECT_EQ(transit::read(R"(["abcd",1234])", Encoding::json, options), Value::array({"abcd", 1234}));
+  expect_json_error(R"(["abcde"])", Errc::too_large, 1, options);
+  expect_json_error(R"({"abcde":1})", Errc::too_large, 1, options);
+  expect_json_error(R"([1, 12345])", Errc::too_large, 4, options);
+  expect_json_error(R"([1, -1.2e5])", Errc::too_large, 4, options);
+}
+
+TEST(Hostile, JsonCollectionLimit) {
+  ReadOptions options;
+  options.max_collection_length = 3;
+  EXPECT_EQ(transit::read("[1,2,3]", Encoding::json, options), Value::array({1, 2, 3}));
+  expect_json_error("[1,2,3,4]", Errc::too_large, 7, options);
+  expect_json_error(R"(["^ ","a",1,"b",2,"c",3,"d",4])", Errc::too_large, 24, options);
+  expect_json_error(R"({"a":1,"b":2,"c":3,"d":4})", Errc::too_large, 19, options);
+}
+
+// ---- depth ---------------------------------------------------------------------------------------
+
+TEST(Hostile, MillionDeepJsonArrays) {
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  const Error e = expect_json_error(deep, Errc::too_deep, 512, {}, Stream::skip);
+  EXPECT_EQ(e.path().size(), 1 + 512 * 3u);  // $ then [0] per level
+  EXPECT_EQ(stream_error(deep, Encoding::json, {}, 65536).offset(), 512u);
+}
+
+TEST(Hostile, MillionDeepJsonVerboseMaps) {
+  std::string deep;
+  for (int i = 0; i < 1'000'000; ++i) deep += "{\"a\":";
+  deep += "1" + std::string(1'000'000, '}');
+  expect_error(deep, Encoding::json_verbose, Errc::too_deep, 512 * 5, {}, Stream::skip);
+  EXPECT_EQ(stream_error(deep, Encoding::json_verbose, {}, 65536).offset(), 512u * 5);
+}
+
+TEST(Hostile, MillionDeepTaggedValues) {
+  std::string deep;
+  for (int i = 0; i < 1'000'000; ++i) deep += "[\"~#'\",";
+  deep += "1" + std::string(1'000'000, ']');
+  expect_json_error(deep, Errc::too_deep, 512 * 7, {}, Stream::skip);
+}
+
+TEST(Hostile, MillionDeepMsgpackArraysAndMaps) {
+  expect_mp_error(std::string(1'000'000, '\x91') + '\x01', Errc::too_deep, 512, {},
+                  Stream::skip);
+  EXPECT_EQ(stream_error(std::string(1'000'000, '\x91') + '\x01', Encoding::msgpack, {}, 65536)
+                .code(),
+            Errc::too_deep);
+  // {"a": {"a": ...}}: each level is a map header and a two-byte key.
+  std::string maps;
+  for (int i = 0; i < 1'000'000; ++i) maps += hex("81") + mp_str("a");
+  maps += '\x01';
+  expect_mp_error(maps, Errc::too_deep, 512 * 3, {}, Stream::skip);
+}
+
+TEST(Hostile, MaxDepthIsCappedAndTheCapIsSafe) {
+  ReadOptions too_much;
+  too_much.max_depth = ReadOptions::kMaxDepthLimit + 1;
+  try {
+    transit::Reader reader("[]", Encoding::json, too_much);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_argument);
+    EXPECT_EQ(e.offset(), transit::Location::npos);
+  }
+  // At the cap, reading, writing, comparing and destroying a value that deep all work.
+  ReadOptions deepest;
+  deepest.max_depth = ReadOptions::kMaxDepthLimit;
+  const std::size_t n = ReadOptions::kMaxDepthLimit;
+  const Value v = transit::read(std::string(n, '[') + std::string(n, ']'), Encoding::json, deepest);
+  for (Encoding enc : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+    SCOPED_TRACE(name(enc));
+    EXPECT_EQ(transit::read(transit::write(v, enc), enc, deepest), v);
+  }
+  expect_json_error(std::string(n + 1, '[') + std::string(n + 1, ']'), Errc::too_deep, n,
+                    deepest, Stream::skip);
+}
+
+// ---- cache codes and "^ " -----------------------------------------------------------------------
+
+TEST(Hostile, CacheCodesMalformedOrUnassigned) {
+  expect_json_error(R"(["^"])", Errc::bad_cache_code, 1);
+  expect_json_error(R"(["~:abcd", "^~"])", Errc::bad_cache_code, 11);
+  expect_json_error(R"(["~:abcd", "^0 "])", Errc::bad_cache_code, 11);
+  expect_json_error(R"(["~:abcd", "^1"])", Errc::bad_cache_code, 11);
+  expect_json_error(R"({"^0":1})", Errc::bad_cache_code, 1);
+  expect_mp_error(hex("92") + mp_str("~:abcd") + mp_str("^[["), Errc::bad_cache_code, 8);
+}
+
+TEST(Hostile, CachedTagUsedAsAValue) {
+  // "^0" names the tag ~#point; a tag is only ever the first item of an array or object.
+  expect_json_error(R"([["~#point",[1,2]],"^0"])", Errc::bad_tagged_value, 19);
+  // As the first item it is a tag again.
+  EXPECT_EQ(transit::read(R"([["~#point",[1,2]],["^0",[3,4]]])"),
+            Value::array({Value::tagged("point", Value::array({1, 2})),
+                          Value::tagged("point", Value::array({3, 4}))}));
+}
+
+TEST(Hostile, MapMarkerAbuse) {
+  // Odd counts, the marker in a map, and the marker where no map can start.
+  expect_json_error(R"(["^ ","a"])", Errc::odd_map, 9);
+  expect_json_error(R"(["^ ","^0",1])", Errc::bad_cache_code, 6);
+  expect_json_error(R"(["^ ",["^ ","a"],1])", Errc::odd_map, 15);
+  // Elsewhere "^ " is a plain string, as transit-java reads it; writers escape it as "~^ ".
+  EXPECT_EQ(transit::read(R"([1,"^ "])"), Value::array({1, "^ "}));
+  EXPECT_EQ(transit::read(R"(["^ ","^ ",1])"), Value::map({{"^ ", 1}}));
+  EXPECT_EQ(transit::read(R"(["^ "])"), Value::map({}));
+  expect_mp_error(hex("93") + mp_str("^ ") + mp_str("a") + hex("01") + hex("00"),
+                  Errc::trailing_data, 7, {}, Stream::skip);
+  // A container's error is placed just after its last item.
+  expect_mp_error(hex("92") + mp_str("^ ") + mp_str("a"), Errc::odd_map, 6);
+}
+
+// ---- tags ----------------------------------------------------------------------------------------
+
+TEST(Hostile, TagWithoutRep) {
+  expect_json_error(R"(["~#set"])", Errc::bad_tagged_value, 8);
+  expect_json_error(R"([["~#set"],1])", Errc::bad_tagged_value, 9);
+  expect_mp_error(hex("91") + mp_str("~#set"), Errc::bad_tagged_value, 7);
+}
+
+TEST(Hostile, OddCmapArray) {
+  expect_json_error(R"(["~#cmap",[1,2,3]])", Errc::odd_map, 17);
+  expect_json_error(R"(["~#cmap",1])", Errc::bad_rep, 11);
+  expect_mp_error(hex("92") + mp_str("~#cmap") + hex("93 01 02 03"), Errc::odd_map, 12);
+}
+
+TEST(Hostile, TaggedObjectWithTwoKeys) {
+  expect_json_error(R"({"~#a": 1, "b": 2})", Errc::bad_tagged_value, 11);
+  expect_json_error(R"({"~#a": 1, "~#b": 2})", Errc::bad_tagged_value, 11);
+  expect_mp_error(hex("82") + mp_str("~#a") + hex("01") + mp_str("b") + hex("02"),
+                  Errc::bad_tagged_value, 6);
+}
+
+TEST(Hostile, TagsOutOfPlace) {
+  expect_json_error(R"([1,"~#set",[1]])", Errc::bad_tagged_value, 3);
+  expect_json_error(R"(["^ ","~#set",[1]])", Errc::bad_tagged_value, 6);
+  expect_json_error(R"({"a":"~#set"})", Errc::bad_tagged_value, 5);
+  expect_json_error(R"("~#set")", Errc::bad_tagged_value, 0);
+  expect_json_error(R"(["~#set",[1],[2]])", Errc::bad_tagged_value, 13);
+}
+
+TEST(Hostile, InvalidTagNames) {
+  expect_json_error(R"(["~#",1])", Errc::bad_tagged_value, 1);
+  expect_json_error(R"(["~#a b",1])", Errc::bad_tagged_value, 1);
+  expect_json_error(R"(["~#a\tb",1])", Errc::bad_tagged_value, 1);
+  expect_json_error(R"(["~#a\u0000",1])", Errc::bad_tagged_value, 1);
+  expect_json_error("[\"~#\x7f\",1]", Errc::bad_tagged_value, 1);
+  expect_mp_error(hex("92") + mp_str("~#") + hex("01"), Errc::bad_tagged_value, 1);
+  // Any other character is a tag's to use, as in the reference implementations.
+  EXPECT_EQ(transit::read(R"(["~#com.example/pöint",1])"),
+            Value::tagged("com.example/pöint", 1));
+}
+
+// ---- representations -----------------------------------------------------------------------------
+
+TEST(Hostile, BadSpecialNumbers) {
+  for (const char* rep : {R"(["~z"])", R"(["~zinf"])", R"(["~zNaN "])", R"(["~z+INF"])"})
+    expect_json_error(rep, Errc::bad_rep, 1);
+  // The spec's scalar tags keep their meaning in the ["~#z", rep] form.
+  expect_json_error(R"(["~#z",1])", Errc::bad_rep, 8);
+  expect_json_error(R"(["~#?","t",1])", Errc::bad_tagged_value, 11);
+}
+
+TEST(Hostile, BadInstants) {
+  for (const char* rep : {R"(["~t"])", R"(["~t2020-02-30T00:00:00Z"])",
+                          R"(["~t2020-01-01T25:00:00Z"])", R"(["~t2020-01-01T00:00:00"])",
+                          R"(["~t9999999999-01-01T00:00:00Z"])", R"(["~m"])", R"(["~m1e3"])",
+                          R"(["~m9223372036854775808"])", R"(["~m-"])", R"(["~m 1"])"})
+    expect_json_error(rep, Errc::bad_rep, 1);
+  expect_json_error(R"(["~#m","x"])", Errc::bad_rep, 10);
+  expect_json_error(R"(["~#t",1])", Errc::bad_rep, 8);
+}
+
+TEST(Hostile, BadUuids) {
+  for (const char* rep : {R"(["~u"])", R"(["~u5a2cbea3e8c6428bb52521239370dd55"])",
+                          R"(["~u5a2cbea3-e8c6-428b-b525-21239370dd5"])",
+                          R"(["~u5a2cbea3-e8c6-428b-b525-21239370dd555"])",
+                          R"(["~u5a2cbea3_e8c6_428b_b525_21239370dd55"])",
+                          R"(["~u{5a2cbea3-e8c6-428b-b525-21239370dd5}"])"})
+    expect_json_error(rep, Errc::bad_rep, 1);
+  expect_json_error(R"(["~#u",[1,2,3]])", Errc::bad_rep, 14);
+  expect_json_error(R"(["~#u",["a","b"]])", Errc::bad_rep, 16);
+  expect_json_error(R"(["~#u",1.5])", Errc::bad_rep, 10);
+}
+
+TEST(Hostile, BadBase64) {
+  for (const char* rep : {R"(["~bA"])", R"(["~bYQ=x"])", R"(["~bYQ==="])", R"(["~b=YQ="])",
+                          R"(["~bYQ-_"])"})
+    expect_json_error(rep, Errc::bad_rep, 1);
+  // Whitespace (wrapped lines) is allowed, and so is missing padding at the very end.
+  EXPECT_EQ(transit::read(R"(["~bYW Jj\nZA"])"), Value::array({Value::bytes("abcd")}));
+}
+
+TEST(Hostile, BadScalarRepsInMsgpack) {
+  expect_mp_error(hex("92 01") + mp_str("~zinf"), Errc::bad_rep, 2);
+  expect_mp_error(hex("91") + mp_str("~tyesterday"), Errc::bad_rep, 1);
+  expect_mp_error(hex("91") + mp_str("~uxyz"), Errc::bad_rep, 1);
+  expect_mp_error(hex("91") + mp_str("~m1.5"), Errc::bad_rep, 1);
+  // ~#m with a float rep: placed at the end of the tagged array.
+  expect_mp_error(hex("92") + mp_str("~#m") + hex("cb 3f f8 00 00 00 00 00 00"), Errc::bad_rep,
+                  14);
+}
+
+// ---- numbers -------------------------------------------------------------------------------------
+
+TEST(Hostile, OverlongIntegersBecomeBigIntegers) {
+  const std::string digits(300, '9');
+  EXPECT_EQ(transit::read("[" + digits + "]"), Value::array({Value::big_integer(digits)}));
+  // RapidJSON checks a number's range even when it hands over the text.
+  expect_json_error("[1, " + std::string(400, '9') + "]", Errc::too_large, 4);
+  const std::string long_digits(1000, '9');
+  EXPECT_EQ(transit::read("[\"~i" + long_digits + "\"]"),
+            Value::array({Value::big_integer(long_digits)}));
+  EXPECT_EQ(transit::read("[-9223372036854775809]"),
+            Value::array({Value::big_integer("-9223372036854775809")}));
+  EXPECT_EQ(transit::read(hex("91 cf ff ff ff ff ff ff ff ff"), Encoding::msgpack),
+            Value::array({Value::big_integer("18446744073709551615")}));
+  // Over the string limit, digits are too_large like any text.
+  ReadOptions options;
+  options.max_string_length = 299;
+  expect_json_error("[1, " + digits + "]", Errc::too_large, 4, options);
+  expect_json_error("[1, \"~n" + digits + "\"]", Errc::too_large, 4, options);
+}
+
+TEST(Hostile, FloatsOutOfRange) {
+  // Beyond double range a JSON number is too_large; below it, zero.
+  expect_json_error("[1e400]", Errc::too_large, 1);
+  expect_json_error("[0, -1e400]", Errc::too_large, 4);
+  expect_json_error("[0.1e99999999999999999999]", Errc::too_large, 1);
+  EXPECT_EQ(transit::read("[1e-400, -1e-99999]"), Value::array({0.0, -0.0}));
+  // As ~d text the codec's own parser reads overflow as infinity, written back as ~zINF.
+  const Value v = transit::read(R"(["~d1e400", "~d-1e400"])");
+  EXPECT_EQ(v[0].as_double(), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(v[1].as_double(), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(transit::read(transit::write(v)), v);
+  expect_json_error(R"(["~d1e", 1])", Errc::bad_rep, 1);
+  expect_json_error("[1.]", Errc::syntax, 3);
+  expect_json_error("[01]", Errc::syntax, 2);
+  expect_json_error("[-]", Errc::syntax, 2);
+}
+
+// ---- UTF-8 ---------------------------------------------------------------------------------------
+
+TEST(Hostile, InvalidUtf8InJson) {
+  expect_json_error("[\"\xff\"]", Errc::invalid_utf8, 1);
+  expect_json_error("[1, \"a\xc3\"]", Errc::invalid_utf8, 4);            // cut short
+  expect_json_error("[\"\xe0\x80\xaf\"]", Errc::invalid_utf8, 1);        // overlong
+  expect_json_error("[\"\xf4\x90\x80\x80\"]", Errc::invalid_utf8, 1);    // above U+10FFFF
+  expect_json_error("[\"~:\xed\xb0\x80\"]", Errc::invalid_utf8, 1);      // lone surrogate
+  expect_json_error("{\"\x80\":1}", Errc::invalid_utf8, 1);              // in a key
+  expect_json_error(R"(["\udc00"])", Errc::invalid_utf8, 1);             // escaped lone low half
+}
+
+TEST(Hostile, InvalidUtf8InMsgpack) {
+  expect_mp_error(hex("91 a1 ff"), Errc::invalid_utf8, 1);
+  expect_mp_error(hex("92 01 a2 c3 28"), Errc::invalid_utf8, 2);
+  expect_mp_error(hex("91 a3 ed a0 80"), Errc::invalid_utf8, 1);
+  expect_mp_error(hex("81 a1 80 01"), Errc::invalid_utf8, 1);  // a map key
+  // A bin is bytes, not text: anything goes.
+  EXPECT_EQ(transit::read(hex("91 c4 01 ff"), Encoding::msgpack),
+            Value::array({Value::bytes("\xff")}));
+}
+
+// ---- NUL bytes -----------------------------------------------------------------------------------
+
+TEST(Hostile, NulBytes) {
+  using namespace std::string_literals;
+  // Escaped, NUL is a character like any other; raw, it is not JSON.
+  EXPECT_EQ(transit::read(R"(["a\u0000b"])"), Value::array({"a\0b"s}));
+  expect_json_error("[\"a\0b\"]"s, Errc::syntax, 3);
+  expect_json_error("[1,\0 2]"s, Errc::syntax, 3);
+  expect_json_error("\0[1]"s, Errc::syntax, 0);
+  expect_json_error("[1]\0"s, Errc::trailing_data, 3, {}, Stream::skip);
+  // In MessagePack a NUL byte is the integer 0 or part of a string.
+  EXPECT_EQ(transit::read(hex("92 00 a3 61 00 62"), Encoding::msgpack), Value::array({0, "a\0b"s}));
+}
+
+// ---- syntax --------------------------------------------------------------------------------------
+
+TEST(Hostile, SyntaxErrorsInLaterValuesAreAtTheirByte) {
+  transit::Reader reader("[1] [1,]");
+  EXPECT_EQ(reader.next(), Value::array({1}));
+  try {
+    (void)reader.next();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::syntax);
+    EXPECT_EQ(e.offset(), 7u);
+    EXPECT_EQ(e.column(), 8u);
+  }
+  const Error s = stream_error("[1]\n[1,]", Encoding::json, {}, 2);
+  EXPECT_EQ(s.code(), Errc::syntax);
+  EXPECT_EQ(s.offset(), 7u);
+  EXPECT_EQ(s.line(), 2u);
+}
+
+TEST(Hostile, MsgpackNeverUsedByteAndExtTypes) {
+  expect_mp_error(hex("c1"), Errc::syntax, 0);
+  expect_mp_error(hex("92 01 c1"), Errc::syntax, 2);
+  expect_mp_error(hex("91 d8 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"), Errc::bad_rep, 1);
+}
+
+}  // namespace
