@@ -644,6 +644,33 @@ TEST(Hostile, NulBytes) {
   EXPECT_EQ(transit::read(hex("92 00 a3 61 00 62"), Encoding::msgpack), Value::array({0, "a\0b"s}));
 }
 
+// ---- found by fuzzing ----------------------------------------------------------------------------
+
+TEST(Hostile, RawControlCharactersInStringsAtEveryAlignment) {
+  // fuzz_json: RapidJSON's SSE2 scan in situ compares with 0x19, so raw 0x1A-0x1F went through
+  // from memory while a Source (read byte by byte) rejected them.
+  for (char c = 0x01; c < 0x20; ++c) {
+    for (std::size_t pad = 0; pad < 40; pad += 3) {
+      const std::string text = "[\"" + std::string(pad, 'a') + c + "b\"]";
+      SCOPED_TRACE(static_cast<int>(c));
+      expect_json_error(text, Errc::syntax, 2 + pad);
+    }
+  }
+  // Escaped, they are characters like any other.
+  EXPECT_EQ(transit::read(R"(["aaaaaaaaaaaaaaaaaaaa\u001a"])"),
+            Value::array({"aaaaaaaaaaaaaaaaaaaa\x1a"}));
+}
+
+TEST(Hostile, StringsOfEveryLengthInMemory) {
+  // fuzz_json under ASan: the SSE2 scanners load whole 16-byte blocks, past the end of an
+  // unpadded copy of the input. Every length and alignment of the last string is read here.
+  for (std::size_t n = 0; n < 64; ++n) {
+    const std::string s(n, 'x');
+    EXPECT_EQ(transit::read("[\"" + s + "\"]"), Value::array({s}));
+    EXPECT_EQ(transit::read("\"~~" + s + "\""), Value("~" + s));
+  }
+}
+
 // ---- syntax --------------------------------------------------------------------------------------
 
 TEST(Hostile, SyntaxErrorsInLaterValuesAreAtTheirByte) {

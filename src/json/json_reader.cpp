@@ -64,6 +64,7 @@ class SaxHandler {
     in_.mark_string(s);
     check_extent(n);
     const std::string_view text(s, n);
+    if constexpr (Input::kScansControlsLoosely) check_raw_controls(text);
     check_length(text, "string");
     if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
     d_.string(text);
@@ -90,6 +91,17 @@ class SaxHandler {
   bool done() {
     in_.arm();
     return true;
+  }
+  // A control character in the text came from an escape or, wrongly, from the raw bytes (see
+  // MemoryInput::raw_control); the bytes decide, and raw it is the parser's error.
+  void check_raw_controls(std::string_view text) {
+    const auto is_control = [](char c) { return static_cast<unsigned char>(c) < 0x20; };
+    if (std::none_of(text.begin(), text.end(), is_control)) return;
+    const std::size_t at = in_.raw_control(in_.token_start());
+    if (at == Location::npos) return;
+    in_.mark_at(at);
+    throw_error(Errc::syntax,
+                rapidjson::GetParseError_En(rapidjson::kParseErrorStringEscapeInvalid));
   }
   void check_length(std::string_view text, const char* what) {
     if (text.size() > limits_.max_string_length)
@@ -185,6 +197,10 @@ class SourceInput {
   void mark_string(const char*) noexcept {}
   void mark_number(const char*) noexcept {}
   void mark_back(std::size_t) noexcept {}
+  // Read byte by byte, RapidJSON rejects every raw control character in a string itself.
+  static constexpr bool kScansControlsLoosely = false;
+  std::size_t raw_control(std::size_t) const noexcept { return Location::npos; }
+  void mark_at(std::size_t) noexcept {}
 
   /// Line and column of the token start, or of an absolute offset at or after the current
   /// chunk's start.
@@ -282,6 +298,25 @@ class MemoryInput {
   void mark_number(const char* s) noexcept { token_ = static_cast<std::size_t>(s - buf_.get()); }
   /// A token of `length` bytes that ends at the cursor (brackets, null, true, false).
   void mark_back(std::size_t length) noexcept { token_ = Tell() - length; }
+  void mark_at(std::size_t offset) noexcept { token_ = offset; }
+
+  /// RapidJSON's SSE2 scan of strings in situ lets raw bytes 0x1A-0x1F through (it compares
+  /// with 0x19), which its byte-by-byte scan, and so a Source, rejects. The offset of the first
+  /// raw control byte in the string whose opening quote is at `start`, or npos.
+  static constexpr bool kScansControlsLoosely = true;
+  std::size_t raw_control(std::size_t start) const noexcept {
+    for (std::size_t i = start + 1; i < text_.size(); ++i) {
+      const auto c = static_cast<unsigned char>(text_[i]);
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        break;
+      } else if (c < 0x20) {
+        return i;
+      }
+    }
+    return Location::npos;
+  }
 
   /// Line and column from the original text (the copy has strings unescaped in place).
   Location locate(std::size_t offset) const {
