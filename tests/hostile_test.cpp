@@ -656,6 +656,10 @@ TEST(Hostile, RawControlCharactersInStringsAtEveryAlignment) {
       expect_json_error(text, Errc::syntax, 2 + pad);
     }
   }
+  // And when a control character the scan does catch follows one it does not, or outside
+  // strings, where the parser sees the raw byte.
+  expect_json_error("[\"0123456789abcdefghijklmn\x1e:\x0f\"]", Errc::syntax, 26);
+  expect_json_error("[1,\x1e 2]", Errc::syntax, 3);
   // Escaped, they are characters like any other.
   EXPECT_EQ(transit::read(R"(["aaaaaaaaaaaaaaaaaaaa\u001a"])"),
             Value::array({"aaaaaaaaaaaaaaaaaaaa\x1a"}));

@@ -194,12 +194,7 @@ class SourceInput {
   /// chunk's start.
   Location locate(std::size_t offset) const {
     if (token_located_ && offset == token_) return token_loc_;
-    // In a chunk already dropped: parse errors point a few bytes back (the start of an
-    // escape), and tokens cannot hold a raw newline, so there is none between the offset and
-    // this chunk when the last newline before the chunk is before it.
-    if (offset < before_)
-      return offset >= line_start_ ? Location{offset, 1 + lines_, offset - line_start_ + 1}
-                                   : Location{offset, 0, 0};
+    if (offset < before_) return Location{offset, 0, 0};  // in a chunk already dropped
     Location where{offset, 1 + lines_, 0};
     std::size_t line_start = line_start_;
     const std::size_t upto = std::min<std::size_t>(offset - before_, static_cast<std::size_t>(end_ - chunk_));
@@ -263,11 +258,9 @@ class MemoryInput {
   static constexpr unsigned kFlags = rapidjson::kParseInsituFlag;
 
   explicit MemoryInput(std::string_view text)
-      : text_(text),
-        buf_(std::make_unique_for_overwrite<char[]>(padded(text.size()))),
-        stream_(buf_.get()) {
+      : text_(text), buf_(std::make_unique<char[]>(text.size() + 1)), stream_(buf_.get()) {
     if (!text.empty()) std::memcpy(buf_.get(), text.data(), text.size());
-    std::memset(buf_.get() + text.size(), 0, padded(text.size()) - text.size());
+    buf_[text.size()] = '\0';
   }
   Stream& stream() noexcept { return stream_; }
   std::size_t Tell() const noexcept { return static_cast<std::size_t>(stream_.src_ - buf_.get()); }
@@ -330,12 +323,6 @@ class MemoryInput {
   }
 
  private:
-  // RapidJSON's SSE2 scanners load whole aligned 16-byte blocks, so the block holding the
-  // terminating NUL must lie inside the allocation (new[] aligns to 16 on x86-64).
-  static std::size_t padded(std::size_t size) noexcept {
-    return ((size + 1 + 15) & ~std::size_t{15}) + 16;
-  }
-
   std::string_view text_;
   std::unique_ptr<char[]> buf_;
   Stream stream_;
