@@ -675,6 +675,14 @@ TEST(Hostile, StringsOfEveryLengthInMemory) {
   }
 }
 
+TEST(Hostile, ParseErrorsBehindTheChunkKeepTheirLine) {
+  // fuzz_json: RapidJSON places a bad surrogate pair at its first escape, which a Source may
+  // already have dropped with its chunk; the error lost its line and column.
+  const Error e = expect_json_error("\n  [\"abc\\ud800\\u0041\"]", Errc::invalid_utf8, 8);
+  EXPECT_EQ(e.line(), 2u);
+  EXPECT_EQ(e.column(), 8u);
+}
+
 // ---- syntax --------------------------------------------------------------------------------------
 
 TEST(Hostile, SyntaxErrorsInLaterValuesAreAtTheirByte) {

@@ -194,7 +194,12 @@ class SourceInput {
   /// chunk's start.
   Location locate(std::size_t offset) const {
     if (token_located_ && offset == token_) return token_loc_;
-    if (offset < before_) return Location{offset, 0, 0};  // in a chunk already dropped
+    // In a chunk already dropped: parse errors point a few bytes back (the start of an
+    // escape), and tokens cannot hold a raw newline, so there is none between the offset and
+    // this chunk when the last newline before the chunk is before it.
+    if (offset < before_)
+      return offset >= line_start_ ? Location{offset, 1 + lines_, offset - line_start_ + 1}
+                                   : Location{offset, 0, 0};
     Location where{offset, 1 + lines_, 0};
     std::size_t line_start = line_start_;
     const std::size_t upto = std::min<std::size_t>(offset - before_, static_cast<std::size_t>(end_ - chunk_));
