@@ -683,6 +683,15 @@ TEST(Hostile, ParseErrorsBehindTheChunkKeepTheirLine) {
   EXPECT_EQ(e.column(), 8u);
 }
 
+TEST(Hostile, MsgpackClaimsAtTheEndOfAStreamAreJudgedAsInMemory) {
+  // fuzz_msgpack: from memory "94" failed on its claim of 4 items in 1 byte, from a Source
+  // (which knows its size once it has ended) as a plain truncation with another path.
+  const Error e = expect_mp_error(hex("94"), Errc::truncated, 1);
+  EXPECT_EQ(e.detail(), "array of 4 items cannot fit in the 1 bytes of input");
+  EXPECT_EQ(e.path(), "$");
+  expect_mp_error(hex("92 01 82 a1 61"), Errc::truncated, 5);
+}
+
 // ---- syntax --------------------------------------------------------------------------------------
 
 TEST(Hostile, SyntaxErrorsInLaterValuesAreAtTheirByte) {

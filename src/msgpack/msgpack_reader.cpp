@@ -308,7 +308,9 @@ class MsgpackReader final : public Reader::Impl {
         if (status == Scan::Status::too_large) fail_at(Errc::too_large, scan_.detail, scan_.pos);
         if (!fill()) {
           if (begin_ == size_) return std::nullopt;
-          fail_at(Errc::truncated, "input ends inside a value", size_);
+          // At the end of the input its size is known, and claims are checked against it as
+          // they are in memory.
+          fail_at(Errc::truncated, "input ends inside a value", size_, size_ - begin_);
         }
       }
       end = scan_.pos;
@@ -370,7 +372,7 @@ class MsgpackReader final : public Reader::Impl {
     if (end < size_) {
       Scan scan{begin_, 1, {}};
       if (scan.run(data_, size_, end, limits_) == Scan::Status::too_large)
-        fail_at(Errc::too_large, scan.detail, scan.pos);
+        fail_at(Errc::too_large, scan.detail, scan.pos, size_ - begin_);
     }
     fail(Errc::truncated, detail, before_ + end, decoder_.path());
   }
@@ -378,10 +380,12 @@ class MsgpackReader final : public Reader::Impl {
   // Fails at `at`, inside the value at begin_, with the path of the item there: the bytes
   // before it are given to the decoder again (or for the first time, from a Source), and an
   // error in them comes first, as reading them would have found it first.
-  [[noreturn]] void fail_at(Errc code, std::string_view detail, std::size_t at) {
+  // `available` is what the input holds from begin_ on, when that is known.
+  [[noreturn]] void fail_at(Errc code, std::string_view detail, std::size_t at,
+                            std::size_t available = static_cast<std::size_t>(-1)) {
     decoder_.reset();
     std::size_t off = begin_;
-    (void)feed(at, static_cast<std::size_t>(-1), off);
+    (void)feed(at, available, off);
     fail(code, detail, before_ + at, decoder_.path());
   }
 
