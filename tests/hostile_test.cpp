@@ -690,6 +690,10 @@ TEST(Hostile, MsgpackClaimsAtTheEndOfAStreamAreJudgedAsInMemory) {
   EXPECT_EQ(e.detail(), "array of 4 items cannot fit in the 1 bytes of input");
   EXPECT_EQ(e.path(), "$");
   expect_mp_error(hex("92 01 82 a1 61"), Errc::truncated, 5);
+  // fuzz_msgpack: the scan stopped at 0xc1, so from a Source the claim of 10 items was judged
+  // on the 6 bytes before it (truncated), while memory reached the 0xc1 (syntax).
+  expect_mp_error(hex("9a 00 01 00 03 c1 01 02 03 04 05"), Errc::syntax, 5);
+  expect_mp_error(hex("9a 00 c1"), Errc::truncated, 3);
 }
 
 // ---- syntax --------------------------------------------------------------------------------------

@@ -135,8 +135,8 @@ struct Scan {
     Item item;
     while (pending != 0) {
       if (pos >= size || !read_header(p + pos, size - pos, item)) return Status::incomplete;
-      // An invalid byte ends the scan; the parser reports it.
-      if (item.invalid) return pos += 1, pending = 0, Status::complete;
+      // An invalid byte is scanned as a one-byte item: the parser reports it, and the claims
+      // around it are judged on the whole value, as in memory.
       if (item.what && item.payload > limits.max_string_length) {
         detail = std::string(item.what) + " of " + std::to_string(item.payload) +
                  " bytes is longer than " + std::to_string(limits.max_string_length);
