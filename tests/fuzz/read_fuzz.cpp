@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// libFuzzer target: the reader over arbitrary bytes, from memory and from a Source handing them
+// out a few at a time. Every failure must be a transit::Error that says where (a byte offset
+// within the input), and both paths must agree on the values and on the error. Built twice:
+// TRANSIT_FUZZ_ENCODING picks JSON or MessagePack.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transit/transit.h"
+
+namespace {
+
+constexpr transit::Encoding kEncoding = transit::Encoding::TRANSIT_FUZZ_ENCODING;
+
+[[noreturn]] void fail(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "read_fuzz: %s: %s\n", what, detail.c_str());
+  std::abort();
+}
+
+// Hands out the input `step` bytes at a time.
+class StepSource final : public transit::Source {
+ public:
+  StepSource(std::string_view data, std::size_t step) : data_(data), step_(step) {}
+  std::size_t read(char* buffer, std::size_t size) override {
+    const std::size_t n = std::min({size, step_, data_.size() - pos_});
+    std::copy_n(data_.data() + pos_, n, buffer);
+    pos_ += n;
+    return n;
+  }
+
+ private:
+  std::string_view data_;
+  std::size_t step_;
+  std::size_t pos_ = 0;
+};
+
+struct Outcome {
+  std::vector<transit::Value> values;
+  std::optional<transit::Error> error;
+};
+
+Outcome read_everything(transit::Reader& reader, std::size_t size) {
+  Outcome out;
+  try {
+    while (auto v = reader.next()) out.values.push_back(std::move(*v));
+  } catch (const transit::Error& e) {
+    if (e.offset() > size) fail("error placed past the input", e.what());
+    out.error = e;
+  }
+  return out;
+}
+
+transit::ReadOptions options() {
+  transit::ReadOptions o;
+  o.max_depth = 64;  // deep enough for every shape, shallow enough to stay fast
+  o.chunk_size = 16;
+  return o;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  transit::Reader memory_reader(input, kEncoding, options());
+  const Outcome memory = read_everything(memory_reader, size);
+
+  StepSource source(input, 1 + size % 7);
+  transit::Reader stream_reader(source, kEncoding, options());
+  const Outcome stream = read_everything(stream_reader, size);
+
+  if (memory.values != stream.values) fail("memory and stream read different values", "");
+  if (memory.error.has_value() != stream.error.has_value())
+    fail("only one of memory and stream failed",
+         memory.error ? memory.error->what() : stream.error->what());
+  // One difference is by design: in memory a length beyond the input is truncated at once,
+  // while a Source cannot know the input is short: it fails on a limit as soon as a header
+  // claims too much, or on whatever error comes before that header.
+  const bool claim_beyond_input = memory.error &&
+                                  memory.error->code() == transit::Errc::truncated &&
+                                  stream.error->offset() <= memory.error->offset();
+  if (memory.error && !claim_beyond_input &&
+      std::string_view(memory.error->what()) != stream.error->what())
+    fail("memory and stream errors differ",
+         std::string(memory.error->what()) + " | " + stream.error->what());
+  // Printing every value exercises every accessor on whatever was read.
+  for (const transit::Value& v : memory.values) (void)transit::to_edn(v);
+  return 0;
+}
