@@ -263,9 +263,11 @@ class MemoryInput {
   static constexpr unsigned kFlags = rapidjson::kParseInsituFlag;
 
   explicit MemoryInput(std::string_view text)
-      : text_(text), buf_(std::make_unique<char[]>(text.size() + 1)), stream_(buf_.get()) {
+      : text_(text),
+        buf_(std::make_unique_for_overwrite<char[]>(padded(text.size()))),
+        stream_(buf_.get()) {
     if (!text.empty()) std::memcpy(buf_.get(), text.data(), text.size());
-    buf_[text.size()] = '\0';
+    std::memset(buf_.get() + text.size(), 0, padded(text.size()) - text.size());
   }
   Stream& stream() noexcept { return stream_; }
   std::size_t Tell() const noexcept { return static_cast<std::size_t>(stream_.src_ - buf_.get()); }
@@ -328,6 +330,12 @@ class MemoryInput {
   }
 
  private:
+  // RapidJSON's SSE2 scanners load whole aligned 16-byte blocks, so the block holding the
+  // terminating NUL must lie inside the allocation (new[] aligns to 16 on x86-64).
+  static std::size_t padded(std::size_t size) noexcept {
+    return ((size + 1 + 15) & ~std::size_t{15}) + 16;
+  }
+
   std::string_view text_;
   std::unique_ptr<char[]> buf_;
   Stream stream_;
