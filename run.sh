@@ -10,6 +10,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 # TRANSIT_BUILD_DIR lets a second checkout or a local experiment build elsewhere.
 readonly BUILD_DIR=${TRANSIT_BUILD_DIR:-build}
 readonly PACKAGES=(cmake g++ make rapidjson-dev libmsgpack-cxx-dev libgtest-dev libbenchmark-dev)
+# Only `test` needs these: clang and its libFuzzer runtime for the fuzz stage.
+readonly TEST_PACKAGES=(clang-14 libclang-rt-14-dev)
+# Seconds each fuzzer runs in the fuzz stage (CI budget: three of them).
+readonly FUZZ_SECONDS=${TRANSIT_FUZZ_SECONDS:-75}
+readonly EXEMPLARS=../shared/transit-format/examples/0.8/simple
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 1; }
@@ -27,11 +32,16 @@ as_root() {
 
 # ---- stages ------------------------------------------------------------------------------------
 
+# Installs what is missing of PACKAGES and of the packages given as arguments. node and npm
+# (the transit-js interop tests) come from Debian only when the commands are missing: a node
+# installed some other way is used as it is.
 stage_packages() {
   local missing=() pkg
-  for pkg in "${PACKAGES[@]}"; do
+  for pkg in "${PACKAGES[@]}" "$@"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
   done
+  command -v node >/dev/null 2>&1 || missing+=(nodejs)
+  command -v npm >/dev/null 2>&1 || missing+=(npm)
   if [[ ${#missing[@]} -eq 0 ]]; then
     return 0
   fi
@@ -60,6 +70,92 @@ stage_ctest() {
   ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j2 || die "tests failed"
 }
 
+# The whole test suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own build
+# directory. Any report fails the test it happens in.
+stage_sanitize() {
+  local dir=$BUILD_DIR-asan
+  say "configuring $dir (ASan + UBSan)"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRANSIT_WERROR=ON \
+    -DTRANSIT_SANITIZE=address,undefined -DTRANSIT_BUILD_BENCH=OFF || die "cmake configure failed"
+  say "building $dir"
+  cmake --build "$dir" -j"$(nproc)" || die "sanitizer build failed"
+  say "running the tests under ASan + UBSan"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir "$dir" --output-on-failure --no-tests=error -j2 || die "tests failed under ASan + UBSan"
+}
+
+# The thread tests (ctest -R Thread) under ThreadSanitizer, in their own build directory.
+stage_tsan() {
+  local dir=$BUILD_DIR-tsan
+  say "configuring $dir (TSan)"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRANSIT_WERROR=ON \
+    -DTRANSIT_SANITIZE=thread -DTRANSIT_BUILD_BENCH=OFF || die "cmake configure failed"
+  say "building $dir"
+  cmake --build "$dir" -j"$(nproc)" --target transit_tests || die "TSan build failed"
+  if ! ctest --test-dir "$dir" -N -R Thread | grep -q 'Test *#'; then
+    say "no tests named *Thread* yet: nothing to run under TSan"
+    return 0
+  fi
+  say "running the thread tests under TSan"
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    ctest --test-dir "$dir" -R Thread --output-on-failure -j2 || die "thread tests failed under TSan"
+}
+
+# Builds the libFuzzer targets with clang (ASan + UBSan) in their own build directory, seeds
+# each corpus from the exemplars, and runs each fuzzer for FUZZ_SECONDS. Any crash, leak,
+# sanitizer report, timeout, out-of-memory or round-trip mismatch fails the stage; libFuzzer
+# leaves the input in $dir/artifacts. Executions per second and corpus sizes are printed.
+stage_fuzz() {
+  local dir=$BUILD_DIR-fuzz cxx
+  cxx=$(command -v clang++-14 || command -v clang++) || die "the fuzz stage needs clang++"
+  [[ -d $EXEMPLARS ]] || die "no exemplars at $EXEMPLARS to seed the fuzzers"
+  say "configuring $dir (libFuzzer, $cxx)"
+  cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTRANSIT_WERROR=ON -DTRANSIT_FUZZ=ON -DTRANSIT_BUILD_TESTS=OFF -DTRANSIT_BUILD_BENCH=OFF \
+    -DTRANSIT_BUILD_CLI=OFF || die "cmake configure failed"
+  say "building $dir"
+  cmake --build "$dir" -j"$(nproc)" || die "fuzz build failed"
+
+  # Seeds: the exemplars as they are; for the round trip, prefixed with the byte that picks
+  # their encoding (0 JSON, 1 JSON-Verbose, 2 MessagePack).
+  local seeds=$dir/seeds f base
+  rm -rf "$seeds" "$dir/artifacts"
+  mkdir -p "$seeds/json" "$seeds/msgpack" "$seeds/roundtrip" "$dir/artifacts"
+  for f in "$EXEMPLARS"/*.json "$EXEMPLARS"/*.mp; do
+    base=$(basename "$f")
+    case $base in
+      *.verbose.json) cp "$f" "$seeds/json/"; { printf '\001'; cat "$f"; } > "$seeds/roundtrip/$base" ;;
+      *.json) cp "$f" "$seeds/json/"; { printf '\000'; cat "$f"; } > "$seeds/roundtrip/$base" ;;
+      *.mp) cp "$f" "$seeds/msgpack/"; { printf '\002'; cat "$f"; } > "$seeds/roundtrip/$base" ;;
+    esac
+  done
+
+  local target corpus log rc summary=()
+  for target in json msgpack roundtrip; do
+    corpus=$dir/corpus/$target
+    log=$dir/fuzz-$target.log
+    mkdir -p "$corpus"
+    say "fuzzing $target for ${FUZZ_SECONDS}s"
+    rc=0
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      "$dir/tests/fuzz/fuzz_$target" -max_total_time="$FUZZ_SECONDS" -timeout=10 \
+      -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+      -dict=tests/fuzz/transit.dict -artifact_prefix="$dir/artifacts/$target-" \
+      "$corpus" "$seeds/$target" > "$log" 2>&1 || rc=$?
+    if [[ $rc -ne 0 ]] || grep -qE 'ERROR: |runtime error:|SUMMARY: ' "$log"; then
+      grep -E 'ERROR|runtime error|SUMMARY|Test unit written|fuzz:' "$log" | head -n 20 >&2
+      die "fuzzer $target failed (exit $rc); log: $log"
+    fi
+    summary+=("$(printf '%-10s %8s exec/s  corpus %5s files  %s' "$target" \
+      "$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")" \
+      "$(find "$corpus" -type f | wc -l)" \
+      "$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)")")
+  done
+  say "fuzzing: no crash, leak, sanitizer report, timeout or mismatch"
+  printf '  %s\n' "${summary[@]}" | tee "$dir/fuzz-summary.txt" >&2
+}
+
 # Proves the benchmarks build, verify their results and run; the timings are not judged.
 stage_bench_smoke() {
   local bench="$BUILD_DIR/bench/transit-bench"
@@ -78,18 +174,30 @@ cmd_demo() {
   stage_demo
 }
 
+# Runs a stage and says how long it took.
+timed() {
+  local start=$SECONDS
+  "$@"
+  say "$1: $((SECONDS - start)) s"
+}
+
 cmd_test() {
-  stage_packages
-  stage_build -DTRANSIT_WERROR=ON
-  stage_ctest
-  stage_bench_smoke
+  timed stage_packages "${TEST_PACKAGES[@]}"
+  timed stage_build -DTRANSIT_WERROR=ON
+  timed stage_ctest
+  timed stage_bench_smoke
+  timed stage_sanitize
+  timed stage_tsan
+  timed stage_fuzz
 }
 
 usage() {
   cat >&2 <<'EOF'
 usage: ./run.sh <command>
   demo   install what is missing, build, and run `transit demo`
-  test   install what is missing, build with -Werror, run the tests and a benchmark smoke run
+  test   install what is missing, build with -Werror, run the tests and a benchmark smoke run,
+         then the tests under ASan+UBSan, the thread tests under TSan, and the fuzzers
+         (TRANSIT_FUZZ_SECONDS each, default 75)
 EOF
 }
 
