@@ -41,13 +41,4 @@ void Writer::abandon_value() noexcept { impl_->abandon_value(); }
 void Writer::flush() { impl_->flush(); }
 Encoding Writer::encoding() const noexcept { return impl_->encoding; }
 
-std::string write(const Value& v, Encoding encoding, const WriteOptions& options) {
-  std::string out;
-  StringSink sink(out);
-  Writer writer(sink, encoding, options);
-  writer.write(v);
-  writer.flush();
-  return out;
-}
-
 }  // namespace transit

@@ -74,10 +74,8 @@ class Writer {
   std::unique_ptr<Impl> impl_;
 };
 
-/// One value as a complete Transit text (or MessagePack bytes) in `encoding`.
-std::string write(const Value& v, Encoding encoding = Encoding::json,
-                  const WriteOptions& options = {});
-/// One C++ value, written directly (see Writer::write), as a complete Transit text.
+/// One value, a Value or any C++ value Writer::write takes, as a complete Transit text (or
+/// MessagePack bytes) in `encoding`.
 template <class T>
 std::string write(const T& v, Encoding encoding = Encoding::json, const WriteOptions& options = {}) {
   std::string out;
