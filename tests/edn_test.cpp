@@ -4,15 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "support/edn.h"
+#include "support/exemplars.h"
 #include "transit/value.h"
 
 namespace edn_test_types {
@@ -286,17 +284,8 @@ TEST(ParseEdn, ReadsWhatToEdnPrints) {
 
 // ---- exemplars ---------------------------------------------------------------------------------
 
-std::filesystem::path exemplar_dir() {
-  if (const char* env = std::getenv("TRANSIT_EXEMPLARS")) return env;
-  return TRANSIT_DEFAULT_EXEMPLARS;
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using transit::test::exemplar_dir;
+using transit::test::slurp;
 
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
@@ -311,7 +300,7 @@ TEST(Exemplars, EveryEdnFileParsesAndRoundTrips) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".edn") continue;
     SCOPED_TRACE(entry.path().filename().string());
-    const std::string text = read_file(entry.path());
+    const std::string text = slurp(entry.path());
     std::optional<Value> v;
     ASSERT_NO_THROW(v = parse_edn(text));
     if (!v) {
@@ -335,7 +324,7 @@ TEST(Exemplars, SpotChecks) {
   const std::filesystem::path dir = exemplar_dir();
   if (!std::filesystem::is_directory(dir))
     GTEST_SKIP() << "exemplar folder " << dir << " not found; set TRANSIT_EXEMPLARS";
-  const auto load = [&](const char* name) { return edn(read_file(dir / name)); };
+  const auto load = [&](const char* name) { return edn(slurp(dir / name)); };
 
   const Value dates = load("dates_interesting.edn");
   ASSERT_EQ(dates.size(), 4u);
@@ -367,7 +356,7 @@ TEST(Exemplars, SpotChecks) {
   const Value nested = load("map_1936_nested.edn");
   ASSERT_NE(nested.find(kw("f")), nullptr);
   EXPECT_EQ(nested.find(kw("f"))->size(), 1936u);
-  EXPECT_EQ(parse_edn(read_file(dir / "maps_unrecognized_keys.edn")), std::nullopt);
+  EXPECT_EQ(parse_edn(slurp(dir / "maps_unrecognized_keys.edn")), std::nullopt);
 }
 
 }  // namespace

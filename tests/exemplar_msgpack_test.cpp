@@ -8,14 +8,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "support/exemplars.h"
 #include "transit/transit.h"
 
 namespace {
@@ -24,33 +22,12 @@ namespace fs = std::filesystem;
 using transit::Encoding;
 using transit::Value;
 
-constexpr const char* kMissing = "folder_missing";
+using transit::test::exemplar_dir;
+using transit::test::slurp;
 
-fs::path exemplar_dir() {
-  if (const char* env = std::getenv("TRANSIT_EXEMPLARS"); env != nullptr && *env != '\0') return env;
-  return TRANSIT_DEFAULT_EXEMPLARS;
-}
+constexpr std::string_view kMissing = transit::test::kMissingCase;
 
-bool folder_exists() { return fs::is_directory(exemplar_dir()); }
-
-std::vector<std::string> mp_cases() {
-  if (!folder_exists()) return {kMissing};
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(exemplar_dir())) {
-    const std::string file = entry.path().filename().string();
-    if (file.ends_with(".mp")) names.push_back(file.substr(0, file.size() - 3));
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path.string());
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+std::vector<std::string> mp_cases() { return transit::test::exemplar_cases(".mp"); }
 
 std::string hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";

@@ -5,15 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "support/edn.h"
+#include "support/exemplars.h"
 #include "transit/transit.h"
 
 namespace {
@@ -26,35 +24,16 @@ using transit::Value;
 // The exemplar set of transit-format 0.8 "simple".
 constexpr std::size_t kExemplarCount = 67;
 // The parameter of the one placeholder case instantiated when the folder is missing.
-constexpr const char* kMissing = "folder_missing";
+constexpr std::string_view kMissing = transit::test::kMissingCase;
 
-fs::path exemplar_dir() {
-  if (const char* env = std::getenv("TRANSIT_EXEMPLARS"); env != nullptr && *env != '\0') return env;
-  return TRANSIT_DEFAULT_EXEMPLARS;
-}
+using transit::test::exemplar_dir;
+using transit::test::slurp;
 
-bool folder_exists() { return fs::is_directory(exemplar_dir()); }
+bool folder_exists() { return transit::test::exemplars_present(); }
 
 // Every case that has a compact JSON file: "<name>.json" beside "<name>.verbose.json".
 std::vector<std::string> case_names() {
-  if (!folder_exists()) return {kMissing};
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(exemplar_dir())) {
-    const std::string file = entry.path().filename().string();
-    constexpr std::string_view json = ".json", verbose = ".verbose.json";
-    if (file.ends_with(json) && !file.ends_with(verbose))
-      names.push_back(file.substr(0, file.size() - json.size()));
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path.string());
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  return transit::test::exemplar_cases(".json", ".verbose.json");
 }
 
 bool holds_double(const Value& v) {
