@@ -58,7 +58,9 @@ inline std::string_view cache_code(std::size_t index) noexcept {
 /// reused for the life of the writer.
 class WriteCache {
  public:
-  WriteCache() : slots_(kSlots) {}
+  // The table starts small and doubles as it fills: most values cache a few strings, and a
+  // one-shot write of a small value must not pay for a table sized for 1936 of them.
+  WriteCache() : slots_(kMinSlots) {}
 
   void reset() noexcept {
     ++generation_;
@@ -70,8 +72,9 @@ class WriteCache {
   /// entries) and returns an empty view, meaning "write the string itself".
   std::string_view find_or_add(std::string_view s) {
     const std::uint32_t h = hash(s);
-    std::size_t i = h & (kSlots - 1);
-    for (;; i = (i + 1) & (kSlots - 1)) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = h & mask;
+    for (;; i = (i + 1) & mask) {
       Slot& slot = slots_[i];
       if (slot.generation != generation_) break;
       if (slot.hash == h && slot.size == s.size() &&
@@ -80,7 +83,10 @@ class WriteCache {
     }
     if (count_ == kCacheSize) {
       reset();
-      i = h & (kSlots - 1);
+      i = free_slot(h);
+    } else if (2 * (count_ + 1) > slots_.size()) {
+      grow();
+      i = free_slot(h);
     }
     Slot& slot = slots_[i];
     slot = {generation_, h, static_cast<std::uint32_t>(text_.size()),
@@ -90,8 +96,22 @@ class WriteCache {
   }
 
  private:
-  // Twice the entry limit keeps probe chains short at the fullest.
-  static constexpr std::size_t kSlots = 4096;
+  // At most half full keeps probe chains short; at the entry limit that is 4096 slots.
+  static constexpr std::size_t kMinSlots = 64;
+
+  std::size_t free_slot(std::uint32_t h) const noexcept {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = h & mask;
+    while (slots_[i].generation == generation_) i = (i + 1) & mask;
+    return i;
+  }
+
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& slot : old)
+      if (slot.generation == generation_) slots_[free_slot(slot.hash)] = slot;
+  }
   struct Slot {
     std::uint32_t generation = 0;
     std::uint32_t hash = 0;
@@ -134,19 +154,22 @@ class ReadCache {
     bool is_tag = false;
   };
 
-  ReadCache() : slots_(kCacheSize) {}
+  ReadCache() = default;
 
   /// Empties the cache, letting go of the values it held so that the document they came from
   /// is not kept alive by it.
   void reset() noexcept {
-    for (std::size_t i = 0; i < used_; ++i) slots_[i].value = Value();
-    count_ = used_ = 0;
+    slots_.clear();  // keeps the capacity for the next value
+    count_ = 0;
   }
 
   void add(Value v, bool is_tag) {
-    if (count_ == kCacheSize) count_ = 0;
-    slots_[count_++] = {std::move(v), is_tag};
-    used_ = std::max(used_, count_);
+    if (count_ == kCacheSize) count_ = 0;  // wrap: overwrite from slot 0 on
+    if (count_ < slots_.size())
+      slots_[count_] = {std::move(v), is_tag};
+    else
+      slots_.push_back({std::move(v), is_tag});
+    ++count_;
   }
 
   /// The entry for a code such as "^1A"; throws Error(bad_cache_code) when the code is
@@ -169,9 +192,8 @@ class ReadCache {
   }
 
  private:
-  std::vector<Entry> slots_;
-  std::size_t count_ = 0;
-  std::size_t used_ = 0;  // slots [0, used_) hold values
+  std::vector<Entry> slots_;  // grows to the slots used, at most kCacheSize
+  std::size_t count_ = 0;     // slots assigned since the last reset or wrap
 };
 
 }  // namespace transit::detail

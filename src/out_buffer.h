@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
-#include <vector>
+#include <memory>
 
 #include "transit/sink.h"
 
@@ -17,8 +17,12 @@ class OutBuffer {
  public:
   using Ch = char;
 
+  // Left uninitialised: a one-shot write of a small value must not pay for clearing 64 KiB.
   OutBuffer(Sink& sink, std::size_t capacity)
-      : sink_(sink), buf_(std::max<std::size_t>(capacity, 256)), cur_(buf_.data()) {}
+      : sink_(sink),
+        size_(std::max<std::size_t>(capacity, 256)),
+        buf_(std::make_unique_for_overwrite<char[]>(size_)),
+        cur_(buf_.get()) {}
 
   // RapidJSON's output stream concept.
   void Put(char c) {
@@ -27,7 +31,7 @@ class OutBuffer {
   }
   void PutUnsafe(char c) noexcept { *cur_++ = c; }
   void Reserve(std::size_t n) {
-    if (static_cast<std::size_t>(buf_.data() + buf_.size() - cur_) < n) make_room(n);
+    if (static_cast<std::size_t>(buf_.get() + size_ - cur_) < n) make_room(n);
   }
   void Flush() {}  // RapidJSON calls this at the end of each root; the Writer decides when
 
@@ -46,13 +50,13 @@ class OutBuffer {
   /// Drops a value that failed half-way, so the sink only ever sees complete values. Bytes
   /// already spilled (a single value larger than the buffer) cannot be taken back.
   void rollback() noexcept {
-    if (!spilled_since_mark_) cur_ = buf_.data() + mark_;
+    if (!spilled_since_mark_) cur_ = buf_.get() + mark_;
   }
 
   void spill() {
     const std::size_t used = buffered();
-    if (used != 0) sink_.write(buf_.data(), used);
-    cur_ = buf_.data();
+    if (used != 0) sink_.write(buf_.get(), used);
+    cur_ = buf_.get();
     mark_ = 0;
     spilled_since_mark_ = true;
   }
@@ -60,20 +64,22 @@ class OutBuffer {
     spill();
     sink_.flush();
   }
-  std::size_t buffered() const noexcept { return static_cast<std::size_t>(cur_ - buf_.data()); }
-  std::size_t capacity() const noexcept { return buf_.size(); }
+  std::size_t buffered() const noexcept { return static_cast<std::size_t>(cur_ - buf_.get()); }
+  std::size_t capacity() const noexcept { return size_; }
 
  private:
   void make_room(std::size_t n) {
     spill();
-    if (buf_.size() < n) {
-      buf_.resize(n);
-      cur_ = buf_.data();
+    if (size_ < n) {
+      size_ = n;
+      buf_ = std::make_unique_for_overwrite<char[]>(size_);
+      cur_ = buf_.get();
     }
   }
 
   Sink& sink_;
-  std::vector<char> buf_;
+  std::size_t size_;
+  std::unique_ptr<char[]> buf_;
   char* cur_;
   std::size_t mark_ = 0;
   bool spilled_since_mark_ = false;
