@@ -546,4 +546,25 @@ TEST(MsgpackErrors, TrailingData) {
                     "transit: trailing_data at byte 2: more input after the value");
 }
 
+// A map keyed by maps is one level per map in lenient MessagePack, but writers emit it as a
+// cmap: a tag and its rep, two levels each. Reading back what was written needs twice the
+// depth (plus one for a top-level quote), which the round-trip fuzzer allows for.
+TEST(MsgpackRead, MapsKeyedByMapsNestDeeperOnceWrittenAsCmaps) {
+  const std::string mp = "\x81\x81\x80\x01\x02";  // {{{} 1} 2}: three native maps deep
+  transit::ReadOptions options;
+  options.max_depth = 3;
+  const Value v = transit::read(mp, Encoding::msgpack, options);
+  EXPECT_EQ(v, Value::map({{Value::map({{Value::map({}), 1}}), 2}}));
+  const std::string json = transit::write(v, Encoding::json);
+  EXPECT_EQ(json, R"(["~#cmap",[["^0",[["^ "],1]],2]])");
+  try {
+    transit::read(json, Encoding::json, options);
+    FAIL() << "five levels read within three";
+  } catch (const transit::Error& e) {
+    EXPECT_EQ(e.code(), transit::Errc::too_deep);
+  }
+  options.max_depth = 2 * 3 + 1;
+  EXPECT_EQ(transit::read(json, Encoding::json, options), v);
+}
+
 }  // namespace
