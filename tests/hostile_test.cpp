@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/step_source.h"
 #include "transit/transit.h"
 
 namespace {
@@ -51,22 +52,6 @@ std::string mp_str(std::string_view s) {
   return out.append(s);
 }
 
-// Delivers `data` at most `step` bytes per read, then the end.
-class ChunkSource final : public transit::Source {
- public:
-  ChunkSource(std::string data, std::size_t step) : data_(std::move(data)), step_(step) {}
-  std::size_t read(char* buffer, std::size_t size) override {
-    const std::size_t n = std::min({size, step_, data_.size() - pos_});
-    data_.copy(buffer, n, pos_);
-    pos_ += n;
-    return n;
-  }
-
- private:
-  std::string data_;
-  std::size_t step_;
-  std::size_t pos_ = 0;
-};
 
 // `prefix`, then `filler` for ever: what a peer that lies about a length sends. Counts what it
 // handed out, so a test can prove the reader stopped early.
@@ -109,7 +94,7 @@ Error read_error(std::string_view input, Encoding enc, const ReadOptions& option
 
 Error stream_error(std::string_view input, Encoding enc, const ReadOptions& options,
                    std::size_t step) {
-  ChunkSource source{std::string(input), step};
+  transit::test::StepSource source{std::string(input), step};
   transit::Reader reader(source, enc, options);
   try {
     while (reader.next()) {

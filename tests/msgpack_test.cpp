@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/step_source.h"
 #include "transit/transit.h"
 
 // The largest single allocation made while `g_track_allocations` is set, to prove that a length
@@ -378,25 +379,6 @@ TEST(MsgpackRead, ManyValuesFromMemoryAndTheirOffsets) {
   EXPECT_EQ(transit::read_all(input, Encoding::msgpack).size(), 3u);
 }
 
-// A Source that hands out at most `step` bytes per read, to cut values anywhere.
-class TrickleSource final : public transit::Source {
- public:
-  TrickleSource(std::string data, std::size_t step) : data_(std::move(data)), step_(step) {}
-  std::size_t read(char* buffer, std::size_t size) override {
-    const std::size_t n = std::min({size, step_, data_.size() - pos_});
-    data_.copy(buffer, n, pos_);
-    pos_ += n;
-    ++reads_;
-    return n;
-  }
-  std::size_t reads() const { return reads_; }
-
- private:
-  std::string data_;
-  std::size_t step_;
-  std::size_t pos_ = 0;
-  std::size_t reads_ = 0;
-};
 
 TEST(MsgpackRead, FromASourceInPiecesOfAnySize) {
   std::vector<Value> values;
@@ -410,7 +392,7 @@ TEST(MsgpackRead, FromASourceInPiecesOfAnySize) {
   for (const std::size_t step : {1, 2, 3, 7, 64, 100000}) {
     for (const std::size_t chunk : {16, 4096}) {
       SCOPED_TRACE("step " + std::to_string(step) + ", chunk " + std::to_string(chunk));
-      TrickleSource source(stream, step);
+      transit::test::StepSource source(stream, step);
       ReadOptions options;
       options.chunk_size = chunk;
       transit::Reader reader(source, Encoding::msgpack, options);
@@ -439,7 +421,7 @@ void expect_read_error(const std::string& hex_bytes, Errc code, std::size_t offs
   }
   // A stream has no "exactly one value", and an empty one is no values rather than an error.
   if (code == Errc::trailing_data || input.empty()) return;
-  TrickleSource source(input, 3);
+  transit::test::StepSource source(input, 3);
   transit::Reader reader(source, Encoding::msgpack, options);
   try {
     while (reader.next()) {
@@ -493,7 +475,7 @@ TEST(MsgpackErrors, HugeLengthPrefixesAreCleanTruncationsWithoutAllocating) {
       offset = e.offset();
     }
     // And from a Source that delivers the same bytes and then ends.
-    TrickleSource source(bytes(input), 2);
+    transit::test::StepSource source(bytes(input), 2);
     EXPECT_THROW(transit::Reader(source, Encoding::msgpack).next(), Error);
     g_track_allocations = false;
     const auto elapsed = std::chrono::steady_clock::now() - start;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/step_source.h"
 #include "transit/transit.h"
 
 namespace {
@@ -24,22 +25,6 @@ constexpr transit::Encoding kEncoding = transit::Encoding::TRANSIT_FUZZ_ENCODING
   std::abort();
 }
 
-// Hands out the input `step` bytes at a time.
-class StepSource final : public transit::Source {
- public:
-  StepSource(std::string_view data, std::size_t step) : data_(data), step_(step) {}
-  std::size_t read(char* buffer, std::size_t size) override {
-    const std::size_t n = std::min({size, step_, data_.size() - pos_});
-    std::copy_n(data_.data() + pos_, n, buffer);
-    pos_ += n;
-    return n;
-  }
-
- private:
-  std::string_view data_;
-  std::size_t step_;
-  std::size_t pos_ = 0;
-};
 
 struct Outcome {
   std::vector<transit::Value> values;
@@ -71,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   transit::Reader memory_reader(input, kEncoding, options());
   const Outcome memory = read_everything(memory_reader, size);
 
-  StepSource source(input, 1 + size % 7);
+  transit::test::StepSource source(std::string(input), 1 + size % 7);
   transit::Reader stream_reader(source, kEncoding, options());
   const Outcome stream = read_everything(stream_reader, size);
 
