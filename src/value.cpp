@@ -693,10 +693,6 @@ bool unordered_equal(std::span<const T> a, std::span<const T> b, KeyOf key_of, M
   return true;
 }
 
-std::optional<std::int64_t> big_as_int64(const Value& v) {
-  return detail::parse_int64(v.as_string());
-}
-
 }  // namespace
 
 bool operator==(const Value& a, const Value& b) noexcept {
@@ -704,14 +700,10 @@ bool operator==(const Value& a, const Value& b) noexcept {
   // are. Text up to 13 bytes is always inline and longer text never is, so this decides them.
   if (!a.on_heap() && !b.on_heap() && a.kind() == b.kind() && a.kind() != Kind::floating)
     return a.raw_.a == b.raw_.a && a.raw_.b == b.raw_.b;
-  if (a.kind() != b.kind()) {
-    // Clojure's = holds between 1 and 1N; a big integer read from "~n5" equals the integer 5.
-    if (a.kind() == Kind::integer && b.kind() == Kind::big_integer)
-      return big_as_int64(b) == a.as_int();
-    if (a.kind() == Kind::big_integer && b.kind() == Kind::integer)
-      return big_as_int64(a) == b.as_int();
-    return false;
-  }
+  // Kinds never meet: an integer is not a double, nor a big integer of the same value. A peer
+  // that wrote 5 and "~n5" (Java's Long and BigInteger) wrote two values, and a set or map
+  // read from it must keep both.
+  if (a.kind() != b.kind()) return false;
   if (a.on_heap() && b.on_heap() && a.wide_.u.node == b.wide_.u.node) return true;
   switch (a.kind()) {
     case Kind::null:
@@ -785,9 +777,6 @@ std::size_t Value::hash() const noexcept {
       return mix(wide_.u.b ? 1 : 2);
     case Kind::integer:
       return mix(static_cast<std::uint64_t>(wide_.u.i));
-    case Kind::big_integer:
-      if (auto i = big_as_int64(*this)) return mix(static_cast<std::uint64_t>(*i));
-      return combine(k, std::hash<std::string_view>{}(as_string()));
     case Kind::floating: {
       double d = wide_.u.d;
       if (d == 0) d = 0;  // -0.0 == 0.0, so they hash alike
@@ -807,6 +796,7 @@ std::size_t Value::hash() const noexcept {
     case Kind::keyword:
     case Kind::symbol:
     case Kind::uri:
+    case Kind::big_integer:
     case Kind::big_decimal:
       return combine(k, std::hash<std::string_view>{}(as_string()));
     case Kind::uuid: {

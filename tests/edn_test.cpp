@@ -151,7 +151,8 @@ TEST(ParseEdn, Scalars) {
 TEST(ParseEdn, BigNumbers) {
   const Value n = edn("1N");
   EXPECT_TRUE(n.is(Kind::big_integer));
-  EXPECT_EQ(n, Value(1));
+  EXPECT_EQ(n, Value::big_integer("1"));
+  EXPECT_NE(n, Value(1));
   const Value beyond = edn("9223372036854775808");
   EXPECT_TRUE(beyond.is(Kind::big_integer));
   EXPECT_EQ(beyond.as_string(), "9223372036854775808");

@@ -499,8 +499,8 @@ TEST(JsonRules, LenientVariantsAreRead) {
   EXPECT_EQ(ints[0].kind(), Kind::integer);
   EXPECT_EQ(ints[0], Value(5));
   EXPECT_EQ(ints[2].kind(), Kind::big_integer);
-  EXPECT_EQ(ints[2], Value(5));
-  EXPECT_EQ(ints, Value::array({5, 5, 5, 5}));
+  EXPECT_EQ(ints[2], Value::big_integer("5"));
+  EXPECT_EQ(ints, Value::array({5, 5, Value::big_integer("5"), 5}));
 }
 
 // ---- bytes and characters ------------------------------------------------------------------------

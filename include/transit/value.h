@@ -229,8 +229,9 @@ class Value {
   template <class T>
   const T& as() const;
 
-  /// Structural equality: maps and sets ignore order, an integer never equals a double, an
-  /// integer equals a big integer of the same value, NaN equals NaN.
+  /// Structural equality: maps and sets ignore order; values of different kinds are never
+  /// equal (an integer equals neither a double nor a big integer of the same value, as Java's
+  /// Long, Double and BigInteger differ); NaN equals NaN.
   friend bool operator==(const Value& a, const Value& b) noexcept;
   /// A hash that agrees with ==.
   std::size_t hash() const noexcept;
