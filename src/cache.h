@@ -17,6 +17,7 @@
 #include "codec.h"
 #include "transit/error.h"
 #include "transit/value.h"
+#include "value_internal.h"
 
 namespace transit::detail {
 
@@ -29,11 +30,23 @@ inline bool is_cacheable(std::string_view s, bool as_map_key) noexcept {
   if (s.size() < 4) return false;  // fewer bytes means fewer UTF-16 units
   if (!as_map_key && !(s[0] == '~' && (s[1] == ':' || s[1] == '$' || s[1] == '#'))) return false;
   // Each UTF-16 unit takes at most 3 UTF-8 bytes (4 bytes make 2 units), so 12+ bytes are
-  // always at least 4 units; shorter ASCII text is one unit a byte; the rest is counted.
+  // always at least 4 units; shorter ASCII text is one unit a byte; the rest is counted. The
+  // ASCII test reads 4 to 11 bytes as two overlapping words, not byte by byte: every map key
+  // of a JSON-Verbose text passes here.
   if (s.size() >= 12) return true;
-  bool ascii = true;
-  for (const char c : s) ascii &= static_cast<unsigned char>(c) < 0x80;
-  return ascii || utf16_length(s) >= 4;
+  std::uint64_t high_bits;
+  if (s.size() >= 8) {
+    std::uint64_t first, last;
+    std::memcpy(&first, s.data(), 8);
+    std::memcpy(&last, s.data() + s.size() - 8, 8);
+    high_bits = (first | last) & 0x8080808080808080ULL;
+  } else {
+    std::uint32_t first, last;
+    std::memcpy(&first, s.data(), 4);
+    std::memcpy(&last, s.data() + s.size() - 4, 4);
+    high_bits = (first | last) & 0x80808080U;
+  }
+  return high_bits == 0 || utf16_length(s) >= 4;
 }
 
 /// The cache code for slot `index` (< 1936): "^0" ... "^~~"-style base-44 digits.
@@ -163,13 +176,15 @@ class ReadCache {
     count_ = 0;
   }
 
-  void add(Value v, bool is_tag) {
+  /// Caches `v`. Inline values and values of the document's arena are held without a count
+  /// (ValueAccess::alias): JSON-Verbose input caches every map key of four or more characters,
+  /// and that must cost it no more than a 16-byte copy per key.
+  void add(const Value& v, bool is_tag) {
     if (count_ == kCacheSize) count_ = 0;  // wrap: overwrite from slot 0 on
-    if (count_ < slots_.size())
-      slots_[count_] = {std::move(v), is_tag};
-    else
-      slots_.push_back({std::move(v), is_tag});
-    ++count_;
+    if (count_ == slots_.size()) slots_.emplace_back();
+    Entry& entry = slots_[count_++];
+    ValueAccess::assign_alias(entry.value, v);
+    entry.is_tag = is_tag;
   }
 
   /// The entry for a code such as "^1A"; throws Error(bad_cache_code) when the code is

@@ -8,8 +8,9 @@
 
 namespace transit::detail {
 
-void Decoder::reset() noexcept {
-  verbose_ = false;
+void Decoder::reset(bool cache_lazily) noexcept {
+  caching_ = !cache_lazily;
+  missed_ = false;
   frames_.clear();
   stack_.clear();
   cache_.reset();
@@ -17,24 +18,11 @@ void Decoder::reset() noexcept {
   done_ = false;
 }
 
-bool Decoder::at_key_position() const noexcept {
-  if (frames_.empty()) return false;
-  const Frame& f = frames_.back();
-  switch (f.kind) {
-    case FrameKind::map_array:
-    case FrameKind::object:
-    case FrameKind::object_pending:
-      return (stack_.size() - f.start) % 2 == 0;
-    default:
-      return false;
-  }
-}
-
-void Decoder::deliver(Value v) {
+const Value& Decoder::deliver(Value v) {
   if (frames_.empty()) {
     result_ = std::move(v);
     done_ = true;
-    return;
+    return result_;
   }
   Frame& f = frames_.back();
   switch (f.kind) {
@@ -58,7 +46,7 @@ void Decoder::deliver(Value v) {
   if ((f.kind == FrameKind::object || f.kind == FrameKind::map_array ? n / 2 : n) >= max_items_)
     throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
                                      " items or entries");
-  stack_.push_back(std::move(v));
+  return stack_.emplace_back(std::move(v));
 }
 
 void Decoder::begin(FrameKind kind) {
@@ -91,26 +79,45 @@ void Decoder::start_tagged(std::string_view tag) {
 void Decoder::big_integer(std::string_view digits) { deliver(Value::big_integer(digits)); }
 
 void Decoder::uinteger(std::uint64_t u) {
-  if (u <= static_cast<std::uint64_t>(INT64_MAX)) return deliver(Value(static_cast<std::int64_t>(u)));
+  if (u <= static_cast<std::uint64_t>(INT64_MAX)) {
+    deliver(Value(static_cast<std::int64_t>(u)));
+    return;
+  }
   char buf[24];
   const char* end = std::to_chars(buf, buf + sizeof buf, u).ptr;
   deliver(Value::big_integer({buf, static_cast<std::size_t>(end - buf)}));
 }
 
+bool Decoder::at_array_start() const noexcept {
+  return !frames_.empty() && frames_.back().kind == FrameKind::array_pending;
+}
+
 void Decoder::string(std::string_view raw) {
-  if (!raw.empty() && raw[0] == '^' && raw != "^ ") {
-    const ReadCache::Entry& entry = cache_.lookup(raw);
-    if (entry.is_tag) return start_tagged(entry.value.as_string());
-    return deliver(entry.value);
+  if (!raw.empty() && raw[0] == '^') {
+    if (raw != "^ ") {
+      if (!caching_) throw CacheNeeded{};
+      const ReadCache::Entry& entry = cache_.lookup(raw);
+      if (entry.is_tag) return start_tagged(entry.value.as_string());
+      deliver(entry.value);
+      return;
+    }
+    if (at_array_start()) {
+      if (!caching_) start_caching();
+      frames_.back().kind = FrameKind::map_array;
+      return;
+    }
   }
-  if (raw == "^ " && !frames_.empty() && frames_.back().kind == FrameKind::array_pending) {
-    frames_.back().kind = FrameKind::map_array;
-    return;
+  if (!caching_) {
+    if (raw.size() > 2 && raw[0] == '~' && raw[1] == '#' && at_array_start())
+      start_caching();  // ["~#tag", rep]
+    else
+      missed_ |= raw.size() >= 4;  // no shorter string is cacheable (fewer UTF-16 units)
   }
-  const bool cacheable = !verbose_ && is_cacheable(raw, at_key_position());
+  const bool cacheable = caching_ && is_cacheable(raw, at_key_position());
   if (raw.size() < 2 || raw[0] != '~') {
-    if (cacheable) cache_.add(Value(raw), false);
-    return deliver(Value(raw));
+    const Value& v = deliver(Value(raw));
+    if (cacheable) cache_.add(v, false);
+    return;
   }
   if (raw[1] == '#') {
     const std::string_view tag = raw.substr(2);
@@ -121,9 +128,8 @@ void Decoder::string(std::string_view raw) {
     if (cacheable) cache_.add(Value(tag), true);
     return start_tagged(tag);
   }
-  Value v = decode_string(raw);
+  const Value& v = deliver(decode_string(raw));
   if (cacheable) cache_.add(v, false);
-  deliver(std::move(v));
 }
 
 void Decoder::end_tagged(Frame& frame) {

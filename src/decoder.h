@@ -22,8 +22,20 @@ class Decoder {
         max_items_(options.max_collection_length),
         handlers_(options.handlers) {}
 
+  /// Thrown by string() when a value read with a lazy cache turns out to need the strings it
+  /// did not cache: the reader reads the value again from its start, caching from the start.
+  struct CacheNeeded {};
+
   /// Starts a new top-level value: empties the cache and any partial state.
-  void reset() noexcept;
+  ///
+  /// With `cache_lazily`, nothing is cached until the value shows that it is JSON (not
+  /// JSON-Verbose) by a form only JSON writes: a `"^ "` map array or a `["~#tag", rep]` array.
+  /// If a cacheable string went by before that, or a cache code comes first, string() throws
+  /// CacheNeeded. A JSON-Verbose value thus costs no cache work, and every other value reads
+  /// exactly as with the cache on. Only a reader that can read a value twice asks for it.
+  void reset(bool cache_lazily = false) noexcept;
+  /// Whether strings are being cached (always, unless reset lazily and no JSON form was seen).
+  bool caching() const noexcept { return caching_; }
 
   void null() { deliver(Value()); }
   void boolean(bool b) { deliver(Value(b)); }
@@ -39,13 +51,10 @@ class Decoder {
   void string(std::string_view raw);
   void array_begin();
   void array_end();
+  /// A MessagePack map or a JSON object. A JSON object is a map wherever it stands: peers
+  /// write cached JSON with objects inside (transit-python writes `{"~#cmap": [...]}`), so it
+  /// changes nothing about caching (DESIGN.md, "Wire rules").
   void map_begin();
-  /// A JSON object: only JSON-Verbose has them, and JSON-Verbose has no cache codes, so the
-  /// rest of this top-level value caches nothing.
-  void object_begin() {
-    verbose_ = true;
-    map_begin();
-  }
   void map_end();
 
   /// True when no read handler or builder is set, so building a value calls no user code.
@@ -78,18 +87,33 @@ class Decoder {
     Value tag;
   };
 
-  void deliver(Value v);
+  /// Places a complete value in its container (or as the result); returns where it now is.
+  const Value& deliver(Value v);
   void begin(FrameKind kind);
   void start_tagged(std::string_view tag);
   void end_tagged(Frame& frame);
-  bool at_key_position() const noexcept;
+  /// A JSON form showed up in a value read with a lazy cache: cache from here on, if nothing
+  /// cacheable was missed before.
+  void start_caching() {
+    if (missed_) throw CacheNeeded{};
+    caching_ = true;
+  }
+  bool at_array_start() const noexcept;
+  bool at_key_position() const noexcept {
+    if (frames_.empty()) return false;
+    const Frame& f = frames_.back();
+    const bool keyed = f.kind == FrameKind::map_array || f.kind == FrameKind::object ||
+                       f.kind == FrameKind::object_pending;
+    return keyed && (stack_.size() - f.start) % 2 == 0;
+  }
 
   Value decode_tag(std::string_view tag, Value rep);
   Value decode_string(std::string_view raw);
   bool parent_is_tagged() const noexcept;
   Value build_map(std::span<Value> flat);
 
-  bool verbose_ = false;  // inside a JSON-Verbose value: no caching
+  bool caching_ = true;
+  bool missed_ = false;  // a string that may have been cacheable went by uncached
   std::size_t max_depth_;
   std::size_t max_items_;  // items of an array, entries of a map
   const ReadHandlers* handlers_;

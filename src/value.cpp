@@ -401,6 +401,14 @@ bool ValueAccess::borrow(Value& child, detail::ArenaHeader* arena) noexcept {
   return true;
 }
 
+Value ValueAccess::alias_node(const Value& v) noexcept {
+  if (!detail::t_arena || v.wide_.u.node->arena != detail::t_arena) return v;
+  Value a;
+  a.raw_ = v.raw_;
+  a.small_.flags |= Value::kBorrowed;
+  return a;
+}
+
 ArenaScope::ArenaScope() : previous_(detail::t_arena) {
   auto* arena = new detail::Arena(detail::t_arena_hint);
   arena_ = arena;

@@ -15,10 +15,29 @@ struct ValueAccess {
   /// Makes `child`, about to be stored in a node of `arena`, hold no count when it refers to a
   /// node of that same arena. False when it refers to a node elsewhere (it keeps its count).
   static bool borrow(Value& child, detail::ArenaHeader* arena) noexcept;
+  /// A copy of `v` that holds no count when `v` is inline or lives in the arena of the
+  /// ArenaScope open on this thread, and so costs a copy of 16 bytes; otherwise an ordinary
+  /// copy. Valid while that arena lives: for holders that never outlive the scope (the read
+  /// cache of the document being read). Copies made from it count as usual.
+  static Value alias(const Value& v) noexcept {
+    return (v.small_.flags & Value::kHeap) ? alias_node(v) : v;
+  }
+  /// `slot = alias(v)`, at the cost of a 16-byte store when neither holds a count.
+  static void assign_alias(Value& slot, const Value& v) noexcept {
+    if ((slot.small_.flags & (Value::kHeap | Value::kBorrowed)) != Value::kHeap &&
+        !(v.small_.flags & Value::kHeap)) {
+      slot.raw_ = v.raw_;
+      return;
+    }
+    slot = alias(v);
+  }
   /// An array, list or set from `items` (moved from). Sets drop duplicates.
   static Value make_sequence(Kind kind, std::span<Value> items);
   /// A map or link from interleaved keys and values (moved from); `flat.size()` is even.
   static Value make_map(Kind kind, std::span<Value> flat);
+
+ private:
+  static Value alias_node(const Value& v) noexcept;
 };
 
 /// While alive, the nodes of Values built on this thread go into one new arena: a reader

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cache.h"
+#include "support/step_source.h"
 #include "transit/transit.h"
 
 namespace {
@@ -202,6 +203,94 @@ TEST(JsonRules, CacheResetsForEveryTopLevelValue) {
       EXPECT_EQ(out, R"(["~:abcd","~:abcd"]{"~:abcd":"~:abcd"}["~:abcd","~:abcd"])");
     EXPECT_EQ(transit::read_all(out), (std::vector<Value>{first, second, first}));
   }
+}
+
+// ---- JSON objects inside cached JSON --------------------------------------------------------------
+
+// A JSON object inside a JSON-mode value is a map like any other: what is cacheable in it is
+// cached, and the slots after it count it. transit-python writes cmaps as {"~#cmap": [...]}
+// inside cached JSON; these are the inputs that showed it (each read so by Java, Ruby and JS).
+TEST(JsonRules, JsonObjectsInsideCachedJsonAreCachedLikeAnyMap) {
+  EXPECT_EQ(transit::read(R"([{"~#cmap":[["x"],"~:victim"]},"^1"])"),
+            Value::array({Value::map({{Value::array({"x"}), kw("victim")}}), kw("victim")}));
+  EXPECT_EQ(transit::read(R"([{"abcd":1},"^0"])"),
+            Value::array({Value::map({{"abcd", 1}}), "abcd"}));
+  EXPECT_EQ(transit::read(R"(["~:aaaa",{"x":1},"~:cccc","^1"])"),
+            Value::array({kw("aaaa"), Value::map({{"x", 1}}), kw("cccc"), kw("cccc")}));
+  // transit-python's top-level cmap: the tag, a map key, takes slot 0.
+  EXPECT_EQ(transit::read(R"({"~#cmap":[["~:abcd"],"^1"]})"),
+            Value::map({{Value::array({kw("abcd")}), kw("abcd")}}));
+  // A tag cached from an object key is a tag wherever its code appears.
+  EXPECT_EQ(transit::read(R"([{"~#point":[1,2]},["^0",[3,4]]])"),
+            Value::array({Value::tagged("point", Value::array({1, 2})),
+                          Value::tagged("point", Value::array({3, 4}))}));
+}
+
+// The 44x44 cache wraps at the same entry whether or not a JSON object came before: here slot 1
+// is the tag cmap, taken inside an object, and :new1 is the 1937th entry, so it is ^0 again.
+TEST(JsonRules, CacheWrapsAtTheSameEntryAfterAJsonObject) {
+  auto name = [](const char* prefix, int i) {
+    const std::string digits = std::to_string(i);
+    return prefix + std::string(4 - digits.size(), '0') + digits;
+  };
+  std::string text = R"(["~:k0000",{"~#cmap":[["x"],1]})";
+  std::vector<Value> expected{kw("k0000"), Value::map({{Value::array({"x"}), 1}})};
+  for (int i = 2; i < 1936; ++i) {
+    text += ",\"~:" + name("kw", i) + "\"";
+    expected.push_back(kw(name("kw", i)));
+  }
+  text += R"(,"~:new1","^0"])";
+  expected.push_back(kw("new1"));
+  expected.push_back(kw("new1"));
+  ASSERT_GT(text.size(), 20000u);
+  EXPECT_EQ(transit::read(text), Value::array(expected));
+}
+
+// A reader in memory caches nothing in a value until it shows a JSON-only form ("^ " or an
+// ["~#tag", rep] array), and reads the value again when a cache code needs what went by; a
+// stream caches from the start. Both read every kind of value the same, one after another.
+TEST(JsonRules, MixedContentReadsTheSameFromMemoryAndFromAStream) {
+  const std::string text =
+      R"({"~:verbose":{"~#set":["~:aaaa"]}})"                    // JSON-Verbose
+      R"(["a\nbcd\u00e9fgh\"ijk\"","~:aaaa","^0"])"            // escapes unescaped in place, then read again
+      R"(["~:aaaa",{"x":1},"~:cccc","^1"])"                        // a code after a missed string
+      R"({"~#cmap":[["~:abcd"],"^1"]})"                            // transit-python's top-level cmap
+      R"(["^ ","~:abcd",["~:abcd","^0"]])"                         // "^ " first: cached from the start
+      R"({"~:bbbb":"~:bbbb"})";                                    // JSON-Verbose again
+  const std::vector<Value> expected{
+      Value::map({{kw("verbose"), Value::set({kw("aaaa")})}}),
+      Value::array({"a\nbcd\u00e9fgh\"ijk\"", kw("aaaa"), kw("aaaa")}),
+      Value::array({kw("aaaa"), Value::map({{"x", 1}}), kw("cccc"), kw("cccc")}),
+      Value::map({{Value::array({kw("abcd")}), kw("abcd")}}),
+      Value::map({{kw("abcd"), Value::array({kw("abcd"), kw("abcd")})}}),
+      Value::map({{kw("bbbb"), kw("bbbb")}}),
+  };
+  EXPECT_EQ(transit::read_all(text), expected);
+  for (const std::size_t step : {1, 7, 4096}) {
+    transit::test::StepSource source(text, step);
+    transit::Reader reader(source, Encoding::json);
+    std::vector<Value> values;
+    while (auto v = reader.next()) values.push_back(std::move(*v));
+    EXPECT_EQ(values, expected) << "step " << step;
+  }
+  // A bad cache code is reported where it stands, after the value is read again.
+  try {
+    transit::read(R"(["~:aaaa","\t~:bb","^5"])");
+    FAIL() << "expected an error";
+  } catch (const transit::Error& e) {
+    EXPECT_EQ(e.code(), transit::Errc::bad_cache_code);
+    EXPECT_EQ(e.offset(), 19u);
+  }
+}
+
+// What a cache code inside a JSON object means: the same as anywhere in JSON, the string it
+// refers to (transit-java and transit-js read it so). A JSON-Verbose writer never writes one: a
+// string that starts with ^ is escaped as ~^, so no JSON-Verbose text changes meaning by it.
+TEST(JsonRules, ACacheCodeInsideAJsonObjectRefersToTheCache) {
+  EXPECT_EQ(transit::read(R"({"~:abcd":"^0"})"), Value::map({{kw("abcd"), kw("abcd")}}));
+  EXPECT_EQ(transit::read(R"([{"~:abcd":1},{"^0":2}])"),
+            Value::array({Value::map({{kw("abcd"), 1}}), Value::map({{kw("abcd"), 2}})}));
+  expect_wire(Value::map({{"^0", "^1"}}), R"(["^ ","~^0","~^1"])", R"({"~^0":"~^1"})");
 }
 
 // ---- maps ----------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ class SaxHandler {
     return done();
   }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) { return String(s, n, copy); }
-  bool StartObject() { return token(1), d_.object_begin(), done(); }
+  bool StartObject() { return token(1), d_.map_begin(), done(); }
   bool EndObject(rapidjson::SizeType) { return token(1), d_.map_end(), done(); }
   bool StartArray() { return token(1), d_.array_begin(), done(); }
   bool EndArray(rapidjson::SizeType) { return token(1), d_.array_end(), done(); }
@@ -133,6 +133,8 @@ class SourceInput {
   using Ch = char;
   using Stream = SourceInput;
   static constexpr unsigned kFlags = 0;
+  /// Bytes behind the cursor are dropped: a value cannot be read twice.
+  static constexpr bool kRereadable = false;
 
   SourceInput(Source& source, std::size_t chunk_size) : source_(&source), buf_(chunk_size) {
     chunk_ = p_ = end_ = buf_.data();
@@ -189,6 +191,7 @@ class SourceInput {
   void mark_number(const char*) noexcept {}
   void mark_back(std::size_t) noexcept {}
   void blank_loose_controls() noexcept {}
+  void rewind(std::size_t) noexcept {}
 
   /// Line and column of the token start, or of an absolute offset at or after the current
   /// chunk's start.
@@ -261,6 +264,8 @@ class MemoryInput {
  public:
   using Stream = rapidjson::InsituStringStream;
   static constexpr unsigned kFlags = rapidjson::kParseInsituFlag;
+  /// The original text is at hand, so a value can be read again (see rewind).
+  static constexpr bool kRereadable = true;
 
   explicit MemoryInput(std::string_view text)
       : text_(text),
@@ -298,10 +303,33 @@ class MemoryInput {
   /// with 0x19), which its byte-by-byte scan, and so a Source, rejects. Raw, they are errors
   /// wherever they stand; as 0x01 in the copy parsed, they are the same error, at the same
   /// byte, on every path.
-  void blank_loose_controls() noexcept {
+  void blank_loose_controls() noexcept { blank_loose_controls(0, text_.size()); }
+
+  /// Moves the cursor back to `start` and restores the bytes from there to the cursor, which
+  /// parsing in situ has unescaped in place, from the original text. RapidJSON writes the
+  /// stream back when an exception leaves a string, so nothing past the cursor was touched.
+  void rewind(std::size_t start) noexcept {
+    const std::size_t end = Tell();
+    std::memcpy(buf_.get() + start, text_.data() + start, end - start);
+    blank_loose_controls(start, end);
+    stream_.src_ = buf_.get() + start;
+  }
+
+  /// Line and column from the original text (the copy has strings unescaped in place).
+  Location locate(std::size_t offset) const {
+    Location where{offset, 1, 0};
+    const std::string_view before = text_.substr(0, offset);
+    where.line += static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t line_start = before.rfind('\n');
+    where.column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+    return where;
+  }
+
+ private:
+  void blank_loose_controls(std::size_t from, std::size_t to) noexcept {
     auto* p = reinterpret_cast<unsigned char*>(buf_.get());
-    const std::size_t n = text_.size();
-    std::size_t i = 0;
+    const std::size_t n = to;
+    std::size_t i = from;
 #ifdef __SSE2__
     // 16 bytes at a time (about 12 GB/s, against RapidJSON's 1-2): blocks without one are
     // only looked at.
@@ -319,17 +347,6 @@ class MemoryInput {
       if (static_cast<unsigned char>(p[i] - 0x1a) < 6) p[i] = 0x01;
   }
 
-  /// Line and column from the original text (the copy has strings unescaped in place).
-  Location locate(std::size_t offset) const {
-    Location where{offset, 1, 0};
-    const std::string_view before = text_.substr(0, offset);
-    where.line += static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
-    const std::size_t line_start = before.rfind('\n');
-    where.column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
-    return where;
-  }
-
- private:
   // RapidJSON's SSE2 scanners load whole aligned 16-byte blocks, so the block holding the
   // terminating NUL must lie inside the allocation (new[] aligns to 16 on x86-64).
   static std::size_t padded(std::size_t size) noexcept {
@@ -357,29 +374,39 @@ class JsonReader final : public Reader::Impl {
     if (failed_) std::rethrow_exception(failed_);
     if (!input_.skip_to_value()) return std::nullopt;
     const std::size_t start = input_.Tell();
-    decoder_.reset();
-    // Without user handlers no user code runs while the document is built: build it in one
-    // arena (see ArenaScope).
-    std::optional<ArenaScope> arena;
-    if (decoder_.runs_no_user_code()) arena.emplace();
     limits_.value_end = limits_.max_value_bytes > SIZE_MAX - start
                             ? SIZE_MAX
                             : start + limits_.max_value_bytes;
-    input_.begin_value(limits_.value_end, limits_.max_value_bytes);
-    SaxHandler<Input> handler(decoder_, input_, limits_);
-    try {
-      const rapidjson::ParseResult r =
-          parser_.Parse<kParseFlags | Input::kFlags>(input_.stream(), handler);
-      // Offsets are the stream's, which are absolute.
-      if (r.IsError()) fail_parse(r.Code(), r.Offset());
-    } catch (const Error& e) {
-      if (e.offset() != Location::npos) throw;
-      // Decoder errors know what went wrong; where is the start of the token that raised
-      // them. A failing Source is placed where reading stopped.
-      remember_and_throw(e.code(), e.detail(),
-                         e.code() == Errc::io ? input_.Tell() : input_.token_start());
+    for (;;) {
+      // JSON and JSON-Verbose are told apart by reading: a value that can be read again
+      // caches nothing until it shows a JSON-only form, and is read again if it needed what
+      // went by (Decoder::reset). After a JSON value, the next ones cache from the start.
+      decoder_.reset(cache_lazily_);
+      // Without user handlers no user code runs while the document is built: build it in one
+      // arena (see ArenaScope).
+      std::optional<ArenaScope> arena;
+      if (decoder_.runs_no_user_code()) arena.emplace();
+      input_.begin_value(limits_.value_end, limits_.max_value_bytes);
+      SaxHandler<Input> handler(decoder_, input_, limits_);
+      try {
+        const rapidjson::ParseResult r =
+            parser_.Parse<kParseFlags | Input::kFlags>(input_.stream(), handler);
+        // Offsets are the stream's, which are absolute.
+        if (r.IsError()) fail_parse(r.Code(), r.Offset());
+      } catch (const Decoder::CacheNeeded&) {
+        cache_lazily_ = false;
+        input_.rewind(start);
+        continue;
+      } catch (const Error& e) {
+        if (e.offset() != Location::npos) throw;
+        // Decoder errors know what went wrong; where is the start of the token that raised
+        // them. A failing Source is placed where reading stopped.
+        remember_and_throw(e.code(), e.detail(),
+                           e.code() == Errc::io ? input_.Tell() : input_.token_start());
+      }
+      if (decoder_.caching()) cache_lazily_ = false;
+      return decoder_.take();
     }
-    return decoder_.take();
   }
 
   std::size_t offset() const noexcept override { return input_.Tell(); }
@@ -414,6 +441,7 @@ class JsonReader final : public Reader::Impl {
   Input input_;
   Decoder decoder_;
   Limits limits_;
+  bool cache_lazily_ = Input::kRereadable;
   rapidjson::Reader parser_;
   std::exception_ptr failed_;
 };

@@ -804,6 +804,39 @@ TEST_F(JsLimits, VerboseDatesBeforeYear1000) {
   }
 }
 
+// Text as transit-python and transit-java write it, JSON objects inside cached JSON and ints
+// beside big integers (issue 9): we read each as transit-js does. transit-js reads it and
+// writes it back in JSON-Verbose, which has no cache; both readings must be equal.
+TEST(InteropMixedContent, WeReadCachedJsonWithObjectsAsTransitJsDoes) {
+  if (const auto& reason = skip_reason()) GTEST_SKIP() << *reason;
+  const std::vector<std::string> inputs = {
+      R"([{"~#cmap":[["x"],"~:victim"]},"^1"])",
+      R"([{"abcd":1},"^0"])",
+      R"(["~:aaaa",{"x":1},"~:cccc","^1"])",
+      R"({"~#cmap":[["~:abcd"],"^1"]})",
+      R"({"~:abcd":"^0"})",
+      R"([{"~:abcd":1},{"^0":2}])",
+      R"([{"~#point":[1,2]},["^0",[3,4]]])",
+      R"(["~#set",["~n5",5]])",
+      R"(["^ ","~n2","big","~i2","int"])",
+  };
+  std::string input;
+  for (const std::string& text : inputs) input += text + "\n";
+  const fs::path in_path = interop_dir() / "mixed-content.txt";
+  write_file(in_path, input);
+  const NodeRun run = run_peer({"roundtrip", "json-verbose", in_path.string()});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto answers = tab_lines(run.out);
+  ASSERT_EQ(answers.size(), inputs.size()) << run.out;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    SCOPED_TRACE(inputs[i]);
+    const Value ours = read(inputs[i]);
+    const Value theirs = read(answers[i].second, Encoding::json_verbose);
+    EXPECT_TRUE(ours == theirs) << "we read " << to_edn(ours) << "\n  transit-js read "
+                                << answers[i].second;
+  }
+}
+
 TEST(InteropSetup, TransitJsIsThePinnedVersion) {
   if (const auto& reason = skip_reason()) GTEST_SKIP() << *reason;
   const NodeRun run = run_peer({"version"});
