@@ -490,13 +490,45 @@ void append_utf8(char32_t c, std::string& out) {
 
 // ---- numbers -----------------------------------------------------------------------------------
 
+namespace {
+
+// Digits of `text` (a to_chars result) up to any exponent, without trailing zeros.
+std::size_t significant_digits(const char* first, const char* last) noexcept {
+  std::size_t n = 0, zeros = 0;
+  bool leading = true;
+  for (const char* p = first; p != last && *p != 'e'; ++p) {
+    if (*p < '0' || *p > '9') continue;
+    if (leading && *p == '0') continue;
+    leading = false;
+    ++n;
+    zeros = *p == '0' ? zeros + 1 : 0;
+  }
+  return n - zeros;
+}
+
+}  // namespace
+
 void format_double_json(double d, std::string& out) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, d);
+  if (std::any_of(buf, r.ptr, [](char c) { return c == '.' || c == 'e' || c == 'E'; })) {
+    out.append(buf, r.ptr);
+    return;
+  }
+  // An integral value in fixed notation. to_chars prints the exact integer, which for large
+  // magnitudes has more digits than the shortest round trip: 2^60 is 1152921504606846976, where
+  // 16 digits suffice. Readers that guess a big decimal from the digit count (transit-ruby on
+  // Oj) then read a BigDecimal, so such values take the exponent form, which has only the
+  // shortest digits.
+  char sci[32];
+  const auto rs = std::to_chars(sci, sci + sizeof sci, d, std::chars_format::scientific);
+  if (significant_digits(buf, r.ptr) > significant_digits(sci, rs.ptr)) {
+    out.append(sci, rs.ptr);
+    return;
+  }
+  // `42` or `-0` would read back as integers.
   out.append(buf, r.ptr);
-  // Integral values print as `42` or `-0`; JSON readers would take those for integers.
-  if (std::none_of(buf, r.ptr, [](char c) { return c == '.' || c == 'e' || c == 'E'; }))
-    out.append(".0");
+  out.append(".0");
 }
 
 void format_double_java(double d, std::string& out) {

@@ -70,7 +70,9 @@ inline bool is_valid_tag(std::string_view tag) noexcept {
 // ---- numbers -----------------------------------------------------------------------------------
 
 /// Appends the shortest text that reads back as exactly `d` and that a JSON reader reads as a
-/// floating-point number (it always holds '.', 'e' or 'E'). `d` is finite.
+/// floating-point number (it always holds '.', 'e' or 'E'), never with more significant digits
+/// than the shortest round trip needs (`-1.152921504606847e+18`, not the exact integer). `d` is
+/// finite.
 void format_double_json(double d, std::string& out);
 /// Appends `d` as Java's Double.toString (and so Clojure) prints it: `2.0`, `4.0E11`,
 /// `6.626E-34`, `NaN`, `Infinity`, `-Infinity`, with the shortest round-trip digits.

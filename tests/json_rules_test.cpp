@@ -394,6 +394,10 @@ TEST(JsonRules, DoublesRoundTripBitExactlyAndStayDoubles) {
       {6.626e-34, "6.626e-34"},
       {1.0 / 3.0, "0.3333333333333333"},
       {9007199254740993.0, "9007199254740992.0"},
+      // Beyond the shortest round trip's digits, fixed notation would print more: exponent form.
+      {-1152921504606846976.0, "-1.152921504606847e+18"},
+      {123456789012345683968.0, "1.2345678901234568e+20"},
+      {1e16, "1e+16"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
