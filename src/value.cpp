@@ -534,6 +534,81 @@ Value Value::tagged(std::string_view tag, Value rep) {
   return v;
 }
 
+bool ValueAccess::detach_into(const Value& v, Value& out) {
+  if (!v.on_heap()) return false;
+  const Kind kind = v.kind();
+  const bool in_arena = v.wide_.u.node->arena != nullptr;
+  // A part is copied when it or anything below it is in an arena; the rest is shared.
+  auto gather = [](const Value& child, std::vector<Value>& into) {
+    Value copy;
+    if (!detach_into(child, copy)) {
+      into.push_back(child);
+      return false;
+    }
+    into.push_back(std::move(copy));
+    return true;
+  };
+  switch (kind) {
+    case Kind::array:
+    case Kind::list:
+    case Kind::set: {
+      std::vector<Value> items;
+      items.reserve(v.size());
+      bool changed = in_arena;
+      for (const Value& item : v.items()) changed |= gather(item, items);
+      if (!changed) return false;
+      out = make_sequence(kind, items);
+      return true;
+    }
+    case Kind::map:
+    case Kind::link: {
+      std::vector<Value> flat;
+      flat.reserve(2 * v.size());
+      bool changed = in_arena;
+      for (const auto& [key, value] : v.entries()) {
+        changed |= gather(key, flat);
+        changed |= gather(value, flat);
+      }
+      if (!changed) return false;
+      out = make_map(kind, flat);
+      return true;
+    }
+    case Kind::tagged: {
+      Value rep;
+      const bool rep_changed = detach_into(v.rep(), rep);
+      if (!in_arena && !rep_changed) return false;
+      out = Value::tagged(v.tag(), rep_changed ? std::move(rep) : v.rep());
+      return true;
+    }
+    case Kind::uuid:
+      if (!in_arena) return false;
+      out = Value::uuid(v.as_uuid());
+      return true;
+    case Kind::object:  // never built in an arena: objects come from user read handlers
+      return false;
+    default: {  // text
+      if (!in_arena) return false;
+      const auto* node = static_cast<const TextNode*>(v.wide_.u.node);
+      Value text;
+      text.init_text(kind, std::string_view(const_cast<TextNode*>(node)->data(), node->size));
+      out = std::move(text);
+      return true;
+    }
+  }
+}
+
+Value Value::detach() const {
+  // Inside a reader's scope (a read handler detaching what it keeps) new nodes would go to
+  // the arena being built: build on the heap.
+  struct OnTheHeap {
+    detail::Arena* saved = std::exchange(detail::t_arena, nullptr);
+    ~OnTheHeap() { detail::t_arena = saved; }
+  } on_the_heap;
+  Value out;
+  if (!ValueAccess::detach_into(*this, out)) return *this;
+  return out;
+}
+
 Value Value::make_object(const std::type_info& type, void* obj, const detail::ObjectVtable* vt) {
   auto* node = new detail::ObjectNode{{}, &type, obj, vt};
   Value v;

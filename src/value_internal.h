@@ -31,6 +31,10 @@ struct ValueAccess {
     }
     slot = alias(v);
   }
+  /// Sets `out` to a copy of `v` that refers to no arena node and returns true, or returns
+  /// false (leaving `out` alone) when `v` refers to none and can itself be shared. Run with no
+  /// ArenaScope open, so what it builds goes to the heap.
+  static bool detach_into(const Value& v, Value& out);
   /// An array, list or set from `items` (moved from). Sets drop duplicates.
   static Value make_sequence(Kind kind, std::span<Value> items);
   /// A map or link from interleaved keys and values (moved from); `flat.size()` is even.

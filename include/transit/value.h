@@ -229,6 +229,13 @@ class Value {
   template <class T>
   const T& as() const;
 
+  /// A copy that shares no memory with the document it was read from. Every Value a Reader
+  /// returns lives in its document's arena, and a copy of any part of it keeps the whole
+  /// document's memory alive: a 23-byte id kept from an 88 KB document holds 88 KB. Keep
+  /// `detach()` of what outlives the document instead. Parts already on the heap are shared,
+  /// not copied, so detaching a value that was never read costs a walk and no copy.
+  Value detach() const;
+
   /// Structural equality: maps and sets ignore order; values of different kinds are never
   /// equal (an integer equals neither a double nor a big integer of the same value, as Java's
   /// Long, Double and BigInteger differ); NaN equals NaN.
