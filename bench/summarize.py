@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # Turns transit-bench's JSON output (--benchmark_out_format=json, with repetitions and
-# aggregates) into the README's Markdown tables: each Transit benchmark beside its floor, the
-# ratio, and the 1.5x target met or missed by how much. Medians of CPU time.
+# aggregates) into the Markdown tables of docs/performance.md: each Transit benchmark beside its
+# floor, the ratio, and the 1.5x target met or missed by how much. Medians of CPU time.
 #
 #   transit-bench --benchmark_filter='^(Floor|Read|Write)/' --benchmark_repetitions=5 \
 #     --benchmark_report_aggregates_only=true --benchmark_out=run.json \
