@@ -137,6 +137,20 @@ TEST(DocValues, ToEdn) {
   EXPECT_EQ(edn, "{:a (1 b 2.5), :b #{}}");
 }
 
+TEST(DocValues, DetachWhatOutlivesTheDocument) {
+  transit::Value kept;
+  {
+    // doc-sample begin
+    transit::Value doc = transit::read(R"(["^ ","~:id","order-1000000007-abcdefg","~:lines",[1,2,3]])");
+    transit::Value id = doc.find(transit::kw("id"))->detach();  // does not hold `doc`'s memory
+    // doc-sample end
+    EXPECT_EQ(id, *doc.find(transit::kw("id")));
+    EXPECT_NE(id.as_string().data(), doc.find(transit::kw("id"))->as_string().data());
+    kept = id;
+  }
+  EXPECT_EQ(kept.as_string(), "order-1000000007-abcdefg");
+}
+
 // ---- docs/errors.md ----------------------------------------------------------------------------
 
 TEST(DocErrors, ErrorMessageExample) {
