@@ -34,10 +34,34 @@ struct SeqNode : Node {
 };
 static_assert(sizeof(SeqNode) % alignof(Value) == 0);
 
+// A hash index of a map's keys, built by the first find() on a map of more than
+// kIndexedFrom entries. `slots` holds entry positions + 1 (0: empty), linear probing, at most
+// half full. Indexes of arena maps are listed on the arena, which frees them.
+struct KeyIndex {
+  KeyIndex* next_in_arena;
+  std::size_t mask;
+  std::uint32_t* slots() noexcept { return reinterpret_cast<std::uint32_t*>(this + 1); }
+};
+// Up to this many entries a scan of the keys beats hashing the one looked for.
+constexpr std::uint32_t kIndexedFrom = 8;
+
 struct MapNode : Node {
   std::uint32_t size;
   Entry* entries() noexcept { return reinterpret_cast<Entry*>(this + 1); }
+  // A map of more than kIndexedFrom entries has one more word after its entries: its index,
+  // built on demand (maps are immutable and shared, so any thread may be the first to look).
+  // Small maps, most of a document's, pay nothing for it.
+  static std::size_t bytes_for(std::size_t entries) noexcept {
+    return sizeof(MapNode) + entries * sizeof(Entry) +
+           (entries > kIndexedFrom ? sizeof(std::atomic<KeyIndex*>) : 0);
+  }
+  std::atomic<KeyIndex*>* index() noexcept {
+    return size > kIndexedFrom ? reinterpret_cast<std::atomic<KeyIndex*>*>(entries() + size)
+                               : nullptr;
+  }
 };
+static_assert(alignof(std::atomic<KeyIndex*>) <= alignof(Entry));
+static_assert(std::is_trivially_destructible_v<std::atomic<KeyIndex*>>);
 static_assert(sizeof(MapNode) % alignof(Entry) == 0);
 
 struct TaggedNode : Node {
@@ -152,6 +176,18 @@ struct Arena : ArenaHeader {
       }
     }
     while (head_) give_back(std::exchange(head_, head_->next));
+    for (KeyIndex* i = indexes_.load(std::memory_order_acquire); i;)
+      std::free(std::exchange(i, i->next_in_arena));
+  }
+
+  // Gives the arena an index built for one of its maps, to free with it. Any thread reading
+  // the document may build one, so this is a lock-free push.
+  void own(KeyIndex* index) noexcept {
+    KeyIndex* head = indexes_.load(std::memory_order_relaxed);
+    do {
+      index->next_in_arena = head;
+    } while (!indexes_.compare_exchange_weak(head, index, std::memory_order_release,
+                                             std::memory_order_relaxed));
   }
 
   void* allocate(std::size_t bytes) {
@@ -185,6 +221,7 @@ struct Arena : ArenaHeader {
   std::size_t first_block_;
   std::size_t allocated_ = 0;
   std::vector<std::pair<Kind, Node*>> foreign_;
+  std::atomic<KeyIndex*> indexes_{nullptr};
 };
 
 void destroy_arena(ArenaHeader* arena) noexcept { delete static_cast<Arena*>(arena); }
@@ -239,6 +276,7 @@ void destroy_node(Kind kind, Node* node) noexcept {
     case Kind::link: {
       auto* n = static_cast<MapNode*>(node);
       std::destroy_n(n->entries(), n->size);
+      if (auto* index = n->index()) std::free(index->load(std::memory_order_acquire));
       n->~MapNode();
       break;
     }
@@ -507,7 +545,7 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
 
 Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
   const std::uint32_t n = detail::checked_size(flat.size() / 2);
-  auto* node = new (detail::allocate_node(sizeof(MapNode) + n * sizeof(Entry))) MapNode{};
+  auto* node = new (detail::allocate_node(MapNode::bytes_for(n))) MapNode{};
   Entry* out = node->entries();
   std::uint32_t kept = 0;
   DuplicateFinder dups(n);
@@ -522,6 +560,7 @@ Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
       out[at].second = std::move(flat[2 * i + 1]);
   }
   node->size = kept;
+  if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);
   detail::attach(node);
   Value v;
   v.init_node(kind, node, kept);
@@ -760,9 +799,49 @@ const Value& Value::operator[](std::size_t i) const {
   return all[i];
 }
 
+namespace {
+
+detail::KeyIndex* build_key_index(std::span<const Entry> entries) {
+  std::size_t slots = 64;
+  while (slots < 2 * entries.size()) slots *= 2;
+  auto* index = static_cast<detail::KeyIndex*>(
+      detail::allocate(sizeof(detail::KeyIndex) + slots * sizeof(std::uint32_t)));
+  index->next_in_arena = nullptr;
+  index->mask = slots - 1;
+  std::uint32_t* table = index->slots();
+  std::fill_n(table, slots, 0u);
+  for (std::uint32_t i = 0; i < entries.size(); ++i) {
+    std::size_t at = entries[i].first.hash() & index->mask;
+    while (table[at] != 0) at = (at + 1) & index->mask;  // keys are distinct: no compare
+    table[at] = i + 1;
+  }
+  return index;
+}
+
+}  // namespace
+
 const Value* Value::find(const Value& key) const {
-  for (const auto& e : entries())
-    if (e.first == key) return &e.second;
+  const std::span<const Entry> all = entries();
+  if (all.size() <= detail::kIndexedFrom) {
+    for (const auto& e : all)
+      if (e.first == key) return &e.second;
+    return nullptr;
+  }
+  auto* node = static_cast<MapNode*>(wide_.u.node);
+  std::atomic<detail::KeyIndex*>& slot = *node->index();
+  detail::KeyIndex* index = slot.load(std::memory_order_acquire);
+  if (!index) {
+    detail::KeyIndex* built = build_key_index(all);
+    if (slot.compare_exchange_strong(index, built, std::memory_order_acq_rel)) {
+      index = built;
+      if (node->arena) static_cast<detail::Arena*>(node->arena)->own(built);
+    } else {
+      std::free(built);  // another thread's index is in place: `index` now points to it
+    }
+  }
+  const std::uint32_t* table = index->slots();
+  for (std::size_t at = key.hash() & index->mask; table[at] != 0; at = (at + 1) & index->mask)
+    if (all[table[at] - 1].first == key) return &all[table[at] - 1].second;
   return nullptr;
 }
 
