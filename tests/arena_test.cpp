@@ -22,7 +22,8 @@
 #endif
 
 #ifdef TRANSIT_TEST_ASAN
-#include <sanitizer/allocator_interface.h>
+// Declared here: g++ 12 on Debian ships the runtime but not <sanitizer/allocator_interface.h>.
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #else
 #include <malloc.h>
 #endif
