@@ -9,7 +9,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 
 # TRANSIT_BUILD_DIR lets a second checkout or a local experiment build elsewhere.
 readonly BUILD_DIR=${TRANSIT_BUILD_DIR:-build}
-readonly PACKAGES=(cmake g++ make rapidjson-dev libmsgpack-cxx-dev libgtest-dev libbenchmark-dev)
+readonly PACKAGES=(cmake g++ make rapidjson-dev libmsgpack-cxx-dev libgtest-dev libbenchmark-dev
+                   libsimdjson-dev)
 # Only `test` needs these: clang and its libFuzzer runtime for the fuzz stage.
 readonly TEST_PACKAGES=(clang-14 libclang-rt-14-dev)
 # Seconds each fuzzer runs in the fuzz stage (CI budget: three of them).

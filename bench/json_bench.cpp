@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // transit-cpp: JSON read and write benchmarks, with RapidJSON's SAX parse, DOM parse (full
-// precision) and Writer as the floors, each run on the very text Transit reads or writes.
+// precision) and Writer as the floors, each run on the very text Transit reads or writes, and
+// simdjson's DOM parse beside them when the library reads with it.
 
 #include <malloc.h>
 
@@ -9,6 +10,9 @@
 #include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#ifdef TRANSIT_HAVE_SIMDJSON
+#include <simdjson.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -90,6 +94,29 @@ void floor_dom(benchmark::State& state, const JsonText& t) {
   report(state, t.text->size(), t.corpus->values);
 }
 
+#ifdef TRANSIT_HAVE_SIMDJSON
+// simdjson's DOM parse, with one parser whose buffers serve every iteration, as the reader's
+// per-thread parser does; the text is copied into its padded buffer each time, as the reader
+// copies it. Checked first: its minified output parses (RapidJSON) to the same Document.
+void floor_simdjson(benchmark::State& state, const JsonText& t) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (const auto err = parser.parse(t.text->data(), t.text->size(), true).get(root))
+    fail(t.corpus->name, std::string("simdjson parse: ") + simdjson::error_message(err));
+  const std::string minified = simdjson::minify(root);
+  rapidjson::Document back;
+  back.Parse<kParseFlags>(minified.c_str(), minified.size());
+  if (back.HasParseError() || back != t.dom)
+    fail(t.corpus->name, "simdjson's document differs from RapidJSON's");
+  for (auto _ : state) {
+    const auto err = parser.parse(t.text->data(), t.text->size(), true).get(root);
+    benchmark::DoNotOptimize(err);
+    benchmark::DoNotOptimize(root);
+  }
+  report(state, t.text->size(), t.corpus->values);
+}
+#endif
+
 void floor_write(benchmark::State& state, const JsonText& t) {
   // One buffer, cleared but never shrunk, so the floor pays for no allocation at all.
   rapidjson::StringBuffer out;
@@ -142,6 +169,9 @@ void register_json_benchmarks(const Corpus& c) {
   };
   add("Floor/RapidJsonSax", [&json](benchmark::State& s) { floor_sax(s, json); });
   add("Floor/RapidJsonDom", [&json](benchmark::State& s) { floor_dom(s, json); });
+#ifdef TRANSIT_HAVE_SIMDJSON
+  add("Floor/SimdjsonDom", [&json](benchmark::State& s) { floor_simdjson(s, json); });
+#endif
   add("Floor/RapidJsonWrite", [&json](benchmark::State& s) { floor_write(s, json); });
   add("Read/TransitJson", [&c](benchmark::State& s) { transit_read(s, c, c.json); });
   add("Write/TransitJson", [&c](benchmark::State& s) {
@@ -149,6 +179,9 @@ void register_json_benchmarks(const Corpus& c) {
   });
   add("Floor/RapidJsonSaxVerbose", [&verbose](benchmark::State& s) { floor_sax(s, verbose); });
   add("Floor/RapidJsonDomVerbose", [&verbose](benchmark::State& s) { floor_dom(s, verbose); });
+#ifdef TRANSIT_HAVE_SIMDJSON
+  add("Floor/SimdjsonDomVerbose", [&verbose](benchmark::State& s) { floor_simdjson(s, verbose); });
+#endif
   add("Floor/RapidJsonWriteVerbose", [&verbose](benchmark::State& s) { floor_write(s, verbose); });
   add("Read/TransitVerbose", [&c](benchmark::State& s) { transit_read(s, c, c.verbose); });
   add("Write/TransitVerbose", [&c](benchmark::State& s) {

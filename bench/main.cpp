@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // transit-bench: prepares and verifies every corpus, prints the size and memory tables, then
-// runs the suites. `--sizes` prints the tables to stdout and stops there.
+// runs the suites. `--sizes` prints the tables to stdout and stops there; `--dump DIR` writes
+// each corpus's Transit JSON and JSON-Verbose texts to DIR/NAME.json and DIR/NAME.verbose.json
+// (for instruction counts with transit-read-file) and stops there.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <span>
 #include <vector>
@@ -14,13 +17,31 @@
 int main(int argc, char** argv) {
   using namespace transit::bench;
   bool sizes_only = false;
+  const char* dump_dir = nullptr;
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
+      dump_dir = argv[i + 1];
+      break;
+    }
     if (std::strcmp(argv[i], "--sizes") == 0) {
       sizes_only = true;
       std::copy(argv + i + 1, argv + argc, argv + i);
       --argc;
       break;
     }
+  }
+  if (dump_dir) {
+    for (const auto& c : load_corpora())
+      for (const auto& [suffix, text] : {std::pair{".json", &c->json}, {".verbose.json", &c->verbose}}) {
+        const std::string path = std::string(dump_dir) + "/" + c->name + suffix;
+        std::ofstream file(path, std::ios::binary);
+        if (!(file << *text)) {
+          std::cerr << "transit-bench: cannot write " << path << "\n";
+          return EXIT_FAILURE;
+        }
+        std::cout << path << "\n";
+      }
+    return EXIT_SUCCESS;
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return EXIT_FAILURE;

@@ -35,7 +35,10 @@ class Reader::Impl {
 namespace detail {
 std::unique_ptr<Writer::Impl> make_json_writer(Sink& sink, bool verbose,
                                                const WriteOptions& options);
-std::unique_ptr<Reader::Impl> make_json_reader(std::string_view input, const ReadOptions& options);
+/// `use_simdjson` false reads with RapidJSON only, as a build without simdjson does (tests
+/// compare the two).
+std::unique_ptr<Reader::Impl> make_json_reader(std::string_view input, const ReadOptions& options,
+                                               bool use_simdjson = true);
 std::unique_ptr<Reader::Impl> make_json_reader(Source& source, const ReadOptions& options);
 std::unique_ptr<Writer::Impl> make_msgpack_writer(Sink& sink, const WriteOptions& options);
 std::unique_ptr<Reader::Impl> make_msgpack_reader(std::string_view input,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// JSON and JSON-Verbose input on RapidJSON's SAX Reader: events go straight to the decoder,
-// with no DOM in between.
+// JSON and JSON-Verbose input. A text in memory is parsed by simdjson when the library is built
+// with it, and its document walked into the decoder's events; a stream from a Source, and any
+// text simdjson refuses, goes through RapidJSON's SAX Reader, whose events go straight to the
+// decoder. Either way the Transit rules are the decoder's alone.
 // RapidJSON scans strings and whitespace 16 bytes at a time with SSE2 (every x86-64 has it).
 #if defined(__SSE2__) && !defined(RAPIDJSON_SSE2)
 #define RAPIDJSON_SSE2
@@ -10,11 +12,15 @@
 #endif
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
+#ifdef TRANSIT_HAVE_SIMDJSON
+#include <simdjson.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
 #include <charconv>
 #include <cstring>
+#include <type_traits>
 
 #include "backend.h"
 #include "codec.h"
@@ -190,7 +196,6 @@ class SourceInput {
   void mark_string(const char*) noexcept {}
   void mark_number(const char*) noexcept {}
   void mark_back(std::size_t) noexcept {}
-  void blank_loose_controls() noexcept {}
   void rewind(std::size_t) noexcept {}
 
   /// Line and column of the token start, or of an absolute offset at or after the current
@@ -259,7 +264,8 @@ class SourceInput {
 };
 
 /// Input in memory: a private NUL-terminated copy, parsed in situ so that RapidJSON's SSE2
-/// string and whitespace scanners apply and strings are unescaped in place, not copied.
+/// string and whitespace scanners apply and strings are unescaped in place, not copied. The
+/// copy is made when RapidJSON first needs it: a text simdjson reads whole never pays for it.
 class MemoryInput {
  public:
   using Stream = rapidjson::InsituStringStream;
@@ -267,22 +273,30 @@ class MemoryInput {
   /// The original text is at hand, so a value can be read again (see rewind).
   static constexpr bool kRereadable = true;
 
-  explicit MemoryInput(std::string_view text)
-      : text_(text),
-        buf_(std::make_unique_for_overwrite<char[]>(padded(text.size()))),
-        stream_(buf_.get()) {
-    if (!text.empty()) std::memcpy(buf_.get(), text.data(), text.size());
-    std::memset(buf_.get() + text.size(), 0, padded(text.size()) - text.size());
+  explicit MemoryInput(std::string_view text) : text_(text), stream_(nullptr) {}
+  Stream& stream() {
+    if (!buf_) make_copy();
+    return stream_;
   }
-  Stream& stream() noexcept { return stream_; }
-  std::size_t Tell() const noexcept { return static_cast<std::size_t>(stream_.src_ - buf_.get()); }
+  std::size_t Tell() const noexcept {
+    return buf_ ? static_cast<std::size_t>(stream_.src_ - buf_.get()) : pos_;
+  }
+  /// The whole text, and a move of the cursor within it (after simdjson read a value).
+  std::string_view text() const noexcept { return text_; }
+  void seek(std::size_t offset) noexcept {
+    if (buf_)
+      stream_.src_ = buf_.get() + offset;
+    else
+      pos_ = offset;
+  }
 
   bool skip_to_value() noexcept {
-    const char* end = buf_.get() + text_.size();
-    char* p = stream_.src_;
-    while (p != end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
-    stream_.src_ = p;
-    return p != end;
+    std::size_t p = Tell();
+    while (p != text_.size() &&
+           (text_[p] == ' ' || text_[p] == '\n' || text_[p] == '\r' || text_[p] == '\t'))
+      ++p;
+    seek(p);
+    return p != text_.size();
   }
   bool at_end() const noexcept { return Tell() >= text_.size(); }
 
@@ -299,20 +313,16 @@ class MemoryInput {
   /// A token of `length` bytes that ends at the cursor (brackets, null, true, false).
   void mark_back(std::size_t length) noexcept { token_ = Tell() - length; }
 
-  /// RapidJSON's SSE2 scan of strings in situ lets raw bytes 0x1A-0x1F through (it compares
-  /// with 0x19), which its byte-by-byte scan, and so a Source, rejects. Raw, they are errors
-  /// wherever they stand; as 0x01 in the copy parsed, they are the same error, at the same
-  /// byte, on every path.
-  void blank_loose_controls() noexcept { blank_loose_controls(0, text_.size()); }
-
   /// Moves the cursor back to `start` and restores the bytes from there to the cursor, which
   /// parsing in situ has unescaped in place, from the original text. RapidJSON writes the
   /// stream back when an exception leaves a string, so nothing past the cursor was touched.
   void rewind(std::size_t start) noexcept {
     const std::size_t end = Tell();
-    std::memcpy(buf_.get() + start, text_.data() + start, end - start);
-    blank_loose_controls(start, end);
-    stream_.src_ = buf_.get() + start;
+    if (buf_) {
+      std::memcpy(buf_.get() + start, text_.data() + start, end - start);
+      blank_loose_controls(start, end);
+    }
+    seek(start);
   }
 
   /// Line and column from the original text (the copy has strings unescaped in place).
@@ -326,6 +336,19 @@ class MemoryInput {
   }
 
  private:
+  void make_copy() {
+    buf_ = std::make_unique_for_overwrite<char[]>(padded(text_.size()));
+    if (!text_.empty()) std::memcpy(buf_.get(), text_.data(), text_.size());
+    std::memset(buf_.get() + text_.size(), 0, padded(text_.size()) - text_.size());
+    blank_loose_controls(0, text_.size());
+    stream_ = Stream(buf_.get());
+    stream_.src_ = buf_.get() + pos_;
+  }
+
+  /// RapidJSON's SSE2 scan of strings in situ lets raw bytes 0x1A-0x1F through (it compares
+  /// with 0x19), which its byte-by-byte scan, and so a Source, rejects. Raw, they are errors
+  /// wherever they stand; as 0x01 in the copy parsed, they are the same error, at the same
+  /// byte, on every path.
   void blank_loose_controls(std::size_t from, std::size_t to) noexcept {
     auto* p = reinterpret_cast<unsigned char*>(buf_.get());
     const std::size_t n = to;
@@ -354,21 +377,103 @@ class MemoryInput {
   }
 
   std::string_view text_;
-  std::unique_ptr<char[]> buf_;
+  std::unique_ptr<char[]> buf_;  // the copy RapidJSON parses, once it is needed
   Stream stream_;
+  std::size_t pos_ = 0;    // the cursor while there is no copy
   std::size_t token_ = 0;  // offset of the first byte of the last event's token
 };
+
+#ifdef TRANSIT_HAVE_SIMDJSON
+/// simdjson's DOM parser for in-memory text. One per thread: its buffers, sized to the largest
+/// text read yet, serve every text after it; past kKeepCapacity bytes they are let go after
+/// the read that needed them, so one huge text does not pin its buffers to the thread.
+class SimdjsonParser {
+ public:
+  static constexpr std::size_t kKeepCapacity = std::size_t{4} << 20;
+
+  /// The thread's parser, or null while it is in use (a read handler reading JSON inside a
+  /// read): the inner read then goes to RapidJSON rather than overwrite the outer document.
+  SimdjsonParser() : parser_(busy_ ? nullptr : &parser()) { busy_ = parser_ != nullptr; }
+  ~SimdjsonParser() {
+    if (!parser_) return;
+    busy_ = false;
+    if (parser_->capacity() > kKeepCapacity) *parser_ = simdjson::dom::parser();
+  }
+  SimdjsonParser(const SimdjsonParser&) = delete;
+  SimdjsonParser& operator=(const SimdjsonParser&) = delete;
+
+  /// Parses `text` (copied into the parser's padded buffer) as exactly one JSON value; false
+  /// on any error, or when the parser is busy.
+  bool parse(std::string_view text, simdjson::dom::element& root) {
+    return parser_ && !parser_->parse(text.data(), text.size(), true).get(root);
+  }
+
+ private:
+  static simdjson::dom::parser& parser() {
+    thread_local simdjson::dom::parser p;
+    return p;
+  }
+  static thread_local bool busy_;
+  simdjson::dom::parser* parser_;
+};
+
+thread_local bool SimdjsonParser::busy_ = false;
+
+/// Gives the decoder the events RapidJSON's handler gives for the same text, in the same
+/// order. simdjson has checked syntax, UTF-8 and numbers' range; an integer that fits neither
+/// int64 nor uint64 is an error to it, and so is read by RapidJSON, as a big integer.
+void emit(Decoder& d, simdjson::dom::element e) {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+    case element_type::ARRAY: {
+      // Held, not iterated as a temporary: value_unsafe() of a temporary result refers into it.
+      const simdjson::dom::array items = e.get_array().value_unsafe();
+      d.array_begin();
+      for (simdjson::dom::element item : items) emit(d, item);
+      d.array_end();
+      return;
+    }
+    case element_type::OBJECT: {
+      const simdjson::dom::object fields = e.get_object().value_unsafe();
+      d.map_begin();
+      for (simdjson::dom::key_value_pair field : fields) {
+        d.string(field.key);
+        emit(d, field.value);
+      }
+      d.map_end();
+      return;
+    }
+    case element_type::INT64:
+      d.integer(e.get_int64().value_unsafe());
+      return;
+    case element_type::UINT64:  // above INT64_MAX: a big integer, its digits as written
+      d.uinteger(e.get_uint64().value_unsafe());
+      return;
+    case element_type::DOUBLE:
+      d.floating(e.get_double().value_unsafe());
+      return;
+    case element_type::STRING:
+      d.string(e.get_string().value_unsafe());
+      return;
+    case element_type::BOOL:
+      d.boolean(e.get_bool().value_unsafe());
+      return;
+    case element_type::NULL_VALUE:
+      d.null();
+      return;
+  }
+}
+#endif
 
 template <class Input>
 class JsonReader final : public Reader::Impl {
  public:
   template <class... Args>
-  JsonReader(const ReadOptions& options, Args&&... args)
+  JsonReader(const ReadOptions& options, bool use_simdjson, Args&&... args)
       : input_(std::forward<Args>(args)...),
         decoder_(options),
-        limits_{options.max_string_length, 0, options.max_value_bytes} {
-    input_.blank_loose_controls();
-  }
+        limits_{options.max_string_length, 0, options.max_value_bytes},
+        use_simdjson_(use_simdjson) {}
 
   std::optional<Value> next() override {
     if (failed_) std::rethrow_exception(failed_);
@@ -377,6 +482,11 @@ class JsonReader final : public Reader::Impl {
     limits_.value_end = limits_.max_value_bytes > SIZE_MAX - start
                             ? SIZE_MAX
                             : start + limits_.max_value_bytes;
+#ifdef TRANSIT_HAVE_SIMDJSON
+    if constexpr (std::is_same_v<Input, MemoryInput>)
+      if (use_simdjson_)
+        if (std::optional<Value> v = read_with_simdjson(start)) return v;
+#endif
     for (;;) {
       // JSON and JSON-Verbose are told apart by reading: a value that can be read again
       // caches nothing until it shows a JSON-only form, and is read again if it needed what
@@ -412,6 +522,46 @@ class JsonReader final : public Reader::Impl {
   std::size_t offset() const noexcept override { return input_.Tell(); }
 
  private:
+#ifdef TRANSIT_HAVE_SIMDJSON
+  /// Reads the rest of the text as one value with simdjson, or returns nothing and leaves the
+  /// cursor at `start` for RapidJSON, which then gives exactly the values and errors it gives
+  /// without simdjson. It takes over when simdjson refuses the rest (an error, or more than one
+  /// value: RapidJSON reads the values one by one and this reader keeps to it), when a limit
+  /// could apply that simdjson's document cannot check (a token longer than max_string_length
+  /// needs its raw text), and when the decoder throws (the error is placed at its token).
+  std::optional<Value> read_with_simdjson(std::size_t start) {
+    const std::string_view text = input_.text();
+    // skip_to_value found a value at `start`, so the rest is not all whitespace.
+    const std::size_t end = text.find_last_not_of(" \t\r\n") + 1;
+    if (end - start > limits_.max_value_bytes || end - start > limits_.max_string_length) {
+      use_simdjson_ = false;
+      return std::nullopt;
+    }
+    SimdjsonParser parser;
+    simdjson::dom::element root;
+    if (!parser.parse(text.substr(start, end - start), root)) {
+      use_simdjson_ = false;
+      return std::nullopt;
+    }
+    for (;;) {
+      decoder_.reset(cache_lazily_);
+      std::optional<ArenaScope> arena;
+      if (decoder_.runs_no_user_code()) arena.emplace();
+      try {
+        emit(decoder_, root);
+      } catch (const Decoder::CacheNeeded&) {
+        cache_lazily_ = false;  // walk the document again, caching from the start
+        continue;
+      } catch (const Error&) {
+        return std::nullopt;
+      }
+      if (decoder_.caching()) cache_lazily_ = false;
+      input_.seek(end);
+      return decoder_.take();
+    }
+  }
+#endif
+
   [[noreturn]] void fail_parse(rapidjson::ParseErrorCode code, std::size_t at) {
     // The parser stopped at the end of the input: whatever it says (a bad escape, a number
     // missing its digits), more bytes could have made it right.
@@ -442,18 +592,20 @@ class JsonReader final : public Reader::Impl {
   Decoder decoder_;
   Limits limits_;
   bool cache_lazily_ = Input::kRereadable;
+  bool use_simdjson_;  // in-memory text only; off once RapidJSON has taken over
   rapidjson::Reader parser_;
   std::exception_ptr failed_;
 };
 
 }  // namespace
 
-std::unique_ptr<Reader::Impl> make_json_reader(std::string_view input, const ReadOptions& options) {
-  return std::make_unique<JsonReader<MemoryInput>>(options, input);
+std::unique_ptr<Reader::Impl> make_json_reader(std::string_view input, const ReadOptions& options,
+                                               bool use_simdjson) {
+  return std::make_unique<JsonReader<MemoryInput>>(options, use_simdjson, input);
 }
 
 std::unique_ptr<Reader::Impl> make_json_reader(Source& source, const ReadOptions& options) {
-  return std::make_unique<JsonReader<SourceInput>>(options, source, options.chunk_size);
+  return std::make_unique<JsonReader<SourceInput>>(options, false, source, options.chunk_size);
 }
 
 }  // namespace transit::detail

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-read-file FILE [N] [transit|rapidjson|simdjson]: reads FILE into memory and parses it
+// N times, with transit::read (as Transit JSON, the default) or with one of the floors
+// (RapidJSON's DOM parse with full precision; simdjson's DOM parse, copying the text into its
+// padded buffer), for instruction counts of the parse alone:
+//   valgrind --tool=callgrind --toggle-collect='transit::read(*' transit-read-file FILE 3
+//   valgrind --tool=callgrind --toggle-collect='rapidjson_dom(*' transit-read-file FILE 3 rapidjson
+//   valgrind --tool=callgrind --toggle-collect='simdjson_dom(*' transit-read-file FILE 3 simdjson
+#include <rapidjson/document.h>
+#ifdef TRANSIT_HAVE_SIMDJSON
+#include <simdjson.h>
+#endif
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "transit/transit.h"
+
+namespace {
+
+// Top-level items, so that the parse cannot be optimized away.
+[[gnu::noinline]] std::size_t rapidjson_dom(const std::string& text) {
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.c_str(), text.size());
+  if (doc.HasParseError()) throw std::runtime_error("RapidJSON cannot parse the file");
+  return doc.IsObject() ? doc.MemberCount() : doc.IsArray() ? doc.Size() : 1;
+}
+
+#ifdef TRANSIT_HAVE_SIMDJSON
+[[gnu::noinline]] std::size_t simdjson_dom(simdjson::dom::parser& parser, const std::string& text) {
+  simdjson::dom::element root;
+  if (parser.parse(text.data(), text.size(), true).get(root))
+    throw std::runtime_error("simdjson cannot parse the file");
+  return root.is_object() ? root.get_object().value_unsafe().size()
+                          : root.is_array() ? root.get_array().value_unsafe().size() : 1;
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: transit-read-file FILE [N] [transit|rapidjson|simdjson]\n";
+    return 2;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  if (!in) {
+    std::cerr << "transit-read-file: cannot open " << argv[1] << "\n";
+    return 1;
+  }
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string text = bytes.str();
+  const int n = argc > 2 ? std::atoi(argv[2]) : 1;
+  const std::string_view with = argc > 3 ? argv[3] : "transit";
+  std::size_t items = 0;
+  try {
+#ifdef TRANSIT_HAVE_SIMDJSON
+    simdjson::dom::parser parser;
+#endif
+    for (int i = 0; i < n; ++i) {
+      if (with == "transit") {
+        items += transit::read(text, transit::Encoding::json).size();
+      } else if (with == "rapidjson") {
+        items += rapidjson_dom(text);
+#ifdef TRANSIT_HAVE_SIMDJSON
+      } else if (with == "simdjson") {
+        items += simdjson_dom(parser, text);
+#endif
+      } else {
+        std::cerr << "transit-read-file: no parser " << with << " in this build\n";
+        return 2;
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  }
+  std::cout << items << " top-level items, " << n << " reads\n";
+  return 0;
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+// In-memory JSON is parsed by simdjson when the library is built with it, and by RapidJSON
+// otherwise (and for streams, and for whatever simdjson refuses). Both must give the same
+// values, the same errors (code, byte, path, message) and the same offsets, on every text:
+// the exemplars, hand-picked edge cases, and mutations of the exemplars.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <ostream>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend.h"
+#include "support/exemplars.h"
+#include "transit/transit.h"
+
+namespace {
+
+using transit::Encoding;
+using transit::Error;
+using transit::ReadOptions;
+using transit::Value;
+
+// The exemplars' case names for `suffix`, the ".json" ones without the verbose files.
+std::vector<std::string> exemplar_cases(std::string_view suffix) {
+  return transit::test::exemplar_cases(suffix, suffix == ".json" ? ".verbose.json" : "");
+}
+
+// Everything a reader shows for one text: each value (exactly as written back, so map order,
+// kinds and doubles' bits all count) with the offset after it, then the error that ended it.
+struct Outcome {
+  std::vector<Value> values;
+  std::vector<std::string> written;
+  std::vector<std::size_t> offsets;
+  std::string error;  // what() of the error, empty when the text was read to its end
+
+  friend bool operator==(const Outcome& a, const Outcome& b) {
+    return a.values == b.values && a.written == b.written && a.offsets == b.offsets &&
+           a.error == b.error;
+  }
+  friend std::ostream& operator<<(std::ostream& out, const Outcome& o) {
+    for (std::size_t i = 0; i < o.written.size(); ++i)
+      out << o.written[i] << " (to byte " << o.offsets[i] << ") ";
+    return out << (o.error.empty() ? "end" : o.error);
+  }
+};
+
+Outcome read_with(std::string_view text, bool use_simdjson, const ReadOptions& options) {
+  Outcome o;
+  const auto reader = transit::detail::make_json_reader(text, options, use_simdjson);
+  try {
+    while (auto v = reader->next()) {
+      o.written.push_back(transit::write(*v, Encoding::json_verbose));
+      o.values.push_back(std::move(*v));
+      o.offsets.push_back(reader->offset());
+    }
+    // A second call after the end stays at the end.
+    if (reader->next()) o.error = "a value after the end";
+  } catch (const Error& e) {
+    o.error = e.what();
+    // A failed reader fails again, the same way.
+    try {
+      (void)reader->next();
+      o.error += " / then no error";
+    } catch (const Error& again) {
+      if (std::string(again.what()) != e.what()) o.error += std::string(" / then ") + again.what();
+    }
+  }
+  return o;
+}
+
+// The simdjson path (when built) and the RapidJSON path agree on `text`.
+void expect_same(std::string_view text, const ReadOptions& options = {}) {
+  const Outcome rapid = read_with(text, false, options);
+  const Outcome simd = read_with(text, true, options);
+  EXPECT_EQ(simd, rapid) << "text: " << std::string(text.substr(0, 200));
+}
+
+TEST(JsonSimdjson, ExemplarsReadTheSameBothWays) {
+  if (!transit::test::exemplars_present()) GTEST_SKIP() << "exemplar folder not found";
+  int n = 0;
+  for (const char* suffix : {".verbose.json", ".json"})
+    for (const std::string& name : exemplar_cases(suffix)) {
+      const std::string text =
+          transit::test::slurp(transit::test::exemplar_dir() / (name + suffix));
+      SCOPED_TRACE(name + suffix);
+      expect_same(text);
+      const Outcome o = read_with(text, true, {});
+      EXPECT_TRUE(o.error.empty()) << o.error;
+      ++n;
+    }
+  EXPECT_GT(n, 100);
+}
+
+TEST(JsonSimdjson, NumbersReadTheSameBothWays) {
+  for (const char* text :
+       {"0", "-0", "-0.0", "0.0", "1", "-1", "1.5", "1e3", "1E3", "1e+3", "-1e-3", "1e-400",
+        "-1e-400", "1e400", "-1e400", "1E308", "1.7976931348623157e308", "1.7976931348623159e308",
+        "4.9e-324", "2.4e-324", "2.2250738585072011e-308", "0.1", "0.30000000000000004",
+        "9007199254740993", "9007199254740993.0", "9223372036854775807", "9223372036854775808",
+        "-9223372036854775808", "-9223372036854775809", "18446744073709551615",
+        "18446744073709551616", "99999999999999999999", "123456789012345678901234567890",
+        "123456789012345678901234567890.5", "1.00000000000000011102230246251565404236316680908203125",
+        "7.3177701707893310e+15", "00", "01", "1.", ".1", "-", "+1", "1e", "1e+", "0x10", "NaN",
+        "Infinity", "-Infinity", "[1,-0,2.5e-7,-9223372036854775809,18446744073709551615]",
+        "[\"~#list\",[1,1e22,-0.0]]", "{\"~i5\":1,\"k\":12345678901234567890123}"})
+    expect_same(text);
+  // A number of 400 digits, and one with 400 digits after the point.
+  expect_same(std::string(400, '7'));
+  expect_same("0." + std::string(400, '3'));
+  expect_same("[1," + std::string(310, '9') + "]");
+}
+
+TEST(JsonSimdjson, StringsReadTheSameBothWays) {
+  for (const char* text :
+       {R"("")", R"("abc")", R"("a\u0000b")", R"("\ud83d\ude00")", R"("\ud800")", R"("\udc00")",
+        R"("\ud800\u0041")", R"("\ud800\ud800")", R"("\u00e9\n\t\"\\\/\b\f\r")", R"("\x")",
+        R"("\u12")", "\"\xed\xa0\x80\"", "\"\xc0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xff\"",
+        "\"\x7f\"", "\"\x01\"", "\"\x1a\"", "\"\x1f\"", "\"a\nb\"", "\xef\xbb\xbf[1]", "\"\xe9\"",
+        R"(["~:kw","~$sym","~~tilde","~^caret","~`back","~#bad"])", R"("~m1700000000000")",
+        R"("~ubad")", R"("~u531a379e-31bb-4ce1-8690-158dceb64be6")", R"("~bAAEC")", R"("~b!!")",
+        R"("~zNaN")", R"("~d1.5")", R"("~f1.50")", R"("~n12")", R"("~i12")", R"("~ix")",
+        R"("~?t")", R"("~c")", R"("~rhttp://x")"})
+    expect_same(text);
+}
+
+TEST(JsonSimdjson, StructureAndSequencesReadTheSameBothWays) {
+  for (const char* text :
+       {"", " ", " \n\t\r ", "[1] [2]", "[1][2]", "1 2", "12", "\"a\"\"b\"", "truefalse", "true false",
+        "null", "nul", "[1]\n", "  [1]  ", "[1] x", "[1]\0", "{}", "[]", "[1,]", "[1 2]", "{\"a\" 1}",
+        "{\"a\":1,\"a\":2}", "{\"a\":1,}", "{1:2}", "[", "]", "{", "}", "[1,[2,[3", "[\"^ \"]",
+        "[\"^ \",\"a\"]", "[\"^ \",\"a\",1,\"b\"]", "[\"^ \",\"~:a\",1,\"^0\",2]", "[\"^0\"]",
+        "[\"^ \",\"^1\",1]", "[\"~#set\",[1,2,2]]", "[\"~#set\",[1],2]", "[\"~#set\"]",
+        "{\"~#set\":[1,2]}", "{\"~#set\":[1],\"x\":2}", "[\"~#cmap\",[[1],2,[3],4]]",
+        "[\"~#cmap\",[1]]", "{\"~#cmap\":[[1],2]}", "[\"~#'\",1]", "{\"~#'\":1}",
+        "[\"~#link\",[\"^ \",\"href\",\"a\"]]", "[\"~#unknown\",[1,2]]", "[\"x\",\"~#set\",[1]]",
+        "{\"long key one\":1,\"long key one\":2}",
+        // Verbose first, then a JSON form: read again with the cache on from the start.
+        "[{\"~:keyword-key\":1},[\"^ \",\"^0\",2]]",
+        "[{\"~:keyword-key\":1},\"^0\"]", "[\"~:keyword\",[\"^ \",\"a\",1],\"^0\"]",
+        "[\"~:keyword\",\"^0\"] [\"~:keyword\",\"^0\"]", "{\"~:keyword\":1} {\"~:keyword\":1}",
+        "[\"^ \",\"~:a\",1] [\"^0\"]", "[\"^ \",\"~:a\",1] [\"^ \",\"~:a\",1,\"^0\",2]"})
+    expect_same(text);
+  expect_same(std::string_view("[1]\0", 4));
+  expect_same(std::string_view("\0", 1));
+  expect_same(std::string_view("[\"a\0b\"]", 7));
+}
+
+TEST(JsonSimdjson, LimitsReadTheSameBothWays) {
+  const std::string deep600 = std::string(600, '[') + std::string(600, ']');
+  const std::string deep1100 = std::string(1100, '[') + std::string(1100, ']');
+  expect_same(deep600);
+  expect_same(deep1100);
+  ReadOptions deep;
+  deep.max_depth = 2000;
+  expect_same(deep1100, deep);
+
+  ReadOptions small;
+  small.max_string_length = 8;
+  small.max_value_bytes = 40;
+  small.max_collection_length = 3;
+  small.max_depth = 3;
+  for (const char* text :
+       {"[\"12345678\"]", "[\"123456789\"]", "[\"\\u0041\\u0041\\u0041\\u0041\\u0041\"]",
+        "12345678", "123456789", "1.2345678", "1.23456789", "[1,2,3]", "[1,2,3,4]",
+        "{\"a\":1,\"b\":2,\"c\":3}", "{\"a\":1,\"b\":2,\"c\":3,\"d\":4}",
+        "[\"^ \",\"a\",1,\"b\",2,\"c\",3,\"d\",4]", "[[[1]]]", "[[[[1]]]]",
+        "[\"a\",\"b\",\"c\"] [\"a\",\"b\",\"c\",\"d\"]", "[1,2,3]           [1]",
+        "[\"1234567\",\"1234567\",\"123456\"]", "[\"1234567\",\"1234567\",\"1234567\"]",
+        "[\"1234567\",\"1234567\",\"1234567\"]   ", "[1] [\"1234567\",\"1234567\",\"1234567\",1]"})
+    expect_same(text, small);
+}
+
+// A read handler that reads JSON inside a read (so the per-thread parser is in use).
+TEST(JsonSimdjson, NestedReadInAHandler) {
+  transit::ReadHandlers handlers;
+  handlers.add("json", [](const Value& rep) {
+    return transit::read(rep.as_string(), Encoding::json);
+  });
+  ReadOptions options;
+  options.handlers = &handlers;
+  const std::string text = R"(["~#json","[\"^ \",\"~:abc\",[1,2.5,\"^0\"]]"])";
+  expect_same(text, options);
+  const Value v = transit::read(text, Encoding::json, options);
+  EXPECT_EQ(v, transit::read(R"(["^ ","~:abc",[1,2.5,"~:abc"]])", Encoding::json));
+}
+
+// Mutations of every exemplar: bytes replaced, dropped, inserted and duplicated, texts cut and
+// joined, with a fixed seed so a failure reproduces.
+TEST(JsonSimdjson, MutatedExemplarsReadTheSameBothWays) {
+  if (!transit::test::exemplars_present()) GTEST_SKIP() << "exemplar folder not found";
+  std::vector<std::string> texts;
+  for (const char* suffix : {".verbose.json", ".json"})
+    for (const std::string& name : exemplar_cases(suffix))
+      texts.push_back(transit::test::slurp(transit::test::exemplar_dir() / (name + suffix)));
+  std::mt19937 rng(20261201);
+  static constexpr char kAlphabet[] = "[]{}\",:^~# \n0123456789.eE-+\\u\x01\x1f\x7f\xc3\xa9\xff\0";
+  const std::string_view alphabet(kAlphabet, sizeof kAlphabet - 1);
+  const auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+  int cases = 0;
+  for (const std::string& original : texts) {
+    for (int round = 0; round < 24; ++round) {
+      std::string t = original;
+      const int edits = 1 + static_cast<int>(pick(3));
+      for (int e = 0; e < edits && !t.empty(); ++e) {
+        const std::size_t at = pick(t.size());
+        switch (pick(6)) {
+          case 0: t[at] = alphabet[pick(alphabet.size())]; break;
+          case 1: t.erase(at, 1 + pick(4)); break;
+          case 2: t.insert(at, 1, alphabet[pick(alphabet.size())]); break;
+          case 3: t.insert(at, t.substr(at, pick(16))); break;
+          case 4: t.resize(at); break;
+          case 5: t += (pick(2) ? " " : "") + texts[pick(texts.size())]; break;
+        }
+      }
+      SCOPED_TRACE(testing::Message() << "round " << round);
+      expect_same(t);
+      ++cases;
+    }
+  }
+  EXPECT_GT(cases, 2000);
+}
+
+}  // namespace
