@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <charconv>
 #include <cstring>
+#include <utility>
 #include <type_traits>
 
 #include "backend.h"
@@ -51,14 +52,16 @@ struct Limits {
 // Each event first says where its token starts (see MemoryInput and SourceInput) and checks
 // that the token ends within the value's byte limit; an error thrown after that is placed at
 // the start of the token that raised it.
-template <class Input>
+// kTape: the decoder records a tape for a typed read, and each event tells it where its token
+// starts; an untyped read pays nothing for that.
+template <class Input, bool kTape = false>
 class SaxHandler {
  public:
   SaxHandler(Decoder& decoder, Input& input, const Limits& limits)
       : d_(decoder), in_(input), limits_(limits) {}
 
-  bool Null() { return token(4), d_.null(), done(); }
-  bool Bool(bool b) { return token(b ? 4 : 5), d_.boolean(b), done(); }
+  bool Null() { return token(4), at(), d_.null(), done(); }
+  bool Bool(bool b) { return token(b ? 4 : 5), at(), d_.boolean(b), done(); }
   // Only RawNumber is called under kParseNumbersAsStringsFlag; these complete the concept.
   bool Int(int i) { return d_.integer(i), done(); }
   bool Uint(unsigned u) { return d_.integer(u), done(); }
@@ -67,10 +70,12 @@ class SaxHandler {
   bool Double(double d) { return d_.floating(d), done(); }
   bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
     in_.mark_number(s);
+    at();
     return number({s, n});
   }
   bool String(const char* s, rapidjson::SizeType n, bool) {
     in_.mark_string(s);
+    at();
     check_extent(n);
     const std::string_view text(s, n);
     check_length(text, "string");
@@ -79,12 +84,15 @@ class SaxHandler {
     return done();
   }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) { return String(s, n, copy); }
-  bool StartObject() { return token(1), d_.map_begin(), done(); }
-  bool EndObject(rapidjson::SizeType) { return token(1), d_.map_end(), done(); }
-  bool StartArray() { return token(1), d_.array_begin(), done(); }
-  bool EndArray(rapidjson::SizeType) { return token(1), d_.array_end(), done(); }
+  bool StartObject() { return token(1), at(), d_.map_begin(), done(); }
+  bool EndObject(rapidjson::SizeType) { return token(1), at(), d_.map_end(), done(); }
+  bool StartArray() { return token(1), at(), d_.array_begin(), done(); }
+  bool EndArray(rapidjson::SizeType) { return token(1), at(), d_.array_end(), done(); }
 
  private:
+  void at() {
+    if constexpr (kTape) d_.mark(in_.token_start());
+  }
   // A token of `length` bytes that ends at the cursor.
   void token(std::size_t length) {
     in_.mark_back(length);
@@ -476,16 +484,39 @@ class JsonReader final : public Reader::Impl {
         use_simdjson_(use_simdjson) {}
 
   std::optional<Value> next() override {
+    if (!parse_next<false>()) return std::nullopt;
+    if (read_whole_) return std::exchange(read_whole_, std::nullopt);
+    return decoder_.take();
+  }
+
+  bool next_tape(Tape& tape) override {
+    decoder_.set_tape(&tape);
+    struct Unset {
+      Decoder& d;
+      ~Unset() { d.set_tape(nullptr); }
+    } unset{decoder_};
+    if (!parse_next<true>()) return false;
+    (void)decoder_.take();
+    return true;
+  }
+
+  Location locate_mark(std::size_t mark) const override { return input_.locate(mark); }
+
+  // Reads the next value into the decoder (or, read by simdjson, into read_whole_); false at
+  // the end of the input.
+  template <bool kTape>
+  bool parse_next() {
     if (failed_) std::rethrow_exception(failed_);
-    if (!input_.skip_to_value()) return std::nullopt;
+    if (!input_.skip_to_value()) return false;
     const std::size_t start = input_.Tell();
     limits_.value_end = limits_.max_value_bytes > SIZE_MAX - start
                             ? SIZE_MAX
                             : start + limits_.max_value_bytes;
 #ifdef TRANSIT_HAVE_SIMDJSON
-    if constexpr (std::is_same_v<Input, MemoryInput>)
+    // Typed reads take the tape path: simdjson's document builds Values.
+    if constexpr (!kTape && std::is_same_v<Input, MemoryInput>)
       if (use_simdjson_)
-        if (std::optional<Value> v = read_with_simdjson(start)) return v;
+        if ((read_whole_ = read_with_simdjson(start))) return true;
 #endif
     for (;;) {
       // JSON and JSON-Verbose are told apart by reading: a value that can be read again
@@ -495,9 +526,9 @@ class JsonReader final : public Reader::Impl {
       // Without user handlers no user code runs while the document is built: build it in one
       // arena (see ArenaScope).
       std::optional<ArenaScope> arena;
-      if (decoder_.runs_no_user_code()) arena.emplace();
+      if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
       input_.begin_value(limits_.value_end, limits_.max_value_bytes);
-      SaxHandler<Input> handler(decoder_, input_, limits_);
+      SaxHandler<Input, kTape> handler(decoder_, input_, limits_);
       try {
         const rapidjson::ParseResult r =
             parser_.Parse<kParseFlags | Input::kFlags>(input_.stream(), handler);
@@ -515,7 +546,7 @@ class JsonReader final : public Reader::Impl {
                            e.code() == Errc::io ? input_.Tell() : input_.token_start());
       }
       if (decoder_.caching()) cache_lazily_ = false;
-      return decoder_.take();
+      return true;
     }
   }
 
@@ -595,6 +626,7 @@ class JsonReader final : public Reader::Impl {
   bool use_simdjson_;  // in-memory text only; off once RapidJSON has taken over
   rapidjson::Reader parser_;
   std::exception_ptr failed_;
+  std::optional<Value> read_whole_;  // a value simdjson read (see parse_next)
 };
 
 }  // namespace
