@@ -138,9 +138,10 @@ class Record {
  public:
   explicit Record(std::string tag) : tag_(std::move(tag)), state_(std::make_shared<State>()) {}
 
-  /// A field: `member` written and read under the keyword `name`.
-  template <class M>
-  Record& field(M T::*member, std::string name) {
+  /// A field: `member` (of T or of a base of T) written and read under the keyword `name`.
+  template <class M, class C>
+    requires std::is_base_of_v<C, T>
+  Record& field(M C::*member, std::string name) {
     if (state_->fields.size() == 64)
       detail::throw_error(Errc::invalid_argument,
                           "Record<" + detail::type_name(typeid(T)) + ">: more than 64 fields");
