@@ -248,6 +248,12 @@ void tape_from_value(const Value& v, Tape& tape) {
       }
       push(Op::map_end);
       break;
+    case Kind::tagged:
+      // As the decoder records a tag with a typed reader: by structure.
+      push(Op::tagged_begin, v.tag());
+      tape_from_value(v.rep(), tape);
+      push(Op::tagged_end);
+      break;
     default:
       push(Op::value, {}, v);
       break;
