@@ -163,7 +163,7 @@ void Decoder::end_tagged(Frame& frame) {
   frames_.pop_back();
   if (tape_ && taping()) {
     // Counted in its taped parent when it began.
-    tape_token(Op::value, mark_, {}, decode_tag(tag.as_string(), std::move(rep)));
+    tape_token(decode_tag(tag.as_string(), std::move(rep)));
     if (frames_.empty()) done_ = true;
     return;
   }
@@ -279,13 +279,22 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
          (handlers_ && handlers_->find_typed(tag));
 }
 
-void Decoder::tape_token(Op op, std::size_t mark, std::string_view text, Value v) {
-  Token& t = tape_->tokens.emplace_back(Token{op, 0, 0, mark, std::move(v)});
+void Decoder::tape_token(Op op, std::size_t mark, std::string_view text) {
+  Token& t = tape_->tokens.emplace_back();
+  t.op = op;
+  t.mark = mark;
   if (!text.empty()) {
     t.text = tape_->text.size();
     t.size = static_cast<std::uint32_t>(text.size());
     tape_->text.append(text);
   }
+}
+
+void Decoder::tape_token(Value v) {
+  Token& t = tape_->tokens.emplace_back();
+  t.op = Op::value;
+  t.mark = mark_;
+  t.value = std::move(v);
 }
 
 void Decoder::tape_item() {
@@ -320,7 +329,7 @@ void Decoder::tape_item() {
 
 const Value& Decoder::tape_value(Value v) {
   tape_item();
-  tape_token(Op::value, mark_, {}, std::move(v));
+  tape_token(std::move(v));
   if (frames_.empty()) done_ = true;
   return tape_->tokens.back().value;
 }

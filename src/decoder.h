@@ -125,7 +125,8 @@ class Decoder {
   bool taping() const noexcept { return tape_ && (frames_.empty() || frames_.back().taped); }
   /// An item (a scalar, or a container starting) enters the innermost taped frame.
   void tape_item();
-  void tape_token(Op op, std::size_t mark, std::string_view text = {}, Value v = Value());
+  void tape_token(Op op, std::size_t mark, std::string_view text = {});
+  void tape_token(Value v);
   const Value& tape_value(Value v);
   void tape_text(std::string_view raw);
   void tape_end(Frame& f, bool array);

@@ -57,13 +57,25 @@ Reader::Reader(Source& source, Encoding encoding, ReadOptions options)
   }
 }
 
-Reader::~Reader() = default;
+namespace {
+// One tape per thread outlives its reader, so a run of one-shot typed reads (read<T>) does not
+// grow a tape from nothing each time. Only a tape of modest size is kept.
+thread_local std::unique_ptr<detail::Tape> spare_tape;
+constexpr std::size_t kSpareTapeTokens = std::size_t{1} << 20;
+}  // namespace
+
+Reader::~Reader() {
+  if (tape_ && !spare_tape && tape_->tokens.capacity() <= kSpareTapeTokens) {
+    tape_->clear();
+    spare_tape = std::move(tape_);
+  }
+}
 
 std::optional<Value> Reader::next() { return impl_->next(); }
 std::size_t Reader::offset() const noexcept { return impl_->offset(); }
 
 bool Reader::next_tape() {
-  if (!tape_) tape_ = std::make_unique<detail::Tape>();
+  if (!tape_) tape_ = spare_tape ? std::move(spare_tape) : std::make_unique<detail::Tape>();
   return impl_->next_tape(*tape_);
 }
 

@@ -74,11 +74,19 @@ void Cursor::skip() noexcept {
   throw BindFailure{token, Errc::type_mismatch, std::move(detail)};
 }
 
+const TypedReader* Cursor::typed_for(const std::type_info& type) {
+  if (!handlers_) return nullptr;
+  for (const Memo& m : memo_)
+    if (m.type == &type) return m.reader;
+  const TypedReader* r = handlers_->typed_for(type, nullptr);
+  memo_[memo_next_] = {&type, r};
+  memo_next_ = (memo_next_ + 1) % memo_.size();
+  return r;
+}
+
 void Cursor::read_user(const std::type_info& type, void* out) {
   const std::size_t at = i_;
   const Token& t = peek();
-  std::string_view tag;
-  const TypedReader* mine = handlers_ ? handlers_->typed_for(type, &tag) : nullptr;
   if (t.op == Op::tagged_begin) {
     const std::string_view got = text(t);
     const TypedReader* r = handlers_ ? handlers_->find_typed(got) : nullptr;
@@ -89,6 +97,7 @@ void Cursor::read_user(const std::type_info& type, void* out) {
     expect(Op::tagged_end, type);
     return;
   }
+  const TypedReader* mine = typed_for(type);
   if (!mine) mismatch(type, at, "no Record for this type in the reader's handlers");
   // A record's map read plain, as JSON from a peer that does not tag it.
   if (t.op != Op::map_begin) mismatch(type, at);

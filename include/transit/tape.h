@@ -26,7 +26,7 @@ enum class Op : std::uint8_t {
 };
 
 struct Token {
-  Op op;
+  Op op = Op::value;
   std::uint32_t size = 0;  ///< text: its length in Tape::text
   std::size_t text = 0;    ///< text: where it starts in Tape::text
   std::size_t mark = 0;    ///< where its bytes start, as the reader counts (see Reader)

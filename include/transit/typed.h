@@ -102,9 +102,18 @@ class Cursor {
   Value read_value();
 
  private:
+  /// The typed reader for a type, memoized: a document holds few types, many times each.
+  const TypedReader* typed_for(const std::type_info& type);
+
   const Tape* tape_;
   const ReadHandlers* handlers_;
   std::size_t i_ = 0;
+  struct Memo {
+    const std::type_info* type;
+    const TypedReader* reader;
+  };
+  std::array<Memo, 8> memo_{};
+  std::size_t memo_next_ = 0;
 };
 
 template <class T>
