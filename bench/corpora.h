@@ -64,6 +64,8 @@ void transit_write(benchmark::State& state, const Corpus& c, Encoding encoding, 
 /// Registers the JSON and MessagePack suites for one corpus, verifying the floors' results.
 void register_json_benchmarks(const Corpus& c);
 void register_msgpack_benchmarks(const Corpus& c);
+/// Typed reads (read<T>) of twitter and citm_catalog into structs; nothing for other corpora.
+void register_typed_benchmarks(const Corpus& c);
 
 /// Prints the heap bytes a document read into a Value holds beside RapidJSON's Document of the
 /// same text, and what a long stream of small values holds as it is read.

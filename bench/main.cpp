@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   for (const auto& c : corpora) {
     register_json_benchmarks(*c);
     register_msgpack_benchmarks(*c);
+    register_typed_benchmarks(*c);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

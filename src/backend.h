@@ -30,6 +30,10 @@ class Reader::Impl {
   virtual ~Impl() = default;
   virtual std::optional<Value> next() = 0;
   virtual std::size_t offset() const noexcept = 0;
+  /// Typed reads: the next value as a tape; false at the end of the input.
+  virtual bool next_tape(detail::Tape& tape) = 0;
+  /// Where a token of the last value read starts, from the mark the backend gave it.
+  virtual Location locate_mark(std::size_t mark) const = 0;
 };
 
 namespace detail {

@@ -16,9 +16,12 @@ void Decoder::reset(bool cache_lazily) noexcept {
   cache_.reset();
   result_ = Value();
   done_ = false;
+  if (tape_) tape_->clear();
 }
 
 const Value& Decoder::deliver(Value v) {
+  if (tape_ && (frames_.empty() || frames_.back().taped)) [[unlikely]]
+    return tape_value(std::move(v));
   if (frames_.empty()) {
     result_ = std::move(v);
     done_ = true;
@@ -57,7 +60,12 @@ void Decoder::begin(FrameKind kind) {
     throw_error(Errc::bad_tagged_value, "tagged value ~#" +
                                             std::string(frames_.back().tag.as_string()) +
                                             " has more than one rep");
-  frames_.push_back({kind, false, static_cast<std::uint32_t>(stack_.size()), Value()});
+  if (taping()) [[unlikely]] {
+    tape_item();
+    frames_.push_back({kind, false, true, 0, 0, 0, mark_, Value()});
+    return;
+  }
+  frames_.push_back({kind, false, false, static_cast<std::uint32_t>(stack_.size()), 0, 0, 0, Value()});
 }
 
 void Decoder::array_begin() { begin(FrameKind::array_pending); }
@@ -74,6 +82,16 @@ void Decoder::start_tagged(std::string_view tag) {
                 "tag ~#" + std::string(tag) + " is not the first item of an array or object");
   }
   f->tag = Value(tag);
+  if (f->taped) {
+    if (!tape_structural(tag)) {
+      // Decoded here as a Value (a ~#u array, a ~#m integer, a link, a user tag read by a
+      // Value read handler ...): its items are built as an untyped read builds them.
+      f->taped = false;
+      f->start = static_cast<std::uint32_t>(stack_.size());
+    } else if (tag != "'") {
+      tape_token(Op::tagged_begin, f->mark, tag);
+    }
+  }
 }
 
 void Decoder::big_integer(std::string_view digits) { deliver(Value::big_integer(digits)); }
@@ -103,7 +121,9 @@ void Decoder::string(std::string_view raw) {
     }
     if (at_array_start()) {
       if (!caching_) start_caching();
-      frames_.back().kind = FrameKind::map_array;
+      Frame& f = frames_.back();
+      f.kind = FrameKind::map_array;
+      if (f.taped) tape_token(Op::map_begin, f.mark);
       return;
     }
   }
@@ -115,6 +135,7 @@ void Decoder::string(std::string_view raw) {
   }
   const bool cacheable = caching_ && is_cacheable(raw, at_key_position());
   if (raw.size() < 2 || raw[0] != '~') {
+    if (!cacheable && tape_ && taping()) return tape_text(raw);
     const Value& v = deliver(Value(raw));
     if (cacheable) cache_.add(v, false);
     return;
@@ -140,6 +161,12 @@ void Decoder::end_tagged(Frame& frame) {
   stack_.pop_back();
   Value tag = std::move(frame.tag);
   frames_.pop_back();
+  if (tape_ && taping()) {
+    // Counted in its taped parent when it began.
+    tape_token(decode_tag(tag.as_string(), std::move(rep)));
+    if (frames_.empty()) done_ = true;
+    return;
+  }
   deliver(decode_tag(tag.as_string(), std::move(rep)));
 }
 
@@ -201,6 +228,8 @@ Value Decoder::build_map(std::span<Value> flat) {
 
 void Decoder::array_end() {
   Frame& f = frames_.back();
+  if (f.taped) [[unlikely]]
+    return tape_end(f, true);
   const std::span<Value> items(stack_.data() + f.start, stack_.size() - f.start);
   Value v;
   switch (f.kind) {
@@ -230,6 +259,8 @@ void Decoder::array_end() {
 
 void Decoder::map_end() {
   Frame& f = frames_.back();
+  if (f.taped) [[unlikely]]
+    return tape_end(f, false);
   if (f.kind == FrameKind::tagged_object) return end_tagged(f);
   if (f.kind != FrameKind::object && f.kind != FrameKind::object_pending)
     throw_error(Errc::syntax, "map ends inside an array");
@@ -241,11 +272,123 @@ void Decoder::map_end() {
   deliver(std::move(v));
 }
 
+// ---- typed reads: the tape ----------------------------------------------------------------
+
+bool Decoder::tape_structural(std::string_view tag) const noexcept {
+  return tag == "set" || tag == "list" || tag == "cmap" || tag == "'" ||
+         (handlers_ && handlers_->find_typed(tag));
+}
+
+void Decoder::tape_token(Op op, std::size_t mark, std::string_view text) {
+  Token& t = tape_->tokens.emplace_back();
+  t.op = op;
+  t.mark = mark;
+  if (!text.empty()) {
+    t.text = tape_->text.size();
+    t.size = static_cast<std::uint32_t>(text.size());
+    tape_->text.append(text);
+  }
+}
+
+void Decoder::tape_token(Value v) {
+  Token& t = tape_->tokens.emplace_back();
+  t.op = Op::value;
+  t.mark = mark_;
+  t.value = std::move(v);
+}
+
+void Decoder::tape_item() {
+  if (frames_.empty()) return;
+  Frame& f = frames_.back();
+  switch (f.kind) {
+    case FrameKind::array_pending:
+      f.kind = FrameKind::array;
+      tape_token(Op::array_begin, f.mark);
+      break;
+    case FrameKind::object_pending:
+      f.kind = FrameKind::object;
+      tape_token(Op::map_begin, f.mark);
+      break;
+    case FrameKind::tagged_array:
+    case FrameKind::tagged_object:
+      if (f.has_rep)
+        throw_error(Errc::bad_tagged_value,
+                    "tagged value ~#" + std::string(f.tag.as_string()) + " has more than one rep");
+      f.has_rep = true;
+      break;
+    default:
+      break;
+  }
+  const bool keyed = f.kind == FrameKind::object || f.kind == FrameKind::map_array;
+  if ((keyed ? f.count / 2 : f.count) >= max_items_)
+    throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
+                                     " items or entries");
+  if (keyed && f.count % 2 == 0) f.key = static_cast<std::uint32_t>(tape_->tokens.size());
+  ++f.count;
+}
+
+const Value& Decoder::tape_value(Value v) {
+  tape_item();
+  tape_token(std::move(v));
+  if (frames_.empty()) done_ = true;
+  return tape_->tokens.back().value;
+}
+
+void Decoder::tape_text(std::string_view raw) {
+  tape_item();
+  tape_token(Op::text, mark_, raw);
+  // Empty text has no bytes in the buffer; the token says so by its op alone.
+  if (frames_.empty()) done_ = true;
+}
+
+void Decoder::tape_end(Frame& f, bool array) {
+  switch (f.kind) {
+    case FrameKind::array_pending:
+      if (!array) throw_error(Errc::syntax, "map ends inside an array");
+      tape_token(Op::array_begin, f.mark);
+      tape_token(Op::array_end, mark_);
+      break;
+    case FrameKind::array:
+      if (!array) throw_error(Errc::syntax, "map ends inside an array");
+      tape_token(Op::array_end, mark_);
+      break;
+    case FrameKind::map_array:
+      if (!array) throw_error(Errc::syntax, "map ends inside an array");
+      if (f.count % 2 != 0)
+        throw_error(Errc::odd_map, "\"^ \" map array has an odd number of keys and values (" +
+                                       std::to_string(f.count) + ")");
+      tape_token(Op::map_end, mark_);
+      break;
+    case FrameKind::object_pending:
+      if (array) throw_error(Errc::syntax, "array ends inside a map");
+      tape_token(Op::map_begin, f.mark);
+      tape_token(Op::map_end, mark_);
+      break;
+    case FrameKind::object:
+      if (array) throw_error(Errc::syntax, "array ends inside a map");
+      if (f.count % 2 != 0) throw_error(Errc::odd_map, "map has a key without a value");
+      tape_token(Op::map_end, mark_);
+      break;
+    case FrameKind::tagged_array:
+    case FrameKind::tagged_object:
+      if ((f.kind == FrameKind::tagged_array) != array)
+        throw_error(Errc::syntax, array ? "array ends inside a map" : "map ends inside an array");
+      if (!f.has_rep)
+        throw_error(Errc::bad_tagged_value,
+                    "tagged value ~#" + std::string(f.tag.as_string()) + " has no rep");
+      if (f.tag.as_string() != "'") tape_token(Op::tagged_end, mark_);
+      break;
+  }
+  frames_.pop_back();
+  if (frames_.empty()) done_ = true;
+}
+
 std::string Decoder::path() const {
   // Built with append only: g++ 12 warns (-Wrestrict, a false positive) on operator+ chains.
   std::string p = "$";
   for (const Frame& f : frames_) {
-    const std::size_t n = (&f == &frames_.back() ? stack_.size() : (&f + 1)->start) - f.start;
+    const std::size_t n =
+        f.taped ? f.count : (&f == &frames_.back() ? stack_.size() : (&f + 1)->start) - f.start;
     switch (f.kind) {
       case FrameKind::array_pending:
       case FrameKind::array:
@@ -254,7 +397,19 @@ std::string Decoder::path() const {
       case FrameKind::map_array:
       case FrameKind::object:
       case FrameKind::object_pending:
-        if (n % 2 == 1) {
+        if (n % 2 == 1 && f.taped) {
+          const Token& t = tape_->tokens[f.key];
+          p.append("[");
+          if (t.op == Op::text)
+            p.append("\"").append(tape_->text_of(t)).append("\"");
+          else if (t.op == Op::value && t.value.kind() == Kind::string)
+            p.append("\"").append(t.value.as_string()).append("\"");
+          else if (t.op == Op::value)
+            p.append(to_edn(t.value));
+          else
+            p.append("...");
+          p.append("]");
+        } else if (n % 2 == 1) {
           const Value& key = stack_[f.start + n - 1];
           p.append("[");
           if (key.kind() == Kind::string)

@@ -11,6 +11,7 @@
 
 #include "cache.h"
 #include "transit/reader.h"
+#include "transit/tape.h"
 #include "transit/value.h"
 
 namespace transit::detail {
@@ -36,6 +37,15 @@ class Decoder {
   void reset(bool cache_lazily = false) noexcept;
   /// Whether strings are being cached (always, unless reset lazily and no JSON form was seen).
   bool caching() const noexcept { return caching_; }
+
+  /// Typed reads (read<T>): with a tape set, the decoder resolves the Transit rules as ever but
+  /// records what it resolves as tokens on the tape instead of building Values; a binder then
+  /// fills C++ objects from them. Tagged values a binder reads by structure (set, list, cmap,
+  /// quote, tags with a typed reader) stay structure on the tape; any other tagged value is
+  /// decoded here, as a Value, exactly as an untyped read decodes it. Null: build Values.
+  void set_tape(Tape* tape) noexcept { tape_ = tape; }
+  /// Where the next event's token starts, as the backend counts (recorded on the tape only).
+  void mark(std::size_t m) noexcept { mark_ = m; }
 
   void null() { deliver(Value()); }
   void boolean(bool b) { deliver(Value(b)); }
@@ -83,7 +93,11 @@ class Decoder {
   struct Frame {
     FrameKind kind;
     bool has_rep = false;
-    std::uint32_t start;  // index of this frame's first item in stack_
+    bool taped = false;     // its items go to the tape (typed reads), not to stack_
+    std::uint32_t start;    // index of this frame's first item in stack_
+    std::uint32_t count = 0;  // taped: items (keys and values) seen so far
+    std::uint32_t key = 0;    // taped: tape index of the last key
+    std::size_t mark = 0;     // taped: where the container starts
     Value tag;
   };
 
@@ -104,8 +118,19 @@ class Decoder {
     const Frame& f = frames_.back();
     const bool keyed = f.kind == FrameKind::map_array || f.kind == FrameKind::object ||
                        f.kind == FrameKind::object_pending;
-    return keyed && (stack_.size() - f.start) % 2 == 0;
+    return keyed && ((f.taped ? f.count : stack_.size() - f.start) % 2 == 0);
   }
+
+  // ---- typed reads: the tape ----
+  bool taping() const noexcept { return tape_ && (frames_.empty() || frames_.back().taped); }
+  /// An item (a scalar, or a container starting) enters the innermost taped frame.
+  void tape_item();
+  void tape_token(Op op, std::size_t mark, std::string_view text = {});
+  void tape_token(Value v);
+  const Value& tape_value(Value v);
+  void tape_text(std::string_view raw);
+  void tape_end(Frame& f, bool array);
+  bool tape_structural(std::string_view tag) const noexcept;
 
   Value decode_tag(std::string_view tag, Value rep);
   Value decode_string(std::string_view raw);
@@ -122,6 +147,8 @@ class Decoder {
   ReadCache cache_;
   Value result_;
   bool done_ = false;
+  Tape* tape_ = nullptr;
+  std::size_t mark_ = 0;
 };
 
 }  // namespace transit::detail

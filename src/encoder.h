@@ -151,6 +151,12 @@ class Encoder final : public ObjectEncoder {
 
   void object(const std::type_info& type, const void* obj, bool as_key) override {
     const ErasedHandler& h = handler_for(type, obj);
+    if (h.write_typed_rep) {
+      tagged_begin(h.tag);
+      h.write_typed_rep(type, obj, *this);
+      tagged_end();
+      return;
+    }
     const std::string tag = h.tag_of ? h.tag_of(obj) : h.tag;
     if (is_direct_tag(tag)) return h.write_rep(obj, *this, as_key);
     if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep)
@@ -162,6 +168,7 @@ class Encoder final : public ObjectEncoder {
 
   bool object_is_scalar(const std::type_info& type, const void* obj) override {
     const ErasedHandler& h = handler_for(type, obj);
+    if (h.write_typed_rep) return false;
     const std::string tag = h.tag_of ? h.tag_of(obj) : h.tag;
     if (tag == "array" || tag == "map") return false;
     return tag.size() == 1 && (is_direct_tag(tag) || (string_tag_char(tag[0]) && h.string_rep));

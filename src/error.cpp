@@ -2,6 +2,11 @@
 // transit::Error and the one cold function that throws it.
 #include "transit/error.h"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
+
 namespace transit {
 
 std::string_view code_name(Errc code) noexcept {
@@ -19,6 +24,7 @@ std::string_view code_name(Errc code) noexcept {
     case Errc::wrong_kind: return "wrong_kind";
     case Errc::invalid_argument: return "invalid_argument";
     case Errc::no_handler: return "no_handler";
+    case Errc::type_mismatch: return "type_mismatch";
     case Errc::io: return "io";
   }
   return "unknown";
@@ -52,6 +58,24 @@ Error::Error(Errc code, Location where, std::string path, const std::string& det
       detail_(detail) {}
 
 namespace detail {
+
+std::string type_name(const std::type_info& type) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
+  if (status != 0 || !demangled) return type.name();
+  std::string name(demangled.get());
+  // The standard library's long spellings, as a reader would write them.
+  for (const auto& [from, to] :
+       {std::pair<std::string_view, std::string_view>{
+            "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
+            "std::string"},
+        {"std::__cxx11::", "std::"}}) {
+    for (std::size_t at = name.find(from); at != std::string::npos; at = name.find(from, at))
+      name.replace(at, from.size(), to);
+  }
+  return name;
+}
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_error(Errc code, std::string_view detail,
                                                         std::size_t offset) {

@@ -20,6 +20,10 @@ struct ReadHandlers::Impl {
   DefaultReadHandler fallback;
   MapBuilder map_builder;
   ArrayBuilder array_builder;
+  std::unordered_map<std::string, std::shared_ptr<const detail::TypedReader>, Hash, std::equal_to<>>
+      typed_by_tag;
+  std::unordered_map<std::type_index, std::pair<std::string, std::shared_ptr<const detail::TypedReader>>>
+      typed_by_type;
 };
 
 ReadHandlers::ReadHandlers() : impl_(std::make_unique<Impl>()) {}
@@ -41,6 +45,31 @@ ReadHandlers& ReadHandlers::add(std::string tag, ReadHandler handler) {
   if (tag.size() == 1) impl_->chars[static_cast<unsigned char>(tag[0])] = true;
   impl_->by_tag.insert_or_assign(std::move(tag), std::move(handler));
   return *this;
+}
+
+ReadHandlers& ReadHandlers::add_typed(std::string tag,
+                                      std::shared_ptr<const detail::TypedReader> reader) {
+  if (tag.empty()) detail::throw_error(Errc::invalid_argument, "a read handler needs a tag");
+  if (tag.size() == 1 || tag == "array" || tag == "map")
+    detail::throw_error(Errc::invalid_argument,
+                        "the tag \"" + tag + "\" is the spec's: a record needs a tag of its own");
+  impl_->typed_by_type.insert_or_assign(std::type_index(*reader->type), std::pair{tag, reader});
+  impl_->typed_by_tag.insert_or_assign(std::move(tag), std::move(reader));
+  return *this;
+}
+
+const detail::TypedReader* ReadHandlers::find_typed(std::string_view tag) const noexcept {
+  if (impl_->typed_by_tag.empty()) return nullptr;
+  auto it = impl_->typed_by_tag.find(tag);
+  return it == impl_->typed_by_tag.end() ? nullptr : it->second.get();
+}
+
+const detail::TypedReader* ReadHandlers::typed_for(const std::type_info& type,
+                                                   std::string_view* tag) const noexcept {
+  auto it = impl_->typed_by_type.find(std::type_index(type));
+  if (it == impl_->typed_by_type.end()) return nullptr;
+  if (tag) *tag = it->second.first;
+  return it->second.second.get();
 }
 
 ReadHandlers& ReadHandlers::set_default(DefaultReadHandler handler) {

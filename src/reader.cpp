@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "backend.h"
+#include "transit/typed.h"
 
 namespace transit {
 namespace {
@@ -28,7 +29,8 @@ void check_options(const ReadOptions& options) {
 
 }  // namespace
 
-Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options) {
+Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options)
+    : handlers_(options.handlers) {
   check_options(options);
   switch (encoding) {
     case Encoding::json:
@@ -41,7 +43,8 @@ Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options) {
   }
 }
 
-Reader::Reader(Source& source, Encoding encoding, ReadOptions options) {
+Reader::Reader(Source& source, Encoding encoding, ReadOptions options)
+    : handlers_(options.handlers) {
   check_options(options);
   switch (encoding) {
     case Encoding::json:
@@ -54,24 +57,53 @@ Reader::Reader(Source& source, Encoding encoding, ReadOptions options) {
   }
 }
 
-Reader::~Reader() = default;
+namespace {
+// One tape per thread outlives its reader, so a run of one-shot typed reads (read<T>) does not
+// grow a tape from nothing each time. Only a tape of modest size is kept.
+thread_local std::unique_ptr<detail::Tape> spare_tape;
+constexpr std::size_t kSpareTapeTokens = std::size_t{1} << 20;
+}  // namespace
+
+Reader::~Reader() {
+  if (tape_ && !spare_tape && tape_->tokens.capacity() <= kSpareTapeTokens) {
+    tape_->clear();
+    spare_tape = std::move(tape_);
+  }
+}
 
 std::optional<Value> Reader::next() { return impl_->next(); }
 std::size_t Reader::offset() const noexcept { return impl_->offset(); }
 
-Value read(std::string_view input, Encoding encoding, ReadOptions options) {
-  Reader reader(input, encoding, options);
-  std::optional<Value> v = reader.next();
-  if (!v)
-    detail::throw_error(Errc::truncated, "no value in the input",
-                        locate(input, reader.offset(), encoding), {});
+bool Reader::next_tape() {
+  if (!tape_) tape_ = spare_tape ? std::move(spare_tape) : std::make_unique<detail::Tape>();
+  return impl_->next_tape(*tape_);
+}
+
+void Reader::fail_bind(const detail::BindFailure& failure) const {
+  const auto& tokens = tape_->tokens;
+  const std::size_t i = std::min(failure.token, tokens.empty() ? 0 : tokens.size() - 1);
+  const Location where = tokens.empty() ? Location{} : impl_->locate_mark(tokens[i].mark);
+  detail::throw_error(failure.code, failure.detail, where, detail::tape_path(*tape_, i));
+}
+
+void detail::check_one_value(std::string_view input, Encoding encoding, bool got,
+                             std::size_t offset) {
+  if (!got)
+    detail::throw_error(Errc::truncated, "no value in the input", locate(input, offset, encoding),
+                        {});
   // Checked on the bytes, so what follows is reported as trailing whatever it is.
   const std::size_t rest = encoding == Encoding::msgpack
-                               ? (reader.offset() < input.size() ? reader.offset() : input.npos)
-                               : input.find_first_not_of(" \t\r\n", reader.offset());
+                               ? (offset < input.size() ? offset : input.npos)
+                               : input.find_first_not_of(" \t\r\n", offset);
   if (rest != input.npos)
     detail::throw_error(Errc::trailing_data, "more input after the value",
                         locate(input, rest, encoding), {});
+}
+
+Value read(std::string_view input, Encoding encoding, ReadOptions options) {
+  Reader reader(input, encoding, options);
+  std::optional<Value> v = reader.next();
+  detail::check_one_value(input, encoding, v.has_value(), reader.offset());
   return std::move(*v);
 }
 

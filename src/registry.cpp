@@ -246,6 +246,15 @@ RegistryBuilder& RegistryBuilder::operator=(RegistryBuilder&&) noexcept = defaul
 
 RegistryBuilder& RegistryBuilder::add_erased(const std::type_info& type,
                                              detail::ErasedHandler handler) {
+  // A one-character tag the spec gives a meaning (`~c` is a character, `~u` a UUID ...) would
+  // be read back as that type, never as this one. The ground tags that only say "write the rep
+  // as it is" (_ ? i d s) stay open, as do one-character tags the spec leaves free.
+  if (handler.tag.size() == 1 &&
+      std::string_view(":$mturcfnzb'~^#`").find(handler.tag[0]) != std::string_view::npos)
+    detail::throw_error(Errc::invalid_argument,
+                        "the tag \"" + handler.tag + "\" of the write handler for " +
+                            detail::type_name(type) +
+                            " is a built-in Transit tag; a user type needs a tag of its own");
   handler.type_key = &type;
   impl_->handlers.insert_or_assign(std::type_index(type), std::move(handler));
   return *this;

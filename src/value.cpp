@@ -719,6 +719,21 @@ void Value::wrong_kind(const char* wanted) const {
                                             std::string(kind_name(kind())));
 }
 
+void Value::wrong_object(const std::type_info& wanted) const {
+  std::string got(kind_name(kind()));
+  if (kind() == Kind::object) got.append(" of type ").append(detail::type_name(object_type_info()));
+  if (kind() == Kind::tagged) got.append(" ~#").append(tag());
+  detail::throw_error(Errc::wrong_kind,
+                      "expected " + detail::type_name(wanted) + ", value is " + got);
+}
+
+void* Value::sole_object() noexcept {
+  if (kind() != Kind::object || !on_heap() || (small_.flags & kBorrowed)) return nullptr;
+  detail::Node* n = wide_.u.node;
+  if (n->arena || n->refs.load(std::memory_order_acquire) != 1) return nullptr;
+  return const_cast<void*>(object_address());
+}
+
 bool Value::as_bool() const {
   if (kind() != Kind::boolean) wrong_kind("boolean");
   return wide_.u.b;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 
 namespace transit {
 
@@ -25,6 +26,7 @@ enum class Errc : std::uint8_t {
   wrong_kind,         ///< a Value accessor used on a value of another kind
   invalid_argument,   ///< a Value built from invalid parts (bad big integer digits, ...)
   no_handler,         ///< no write handler for a value's type
+  type_mismatch,      ///< a typed read (read<T>) met a value that does not fit T
   io,                 ///< a sink or source failed
 };
 
@@ -65,6 +67,8 @@ class Error : public std::runtime_error {
 };
 
 namespace detail {
+/// A C++ type's name as it is written in source (`std::vector<int>`), for messages.
+std::string type_name(const std::type_info& type);
 /// The one place errors are thrown from; kept out of line and cold.
 [[noreturn]] void throw_error(Errc code, std::string_view detail,
                               std::size_t offset = Location::npos);

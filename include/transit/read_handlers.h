@@ -8,10 +8,35 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
+#include <vector>
 
 #include "transit/value.h"
 
 namespace transit {
+
+template <class T>
+class Record;
+
+namespace detail {
+class Cursor;
+
+/// How typed reads build a user type from its tagged representation: what a Record<T> (see
+/// typed.h) compiles down to on the read side.
+struct TypedReader {
+  /// The C++ type it reads.
+  const std::type_info* type = nullptr;
+  /// Reads the rep at the cursor into `out`, which points at a T.
+  std::function<void(Cursor&, void* out)> read_into;
+  /// Reads the rep at the cursor into a new T (for polymorphic reads).
+  std::function<void*(Cursor&)> create;
+  void (*destroy)(void*) noexcept = nullptr;
+  /// Pointer conversions from T* to each declared base, keyed by the base.
+  std::vector<std::pair<std::type_index, void* (*)(void*)>> upcasts;
+};
+}  // namespace detail
 
 /// Decodes the representation of a tagged value.
 using ReadHandler = std::function<Value(const Value& rep)>;
@@ -42,12 +67,22 @@ class ReadHandlers {
     return add(std::move(tag),
                [decode = std::move(decode)](const Value& rep) { return Value::object<T>(decode(rep)); });
   }
+  /// Reads `tag` as the user type a Record describes, in typed reads (read<T>) and in reads
+  /// into Value (as Value::object<T>). Defined in transit/typed.h.
+  template <class T>
+  ReadHandlers& add(const Record<T>& record);
+  /// What add(Record) registers: the typed reader for `tag`, and for the reader's type.
+  ReadHandlers& add_typed(std::string tag, std::shared_ptr<const detail::TypedReader> reader);
   ReadHandlers& set_default(DefaultReadHandler handler);
   ReadHandlers& set_map_builder(MapBuilder builder);
   ReadHandlers& set_array_builder(ArrayBuilder builder);
 
   /// The handler for `tag`, or nullptr.
   const ReadHandler* find(std::string_view tag) const noexcept;
+  /// The typed reader for `tag`, or nullptr.
+  const detail::TypedReader* find_typed(std::string_view tag) const noexcept;
+  /// The typed reader for a C++ type, and its tag; nullptr when the type has none.
+  const detail::TypedReader* typed_for(const std::type_info& type, std::string_view* tag) const noexcept;
   /// True when a one-character tag such as ':' has a handler (a fast check for `~X` strings).
   bool has_char(char tag) const noexcept;
   const DefaultReadHandler* default_handler() const noexcept;

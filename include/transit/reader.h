@@ -15,6 +15,11 @@
 
 namespace transit {
 
+namespace detail {
+struct Tape;
+struct BindFailure;
+}  // namespace detail
+
 /// Reader settings. The limits bound what hostile input can make a reader do: each is checked
 /// before the memory it guards is used, so a MessagePack length prefix claiming 4 GiB fails at
 /// once rather than being waited for. Set a limit to SIZE_MAX to lift it (max_depth excepted).
@@ -92,17 +97,39 @@ class Reader {
   /// The next value, or nullopt at the end of the input. Throws Error with the byte offset
   /// (and line and column for JSON) on malformed input.
   std::optional<Value> next();
+  /// The next value read straight into a T (see transit/typed.h for the types it takes), or
+  /// nullopt at the end of the input. Throws Error(type_mismatch) naming the byte offset, the
+  /// path and the C++ type when the value does not fit T, and what next() throws.
+  template <class T>
+  std::optional<T> next();
   /// Byte offset of the first byte not yet consumed.
   std::size_t offset() const noexcept;
 
   class Impl;
 
  private:
+  /// Reads the next value onto the tape; false at the end of the input.
+  bool next_tape();
+  /// Turns a failure to bind the tape into an Error placed in the input.
+  [[noreturn]] void fail_bind(const detail::BindFailure& failure) const;
+
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<detail::Tape> tape_;
+  const ReadHandlers* handlers_ = nullptr;
 };
+
+namespace detail {
+/// read()'s checks once the reader has read what it read: no value is an Error(truncated),
+/// anything but whitespace after it an Error(trailing_data).
+void check_one_value(std::string_view input, Encoding encoding, bool got, std::size_t offset);
+}  // namespace detail
 
 /// Reads exactly one value; anything but whitespace after it is an Error(trailing_data).
 Value read(std::string_view input, Encoding encoding = Encoding::json, ReadOptions options = {});
+/// Reads exactly one value straight into a T, with no Value tree in between (see
+/// transit/typed.h). Throws Error(type_mismatch) when it does not fit T, and what read() throws.
+template <class T>
+T read(std::string_view input, Encoding encoding = Encoding::json, ReadOptions options = {});
 /// Reads every value in the input.
 std::vector<Value> read_all(std::string_view input, Encoding encoding = Encoding::json,
                             ReadOptions options = {});

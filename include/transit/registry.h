@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <typeindex>
+#include <typeinfo>
 #include <vector>
 
 #include "transit/error.h"
@@ -35,6 +36,9 @@ struct ErasedHandler {
   std::function<std::string(const void*)> string_rep;
   /// The type the handler was registered for.
   const std::type_info* type_key = nullptr;
+  /// A typed default handler's rep: receives the object's dynamic type too. When set, it is
+  /// used instead of write_rep.
+  std::function<void(const std::type_info&, const void*, ObjectEncoder&)> write_typed_rep;
 };
 
 /// Converts a pointer to a derived object into a pointer to one of its direct bases.
@@ -97,6 +101,17 @@ class LookupProfiler {
 };
 
 class Registry;
+template <class T>
+class Handler;
+template <class T>
+class Record;
+
+/// What a typed default write handler learns about an object no handler resolves.
+struct ObjectInfo {
+  const std::type_info& type;
+  std::string_view type_name;  ///< readable, e.g. `shop::Basket`
+  const void* address;         ///< the object (most-derived when its type is polymorphic)
+};
 
 /// Builds a registry: register handlers and declare ancestry, then freeze(). Not thread-safe;
 /// the frozen Registry is.
@@ -114,6 +129,21 @@ class RegistryBuilder {
                              std::vector<detail::BaseDecl> bases);
   /// The handler for objects of types that resolve to nothing.
   RegistryBuilder& set_default(detail::ErasedHandler handler);
+  /// A typed default handler: an object no handler resolves is written as `["~#tag", rep]`,
+  /// `rep(const ObjectInfo&)` returning anything writable (its type name, a map of what the
+  /// program knows about it ...). Defined in write_handlers.h.
+  template <class F>
+  RegistryBuilder& set_default(std::string tag, F rep);
+
+  /// Registers the handler for exactly T (as the free transit::add does).
+  template <class T>
+  RegistryBuilder& add(Handler<T> handler);
+  /// The one-line tier: "write T as `tag` with this representation".
+  template <class T, class F>
+  RegistryBuilder& add(std::string tag, F rep);
+  /// Registers the write side of a Record (see transit/typed.h).
+  template <class T>
+  RegistryBuilder& add(const Record<T>& record);
 
   /// Declares `Derived`'s direct bases, in order of preference. Objects of type `Derived`
   /// with no handler of their own use the nearest base's handler.

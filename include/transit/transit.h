@@ -8,6 +8,8 @@
 #include "transit/reader.h"
 #include "transit/registry.h"
 #include "transit/sink.h"
+#include "transit/tape.h"
+#include "transit/typed.h"
 #include "transit/value.h"
 #include "transit/write_handlers.h"
 #include "transit/writer.h"

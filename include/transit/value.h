@@ -53,6 +53,33 @@ struct Uuid {
   friend bool operator==(const Uuid&, const Uuid&) = default;
 };
 
+/// The library's own value types as C++ types, for typed reads and writes (read<Keyword>,
+/// a struct field of type BigDecimal): each holds its text as on the wire.
+struct Keyword {
+  std::string name;  ///< without the leading ':'
+  friend bool operator==(const Keyword&, const Keyword&) = default;
+  friend auto operator<=>(const Keyword&, const Keyword&) = default;
+};
+struct Symbol {
+  std::string name;
+  friend bool operator==(const Symbol&, const Symbol&) = default;
+  friend auto operator<=>(const Symbol&, const Symbol&) = default;
+};
+/// Arbitrary precision integer as decimal digits with an optional '-'.
+struct BigInteger {
+  std::string digits;
+  friend bool operator==(const BigInteger&, const BigInteger&) = default;
+};
+/// Arbitrary precision decimal as its text (`12.50`), kept exactly.
+struct BigDecimal {
+  std::string text;
+  friend bool operator==(const BigDecimal&, const BigDecimal&) = default;
+};
+struct Uri {
+  std::string text;
+  friend bool operator==(const Uri&, const Uri&) = default;
+};
+
 class Value;
 using Entry = std::pair<Value, Value>;
 
@@ -229,6 +256,10 @@ class Value {
   /// The user object held; throws Error(wrong_kind) unless it is exactly a T.
   template <class T>
   const T& as() const;
+  /// The user object held, moved out when this Value is its only owner and copied otherwise;
+  /// throws Error(wrong_kind) unless it is exactly a T.
+  template <class T>
+  T take() &&;
 
   /// A copy that shares no memory with the document it was read from. Every Value a Reader
   /// returns lives in its document's arena, and a copy of any part of it keeps the whole
@@ -298,6 +329,9 @@ class Value {
   void init_node(Kind kind, detail::Node* node, std::uint32_t size) noexcept;
   static Value make_object(const std::type_info& type, void* obj, const detail::ObjectVtable* vt);
   [[noreturn]] void wrong_kind(const char* wanted) const;
+  [[noreturn]] void wrong_object(const std::type_info& wanted) const;
+  /// The object held when nothing else shares it (so it may be moved from); else nullptr.
+  void* sole_object() noexcept;
 
   friend struct ValueAccess;
 };
@@ -345,7 +379,14 @@ const T* Value::get_if() const noexcept {
 template <class T>
 const T& Value::as() const {
   if (const T* p = get_if<T>()) return *p;
-  wrong_kind(typeid(T).name());
+  wrong_object(typeid(T));
+}
+
+template <class T>
+T Value::take() && {
+  const T& held = as<T>();
+  if (void* p = sole_object()) return std::move(*static_cast<T*>(p));
+  return held;
 }
 
 }  // namespace transit

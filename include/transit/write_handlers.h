@@ -72,6 +72,18 @@ SetView<Range> as_set(Range&& r) {
   return {std::forward<Range>(r)};
 }
 
+/// Names for an enum's values, so it is written and read as keywords (:open) rather than as
+/// its integer. Specialize with an array of (value, name) pairs:
+///   template <> struct transit::EnumNames<Status> {
+///     static constexpr std::array names{std::pair{Status::open, "open"},
+///                                       std::pair{Status::shipped, "shipped"}};
+///   };
+template <class E>
+struct EnumNames;
+
+template <class E>
+concept NamedEnum = std::is_enum_v<E> && requires { EnumNames<E>::names; };
+
 namespace detail {
 
 /// The writer's core as the typed templates see it: one call per token, compiled inside the
@@ -154,8 +166,13 @@ inline constexpr bool is_view_v = is_specialization_v<T, MapView> ||
                                   is_specialization_v<T, SetView>;
 
 template <class T>
+inline constexpr bool is_value_type_v =
+    std::is_same_v<T, Uuid> || std::is_same_v<T, Keyword> || std::is_same_v<T, Symbol> ||
+    std::is_same_v<T, BigInteger> || std::is_same_v<T, BigDecimal> || std::is_same_v<T, Uri>;
+
+template <class T>
 concept StaticallyWritable =
-    std::is_arithmetic_v<T> || StringLike<T> || std::is_same_v<T, Value> || is_view_v<T> ||
+    std::is_arithmetic_v<T> || std::is_enum_v<T> || is_value_type_v<T> || StringLike<T> || std::is_same_v<T, Value> || is_view_v<T> ||
     std::is_same_v<T, KeywordView> || std::is_same_v<T, SymbolView> ||
     std::is_same_v<T, std::nullptr_t> || is_time_point_v<T> || ByteRange<T> ||
     is_specialization_v<T, std::optional> || is_specialization_v<T, std::variant> ||
@@ -170,7 +187,8 @@ void write_any(ObjectEncoder& e, const T& v, bool as_key = false);
 template <class T>
 bool is_scalar(ObjectEncoder& e, const T& v) {
   using U = plain_t<T>;
-  if constexpr (std::is_arithmetic_v<U> || StringLike<U> || std::is_same_v<U, std::nullptr_t> ||
+  if constexpr (std::is_arithmetic_v<U> || std::is_enum_v<U> || is_value_type_v<U> ||
+                StringLike<U> || std::is_same_v<U, std::nullptr_t> ||
                 is_time_point_v<U> || ByteRange<U> || std::is_same_v<U, KeywordView> ||
                 std::is_same_v<U, SymbolView>) {
     return true;
@@ -196,6 +214,8 @@ bool is_scalar(ObjectEncoder& e, const T& v) {
       return is_scalar(e, *v);
   } else if constexpr (StaticallyWritable<U>) {
     return false;  // containers, pairs, tuples
+  } else if constexpr (std::is_polymorphic_v<U>) {
+    return e.object_is_scalar(typeid(v), dynamic_cast<const void*>(&v));
   } else {
     return e.object_is_scalar(typeid(U), &v);
   }
@@ -239,6 +259,27 @@ void write_any(ObjectEncoder& e, const T& v, bool as_key) {
   using U = plain_t<T>;
   if constexpr (std::is_same_v<U, bool>) {
     e.boolean(v, as_key);
+  } else if constexpr (std::is_enum_v<U>) {
+    if constexpr (NamedEnum<U>) {
+      for (const auto& [value, name] : EnumNames<U>::names)
+        if (value == v) return e.keyword(name, as_key);
+      throw_error(Errc::no_handler, "no name for " + type_name(typeid(U)) + " value " +
+                                        std::to_string(static_cast<std::underlying_type_t<U>>(v)));
+    } else {
+      write_any(e, static_cast<std::underlying_type_t<U>>(v), as_key);
+    }
+  } else if constexpr (std::is_same_v<U, Uuid>) {
+    e.value(Value::uuid(v), as_key);
+  } else if constexpr (std::is_same_v<U, Keyword>) {
+    e.keyword(v.name, as_key);
+  } else if constexpr (std::is_same_v<U, Symbol>) {
+    e.symbol(v.name, as_key);
+  } else if constexpr (std::is_same_v<U, BigInteger>) {
+    e.value(Value::big_integer(v.digits), as_key);
+  } else if constexpr (std::is_same_v<U, BigDecimal>) {
+    e.value(Value::big_decimal(v.text), as_key);
+  } else if constexpr (std::is_same_v<U, Uri>) {
+    e.value(Value::uri(v.text), as_key);
   } else if constexpr (std::is_same_v<U, char> || std::is_same_v<U, char8_t>) {
     static_assert(!std::is_same_v<U, U>,
                   "transit: a char is ambiguous; write a std::string, or an int, or "
@@ -316,7 +357,11 @@ void write_any(ObjectEncoder& e, const T& v, bool as_key) {
     static_assert(std::is_class_v<U>,
                   "transit: no way to write this type: it is not a standard type transit "
                   "knows and not a class type a Registry could hold a handler for");
-    e.object(typeid(U), &v, as_key);
+    if constexpr (std::is_polymorphic_v<U>)
+      // Through a reference to a base, by the dynamic type, as through a pointer.
+      e.object(typeid(v), dynamic_cast<const void*>(&v), as_key);
+    else
+      e.object(typeid(U), &v, as_key);
   }
 }
 
@@ -399,6 +444,28 @@ RegistryBuilder& add(RegistryBuilder& builder, Handler<T> handler) {
 template <class T, class F>
 RegistryBuilder& add(RegistryBuilder& builder, std::string tag, F rep) {
   return add(builder, Handler<T>(std::move(tag)).rep(std::move(rep)));
+}
+
+template <class T>
+RegistryBuilder& RegistryBuilder::add(Handler<T> handler) {
+  return add_erased(typeid(T), std::move(handler).erase());
+}
+
+template <class T, class F>
+RegistryBuilder& RegistryBuilder::add(std::string tag, F rep) {
+  return add(Handler<T>(std::move(tag)).rep(std::move(rep)));
+}
+
+template <class F>
+RegistryBuilder& RegistryBuilder::set_default(std::string tag, F rep) {
+  detail::ErasedHandler h;
+  h.tag = std::move(tag);
+  h.write_typed_rep = [rep = std::move(rep)](const std::type_info& type, const void* obj,
+                                             detail::ObjectEncoder& e) {
+    const std::string name = detail::type_name(type);
+    detail::write_any(e, rep(ObjectInfo{type, name, obj}));
+  };
+  return set_default(std::move(h));
 }
 
 }  // namespace transit

@@ -183,6 +183,9 @@ std::size_t header_offset(const char* data, std::size_t size, std::size_t start,
 
 /// msgpack-cxx visitor: forwards every item to the decoder and counts item headers, so an error
 /// can be placed afterwards (see header_offset).
+// kTape: the decoder records a tape for a typed read, and each event tells it which item it is
+// (see MsgpackReader::locate_mark); an untyped read pays nothing for that.
+template <bool kTape = false>
 class Visitor {
  public:
   Visitor(Decoder& decoder, std::size_t available, const Limits& limits)
@@ -226,8 +229,8 @@ class Visitor {
     d_.map_begin();
     return true;
   }
-  bool end_array() { return at_end_ = true, d_.array_end(), true; }
-  bool end_map() { return at_end_ = true, d_.map_end(), true; }
+  bool end_array() { return at_end_ = true, end_mark(), d_.array_end(), true; }
+  bool end_map() { return at_end_ = true, end_mark(), d_.map_end(), true; }
   bool start_array_item() { return true; }
   bool end_array_item() { return true; }
   bool start_map_key() { return true; }
@@ -247,8 +250,13 @@ class Visitor {
 
  private:
   void item() noexcept {
+    if constexpr (kTape) d_.mark(items_);
     ++items_;
     at_end_ = false;
+  }
+  // A container's end is placed after its last item, where the next item's header would be.
+  void end_mark() noexcept {
+    if constexpr (kTape) d_.mark(items_);
   }
   // Every item takes at least a byte, so a count beyond the bytes of the input is a lie told
   // before any of it is read: fail now rather than build what does exist. Within the input,
@@ -325,6 +333,24 @@ class MsgpackReader final : public Reader::Impl {
 
   std::size_t offset() const noexcept override { return before_ + begin_; }
 
+  bool next_tape(Tape& tape) override {
+    decoder_.set_tape(&tape);
+    struct Unset {
+      Decoder& d;
+      ~Unset() { d.set_tape(nullptr); }
+    } unset{decoder_};
+    tape_ = true;
+    const bool got = next().has_value();
+    tape_ = false;
+    return got;
+  }
+
+  // A mark is an item index within the value last read; its header is found again here, on
+  // the error path only.
+  Location locate_mark(std::size_t mark) const override {
+    return {before_ + header_offset(data_, value_end_, value_begin_, mark), 0, 0};
+  }
+
  private:
   // Parses the value at begin_ from data_[begin_, end).
   Value parse(std::size_t end) {
@@ -332,9 +358,11 @@ class MsgpackReader final : public Reader::Impl {
     // Without user handlers no user code runs while the document is built: build it in one
     // arena (see ArenaScope).
     std::optional<ArenaScope> arena;
-    if (decoder_.runs_no_user_code()) arena.emplace();
+    if (!tape_ && decoder_.runs_no_user_code()) arena.emplace();
     std::size_t off = begin_;
-    if (feed(end, size_ - begin_, off)) {
+    if (tape_ ? feed<true>(end, size_ - begin_, off) : feed<false>(end, size_ - begin_, off)) {
+      value_begin_ = begin_;
+      value_end_ = off;
       begin_ = off;
       return decoder_.take();
     }
@@ -345,8 +373,9 @@ class MsgpackReader final : public Reader::Impl {
   // Runs the parser over data_[begin_, end), `available` bytes being what the input holds
   // from begin_ on: true once the value is complete, false when the bytes run out. Any other
   // failure is thrown, placed.
+  template <bool kTape>
   bool feed(std::size_t end, std::size_t available, std::size_t& off) {
-    Visitor visitor(decoder_, available, limits_);
+    Visitor<kTape> visitor(decoder_, available, limits_);
     try {
       if (msgpack::parse(data_, end, off, visitor)) return true;
     } catch (const Error& e) {
@@ -385,7 +414,7 @@ class MsgpackReader final : public Reader::Impl {
                             std::size_t available = static_cast<std::size_t>(-1)) {
     decoder_.reset();
     std::size_t off = begin_;
-    (void)feed(at, available, off);
+    (void)feed<false>(at, available, off);
     fail(code, detail, before_ + at, decoder_.path());
   }
 
@@ -432,6 +461,9 @@ class MsgpackReader final : public Reader::Impl {
   std::size_t before_ = 0;  // bytes dropped before data_[0]
   Scan scan_;
   std::exception_ptr failed_;
+  bool tape_ = false;           // next() records a tape (see next_tape)
+  std::size_t value_begin_ = 0;  // the last value read, in data_
+  std::size_t value_end_ = 0;
 };
 
 }  // namespace

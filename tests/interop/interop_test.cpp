@@ -43,7 +43,12 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <chrono>
+#include <list>
 #include <map>
+#include <set>
+#include <unordered_map>
+#include <variant>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -731,6 +736,78 @@ TEST_P(Interop, WhatTransitJsWritesWeRead) {
                     << "\n  transit-js wrote: " << text.substr(0, 400);
     }
   }
+}
+
+// What transit-js writes, read typed: each fixture into the C++ type a program would use,
+// equal to the literal it means and to the expected Value bound the same way.
+struct Person {
+  std::string name;
+  int born = 0;
+  bool operator==(const Person&) const = default;
+};
+
+TEST_P(Interop, WhatTransitJsWritesWeReadTyped) {
+  const auto expected = js_fixtures();
+  const NodeRun run = run_peer({"fixtures", enc()});
+  ASSERT_EQ(run.spawn_error, 0) << std::strerror(run.spawn_error);
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  std::map<std::string, std::string> js;
+  for (const auto& [name, text] : tab_lines(run.out)) js[name] = text;
+  transit::ReadHandlers handlers;
+  handlers.add(transit::Record<Person>("person").field(&Person::name, "name").field(&Person::born, "born"));
+  const transit::ReadOptions options{.handlers = &handlers};
+  std::size_t checked = 0;
+  auto check = [&]<class T>(const std::string& name, const T& want) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(js.count(name)) << "no fixture " << name;
+    try {
+      EXPECT_TRUE(transit::read<T>(js[name], encoding(), options) == want) << js[name].substr(0, 200);
+      EXPECT_TRUE(transit::from_value<T>(expected.at(name), &handlers) == want);
+      ++checked;
+    } catch (const Error& e) {
+      ADD_FAILURE() << e.what() << "\n  transit-js wrote: " << js[name].substr(0, 200);
+    }
+  };
+  using transit::Keyword;
+  check("int", std::int64_t{42});
+  check("negative_int", -7);
+  check("long_max", std::numeric_limits<std::int64_t>::max());
+  check("long_min", std::numeric_limits<std::int64_t>::min());
+  check("two_pow_53_number", 9007199254740992.0);
+  check("double_tenth", 0.1);
+  check("big_int", transit::BigInteger{"123456789012345678901234567890"});
+  check("big_dec", transit::BigDecimal{"3.14159265358979323846264338327950288"});
+  check("string_caret", std::string("^caret"));
+  check("string_map_marker", std::string("^ "));
+  check("keyword_namespaced", Keyword{"my.ns/kw"});
+  check("symbol", transit::Symbol{"sym"});
+  check("uuid", transit::Uuid{0x531a379e31bb4ce1ull, 0x8690158dceeb2a11ull});
+  check("uri", transit::Uri{"http://example.com/a?b=c#d"});
+  check("bytes_from_uint8array",
+        std::vector<std::byte>{std::byte{0}, std::byte{1}, std::byte{127}, std::byte{128}, std::byte{255}});
+  check("instant_before_1970",
+        std::chrono::sys_time<std::chrono::milliseconds>(std::chrono::milliseconds(-2177452800001)));
+  check("list", std::list<int>{1, 2, 3});
+  check("set_keywords", std::set<Keyword>{{"alpha"}, {"beta"}, {"gamma"}});
+  check("map_keyword_keys",
+        std::map<Keyword, std::variant<int, std::string>>{{{"a"}, 1}, {{"b/c"}, "x"}});
+  check("map_string_keys", std::map<std::string, int>{{"one", 1}, {"two", 2}, {"~tilde", 3}, {"^ ", 4}});
+  check("map_int_keys", std::map<std::int64_t, std::string>{{1, "one"}, {-2, "two"}, {9007199254740991, "max"}});
+  check("object_as_map", std::map<std::string, std::variant<int, std::vector<int>>>{
+                             {"alpha", 1}, {"beta", std::vector<int>{2, 3}}});
+  check("tagged_map", Person{"Ada", 1815});
+  std::vector<Keyword> keys;
+  for (int i = 0; i < 2100; ++i) keys.push_back({"key" + std::to_string(i)});
+  std::vector<Keyword> twice = keys;
+  twice.insert(twice.end(), keys.begin(), keys.end());
+  check("cache_wraps_keywords", twice);
+  std::map<std::string, int> fields;
+  for (int i = 0; i < 2000; ++i) fields["field-" + std::to_string(i)] = i;
+  check("cache_wraps_map_keys", std::vector<std::map<std::string, int>>{fields, fields});
+  check("cmap", std::unordered_map<Value, std::string>{{Value::array({1, 2}), "vector"},
+                                                      {Value::map({{transit::kw("k"), 1}}), "map"},
+                                                      {Value(3), "int"}});
+  EXPECT_GT(checked, 20u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Encodings, Interop,

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-cpp internals: the token tape between the Decoder and typed reads (see typed.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transit/value.h"
+
+namespace transit::detail {
+
+/// What a token is. Scalars come as a Value (already decoded: `~:a` is a keyword, a cache
+/// code is what it stands for) or, for plain strings, as text; containers as begin/end pairs.
+enum class Op : std::uint8_t {
+  value,
+  text,
+  array_begin,
+  array_end,
+  map_begin,     ///< a map's keys and values follow, interleaved
+  map_end,
+  tagged_begin,  ///< its tag is the token's text; its one rep follows
+  tagged_end,
+};
+
+struct Token {
+  Op op = Op::value;
+  std::uint32_t size = 0;  ///< text: its length in Tape::text
+  std::size_t text = 0;    ///< text: where it starts in Tape::text
+  std::size_t mark = 0;    ///< where its bytes start, as the reader counts (see Reader)
+  Value value;             ///< Op::value
+};
+
+/// One top-level value as the Decoder resolved it, in reading order. Plain strings are copied
+/// into one buffer, so a tape holds no pointer into the input and costs no allocation per
+/// string.
+struct Tape {
+  std::vector<Token> tokens;
+  std::string text;
+  void clear() noexcept {
+    tokens.clear();
+    text.clear();
+  }
+  std::string_view text_of(const Token& t) const noexcept { return {text.data() + t.text, t.size}; }
+};
+
+}  // namespace transit::detail

@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-cpp: typed reads, straight from the decoder into C++ objects, and Record<T>, one
+// description of a user type that gives both its write handler and its typed reader.
+//
+// The Decoder resolves the Transit rules (cache codes, "^ " maps, `~x` strings, tags, cmaps)
+// once, for both consumers: building a Value tree, or recording a flat tape of resolved tokens
+// (transit/tape.h) that Bind<T> walks to fill a T. No Value tree is built on the way.
+#pragma once
+
+#include <array>
+#include <charconv>
+#include <functional>
+#include <typeindex>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "transit/read_handlers.h"
+#include "transit/reader.h"
+#include "transit/registry.h"
+#include "transit/tape.h"
+#include "transit/write_handlers.h"
+
+namespace transit {
+
+namespace detail {
+
+/// Why binding failed, at which token; the reader turns it into an Error placed in the input.
+struct BindFailure {
+  std::size_t token;
+  Errc code;
+  std::string detail;
+};
+
+/// The path to token `index` of `tape`, e.g. `$[3]["name"]`.
+std::string tape_path(const Tape& tape, std::size_t index);
+/// Records a Value as tokens, so a Value binds exactly as bytes do (from_value).
+void tape_from_value(const Value& v, Tape& tape);
+
+/// Walks a tape for Bind<T>. Binders take exactly one value's tokens or throw.
+class Cursor {
+ public:
+  Cursor(const Tape& tape, const ReadHandlers* handlers) noexcept
+      : tape_(&tape), handlers_(handlers) {}
+
+  const Token& peek() const noexcept { return tape_->tokens[i_]; }
+  const Token& take() noexcept { return tape_->tokens[i_++]; }
+  std::string_view text(const Token& t) const noexcept { return tape_->text_of(t); }
+  std::size_t position() const noexcept { return i_; }
+  void seek(std::size_t i) noexcept { i_ = i; }
+  const ReadHandlers* handlers() const noexcept { return handlers_; }
+
+  /// Skips one whole value.
+  void skip() noexcept;
+  /// The text of a string token (plain or decoded); false for any other token.
+  bool string_of(const Token& t, std::string_view& out) const noexcept {
+    if (t.op == Op::text) return out = text(t), true;
+    if (t.op == Op::value && t.value.kind() == Kind::string) return out = t.value.as_string(), true;
+    return false;
+  }
+  /// Takes a token of kind `op`, or fails as not a `wanted`.
+  void expect(Op op, const std::type_info& wanted) {
+    if (peek().op != op) mismatch(wanted, i_);
+    ++i_;
+  }
+  /// Takes the scalar at the cursor if it is of kind `kind`.
+  const Value* scalar(Kind kind) noexcept {
+    const Token& t = peek();
+    if (t.op != Op::value || t.value.kind() != kind) return nullptr;
+    ++i_;
+    return &t.value;
+  }
+
+  /// Fails with "expected <wanted>, got <what token `token` is>[: why]".
+  [[noreturn]] void mismatch(const std::type_info& wanted, std::size_t token,
+                             std::string_view why = {}) const;
+  [[noreturn]] void fail(std::size_t token, std::string detail) const;
+
+  /// A user type through the tag table: reads the value at the cursor (a tagged value whose
+  /// tag has a typed reader for `type`, or a plain map when `type` has a typed reader) into
+  /// `out`, a default-constructed object of `type`.
+  void read_user(const std::type_info& type, void* out);
+  /// A polymorphic read: the value at the cursor is tagged; its tag's typed reader makes the
+  /// object, which must be `base` or declared to derive from it. Returns a `base*`; nullptr
+  /// when the value is not tagged with a typed tag (the caller then reads `base` itself).
+  void* read_derived(const std::type_info& base, const std::type_info& wanted);
+  /// The escape hatch: the value at the cursor as a Value, decoded as an untyped read would.
+  Value read_value();
+
+ private:
+  /// The typed reader for a type, memoized: a document holds few types, many times each.
+  const TypedReader* typed_for(const std::type_info& type);
+
+  const Tape* tape_;
+  const ReadHandlers* handlers_;
+  std::size_t i_ = 0;
+  struct Memo {
+    const std::type_info* type;
+    const TypedReader* reader;
+  };
+  std::array<Memo, 8> memo_{};
+  std::size_t memo_next_ = 0;
+};
+
+template <class T>
+T read_any(Cursor& c);
+
+}  // namespace detail
+
+/// How typed reads build a T. The library's specialization covers the types listed at
+/// read<T>; specialize it for a type whose representation is not a record:
+///   template <> struct transit::Bind<Celsius> {
+///     static Celsius read(detail::Cursor& c) { return Celsius{Bind<double>::read(c)}; }
+///   };
+template <class T, class Enable = void>
+struct Bind {
+  static T read(detail::Cursor& c) { return detail::read_any<T>(c); }
+};
+
+// ---- Record: one description, both directions -------------------------------------------------
+
+/// A user type described once as a tag and its fields (member and keyword name). It gives the
+/// write handler (`builder.add(record)`: `["~#tag", {"~:field": ...}]`, a map with keyword
+/// keys as transit-clj writes records) and the typed reader (`handlers.add(record)`). Reading,
+/// a missing std::optional field stays empty, another missing field is an Error naming it,
+/// and unknown fields are skipped (peers add fields over time). The map is read tagged or
+/// plain. T must be default-constructible; up to 64 fields.
+///
+///   auto money = Record<Money>("money").field(&Money::amount, "amount")
+///                                       .field(&Money::currency, "currency");
+template <class T>
+class Record {
+ public:
+  explicit Record(std::string tag) : tag_(std::move(tag)), state_(std::make_shared<State>()) {}
+
+  /// A field: `member` (of T or of a base of T) written and read under the keyword `name`.
+  template <class M, class C>
+    requires std::is_base_of_v<C, T>
+  Record& field(M C::*member, std::string name) {
+    if (state_->fields.size() == 64)
+      detail::throw_error(Errc::invalid_argument,
+                          "Record<" + detail::type_name(typeid(T)) + ">: more than 64 fields");
+    state_->fields.push_back(Field{
+        std::move(name), detail::is_specialization_v<M, std::optional>,
+        [member](const T& obj, detail::ObjectEncoder& e) { detail::write_any(e, obj.*member); },
+        [member](detail::Cursor& c, T& obj) { obj.*member = Bind<M>::read(c); }});
+    return *this;
+  }
+  /// Declares T's bases, so a read into std::unique_ptr<Base> (or shared_ptr) may give a T.
+  template <class... Bases>
+  Record& derives() {
+    static_assert((std::is_base_of_v<Bases, T> && ...),
+                  "Record<T>::derives<Base...>: every Base must be a base class of T");
+    (state_->upcasts.emplace_back(typeid(Bases),
+                                  [](void* p) -> void* {
+                                    return static_cast<Bases*>(static_cast<T*>(p));
+                                  }),
+     ...);
+    return *this;
+  }
+
+  const std::string& tag() const noexcept { return tag_; }
+
+  /// The write handler: the tag, and the fields as a map with keyword keys.
+  detail::ErasedHandler write_handler() const {
+    detail::ErasedHandler h;
+    h.tag = tag_;
+    h.write_rep = [s = state_](const void* p, detail::ObjectEncoder& e, bool) {
+      const T& obj = *static_cast<const T*>(p);
+      e.map_begin(s->fields.size(), true);
+      for (const Field& f : s->fields) {
+        e.keyword(f.name, true);
+        f.write(obj, e);
+      }
+      e.map_end();
+    };
+    h.type_key = &typeid(T);
+    return h;
+  }
+
+  /// The typed reader.
+  std::shared_ptr<const detail::TypedReader> reader() const {
+    auto r = std::make_shared<detail::TypedReader>();
+    r->type = &typeid(T);
+    r->read_into = [s = state_](detail::Cursor& c, void* out) {
+      read_fields(*s, c, *static_cast<T*>(out));
+    };
+    r->create = [s = state_](detail::Cursor& c) -> void* {
+      auto obj = std::make_unique<T>();
+      read_fields(*s, c, *obj);
+      return obj.release();
+    };
+    r->destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    r->upcasts = state_->upcasts;
+    return r;
+  }
+
+ private:
+  struct Field {
+    std::string name;
+    bool optional;
+    std::function<void(const T&, detail::ObjectEncoder&)> write;
+    std::function<void(detail::Cursor&, T&)> read;
+  };
+  struct State {
+    std::vector<Field> fields;
+    std::vector<std::pair<std::type_index, void* (*)(void*)>> upcasts;
+  };
+
+  static void read_fields(const State& s, detail::Cursor& c, T& obj) {
+    const std::size_t start = c.position();
+    c.expect(detail::Op::map_begin, typeid(T));
+    std::uint64_t seen = 0;
+    std::size_t next = 0;  // fields usually arrive in the order they were written
+    const std::size_t n = s.fields.size();
+    while (c.peek().op != detail::Op::map_end) {
+      const detail::Token& key = c.take();
+      std::string_view name;
+      if (key.op == detail::Op::value && key.value.kind() == Kind::keyword)
+        name = key.value.as_string();
+      else if (!c.string_of(key, name)) {
+        c.skip();  // not a field name: a key of another kind, and its value
+        continue;
+      }
+      std::size_t i = 0;
+      for (; i < n; ++i) {
+        const std::size_t k = next + i < n ? next + i : next + i - n;
+        if (s.fields[k].name == name) {
+          s.fields[k].read(c, obj);
+          seen |= std::uint64_t{1} << k;
+          next = k + 1 == n ? 0 : k + 1;
+          break;
+        }
+      }
+      if (i == n) c.skip();  // a field this side does not know
+    }
+    c.take();
+    for (std::size_t k = 0; k < n; ++k)
+      if (!(seen >> k & 1) && !s.fields[k].optional)
+        c.fail(start, "missing field :" + s.fields[k].name + " of " + detail::type_name(typeid(T)));
+  }
+
+  std::string tag_;
+  std::shared_ptr<State> state_;
+};
+
+template <class T>
+RegistryBuilder& RegistryBuilder::add(const Record<T>& record) {
+  return add_erased(typeid(T), record.write_handler());
+}
+
+template <class T>
+ReadHandlers& ReadHandlers::add(const Record<T>& record) {
+  auto reader = record.reader();
+  // Reads into Value give the object too, decoded from the rep the same way.
+  add(record.tag(), [reader](const Value& rep) {
+    detail::Tape tape;
+    detail::tape_from_value(rep, tape);
+    detail::Cursor c(tape, nullptr);
+    T obj{};
+    try {
+      reader->read_into(c, &obj);
+    } catch (const detail::BindFailure& f) {
+      detail::throw_error(f.code, f.detail);
+    }
+    return Value::object<T>(std::move(obj));
+  });
+  return add_typed(record.tag(), std::move(reader));
+}
+
+// ---- the binders ------------------------------------------------------------------------------
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_library_type_v =
+    std::is_same_v<T, Uuid> || std::is_same_v<T, Keyword> || std::is_same_v<T, Symbol> ||
+    std::is_same_v<T, BigInteger> || std::is_same_v<T, BigDecimal> || std::is_same_v<T, Uri>;
+
+template <class T>
+concept PushBack = requires(T& t, typename T::value_type v) { t.push_back(std::move(v)); };
+
+template <class T>
+T read_integer(Cursor& c) {
+  const std::size_t at = c.position();
+  const Token& t = c.peek();
+  if (t.op == Op::value && t.value.kind() == Kind::integer) {
+    const std::int64_t i = t.value.as_int();
+    if (!std::in_range<T>(i)) c.mismatch(typeid(T), at, "out of range");
+    c.take();
+    return static_cast<T>(i);
+  }
+  if (t.op == Op::value && t.value.kind() == Kind::big_integer) {
+    if constexpr (std::is_unsigned_v<T> && sizeof(T) == sizeof(std::uint64_t)) {
+      const std::string_view digits = t.value.as_string();
+      std::uint64_t u = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u);
+      if (ec == std::errc() && end == digits.data() + digits.size()) {
+        c.take();
+        return static_cast<T>(u);
+      }
+    }
+    c.mismatch(typeid(T), at, "out of range");
+  }
+  c.mismatch(typeid(T), at);
+}
+
+template <class T>
+T read_floating(Cursor& c) {
+  const std::size_t at = c.position();
+  if (const Value* v = c.scalar(Kind::floating)) return static_cast<T>(v->as_double());
+  if (const Value* v = c.scalar(Kind::integer)) {
+    // Exactly: every integer of at most 53 bits is a double.
+    constexpr std::int64_t kExact = std::int64_t{1} << 53;
+    const std::int64_t i = v->as_int();
+    if (i < -kExact || i > kExact) c.mismatch(typeid(T), at, "not exact as floating point");
+    return static_cast<T>(i);
+  }
+  c.mismatch(typeid(T), at);
+}
+
+template <class T>
+T read_enum(Cursor& c) {
+  const std::size_t at = c.position();
+  if constexpr (NamedEnum<T>) {
+    const Value* v = c.scalar(Kind::keyword);
+    if (!v) c.mismatch(typeid(T), at);
+    for (const auto& [value, name] : EnumNames<T>::names)
+      if (v->as_string() == std::string_view(name)) return value;
+    c.mismatch(typeid(T), at, "no such name");
+  } else {
+    return static_cast<T>(read_integer<std::underlying_type_t<T>>(c));
+  }
+}
+
+template <class T>
+T read_library_type(Cursor& c) {
+  const std::size_t at = c.position();
+  if constexpr (std::is_same_v<T, Uuid>) {
+    if (const Value* v = c.scalar(Kind::uuid)) return v->as_uuid();
+  } else if constexpr (std::is_same_v<T, Keyword>) {
+    if (const Value* v = c.scalar(Kind::keyword)) return T{std::string(v->as_string())};
+  } else if constexpr (std::is_same_v<T, Symbol>) {
+    if (const Value* v = c.scalar(Kind::symbol)) return T{std::string(v->as_string())};
+  } else if constexpr (std::is_same_v<T, BigInteger>) {
+    if (const Value* v = c.scalar(Kind::big_integer)) return T{std::string(v->as_string())};
+    if (const Value* v = c.scalar(Kind::integer)) return T{std::to_string(v->as_int())};
+  } else if constexpr (std::is_same_v<T, BigDecimal>) {
+    if (const Value* v = c.scalar(Kind::big_decimal)) return T{std::string(v->as_string())};
+  } else if constexpr (std::is_same_v<T, Uri>) {
+    if (const Value* v = c.scalar(Kind::uri)) return T{std::string(v->as_string())};
+  }
+  c.mismatch(typeid(T), at);
+}
+
+// A fixed number of items in an array: pairs, tuples, std::array.
+template <class T, std::size_t N, class F>
+T read_fixed(Cursor& c, F read_items) {
+  const std::size_t at = c.position();
+  c.expect(Op::array_begin, typeid(T));
+  std::size_t n = 0;
+  for (; c.peek().op != Op::array_end; ++n) c.skip();
+  if (n != N)
+    c.mismatch(typeid(T), at, "has " + std::to_string(n) + " items, wants " + std::to_string(N));
+  c.seek(at + 1);
+  T out = read_items();
+  c.take();
+  return out;
+}
+
+template <class V, std::size_t I = 0>
+V read_variant(Cursor& c, std::size_t start) {
+  if constexpr (I == std::variant_size_v<V>) {
+    c.mismatch(typeid(V), start, "no alternative fits");
+  } else {
+    try {
+      return V(std::in_place_index<I>, Bind<std::variant_alternative_t<I, V>>::read(c));
+    } catch (const BindFailure&) {
+      c.seek(start);
+    }
+    return read_variant<V, I + 1>(c, start);
+  }
+}
+
+// A collection's opening: `tags` it may be tagged with (set, list, cmap), then an array (or,
+// for a map, a map). Returns the op that closes it and whether a tag must be closed too.
+inline std::pair<Op, bool> open_collection(Cursor& c, const std::type_info& wanted,
+                                           std::initializer_list<std::string_view> tags,
+                                           bool map) {
+  const std::size_t at = c.position();
+  bool tagged = false;
+  if (c.peek().op == Op::tagged_begin) {
+    const std::string_view tag = c.text(c.peek());
+    bool known = false;
+    for (std::string_view t : tags) known |= t == tag;
+    if (!known) c.mismatch(wanted, at);
+    c.take();
+    tagged = true;
+  }
+  const Op op = c.peek().op;
+  if (op == Op::array_begin && (tagged || !map)) return c.take(), std::pair{Op::array_end, tagged};
+  if (op == Op::map_begin && map) return c.take(), std::pair{Op::map_end, tagged};
+  c.mismatch(wanted, at);
+}
+
+inline void close_collection(Cursor& c, std::pair<Op, bool> how) {
+  c.take();
+  if (how.second) c.take();  // the tagged value's end
+}
+
+template <class T>
+T read_any(Cursor& c) {
+  const std::size_t at = c.position();
+  if constexpr (std::is_same_v<T, bool>) {
+    if (const Value* v = c.scalar(Kind::boolean)) return v->as_bool();
+    c.mismatch(typeid(T), at);
+  } else if constexpr (std::is_enum_v<T>) {
+    return read_enum<T>(c);
+  } else if constexpr (std::is_same_v<T, char> || std::is_same_v<T, char8_t>) {
+    static_assert(!std::is_same_v<T, T>, "transit: a char is ambiguous; read a std::string or an int");
+  } else if constexpr (std::is_integral_v<T>) {
+    return read_integer<T>(c);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return read_floating<T>(c);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    std::string_view s;
+    if (!c.string_of(c.peek(), s)) c.mismatch(typeid(T), at);
+    c.take();
+    return std::string(s);
+  } else if constexpr (std::is_same_v<T, Value>) {
+    return c.read_value();
+  } else if constexpr (is_library_type_v<T>) {
+    return read_library_type<T>(c);
+  } else if constexpr (is_time_point_v<T>) {
+    if (const Value* v = c.scalar(Kind::instant))
+      return T(std::chrono::duration_cast<typename T::duration>(
+          std::chrono::milliseconds(v->as_instant())));
+    c.mismatch(typeid(T), at);
+  } else if constexpr (std::is_same_v<T, std::vector<std::byte>>) {
+    if (const Value* v = c.scalar(Kind::bytes)) return T(v->as_bytes().begin(), v->as_bytes().end());
+    c.mismatch(typeid(T), at);
+  } else if constexpr (is_specialization_v<T, std::optional>) {
+    if (c.scalar(Kind::null)) return std::nullopt;
+    return T(Bind<typename T::value_type>::read(c));
+  } else if constexpr (is_specialization_v<T, std::variant>) {
+    return read_variant<T>(c, at);
+  } else if constexpr (is_specialization_v<T, std::pair>) {
+    return read_fixed<T, 2>(c, [&] {
+      auto first = Bind<typename T::first_type>::read(c);
+      return T(std::move(first), Bind<typename T::second_type>::read(c));
+    });
+  } else if constexpr (is_specialization_v<T, std::tuple>) {
+    return read_fixed<T, std::tuple_size_v<T>>(c, [&] {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        // Braced initialization reads the items in order.
+        return T{Bind<std::tuple_element_t<I, T>>::read(c)...};
+      }(std::make_index_sequence<std::tuple_size_v<T>>());
+    });
+  } else if constexpr (is_std_array_v<T>) {
+    return read_fixed<T, std::tuple_size_v<T>>(c, [&] {
+      T out;
+      for (auto& item : out) item = Bind<typename T::value_type>::read(c);
+      return out;
+    });
+  } else if constexpr (SmartPointer<T>) {
+    using B = typename T::element_type;
+    if (c.scalar(Kind::null)) return T();
+    if constexpr (std::is_class_v<B> && !is_library_type_v<B>) {
+      if (void* p = c.read_derived(typeid(B), typeid(T))) return T(static_cast<B*>(p));
+    }
+    if constexpr (std::is_abstract_v<B>)
+      c.mismatch(typeid(T), at, "an abstract type is read by a tag with a typed reader");
+    else
+      return T(new B(Bind<B>::read(c)));
+  } else if constexpr (MapLike<T>) {
+    const auto how = open_collection(c, typeid(T), {"cmap"}, true);
+    T out;
+    while (c.peek().op != how.first) {
+      auto key = Bind<typename T::key_type>::read(c);
+      if (c.peek().op == how.first) c.mismatch(typeid(T), c.position(), "a key has no value");
+      auto value = Bind<typename T::mapped_type>::read(c);
+      if constexpr (requires { out.insert_or_assign(std::move(key), std::move(value)); })
+        out.insert_or_assign(std::move(key), std::move(value));
+      else
+        out.emplace(std::move(key), std::move(value));
+    }
+    close_collection(c, how);
+    return out;
+  } else if constexpr (SetLike<T>) {
+    const auto how = open_collection(c, typeid(T), {"set"}, false);
+    T out;
+    while (c.peek().op != how.first) out.insert(Bind<typename T::value_type>::read(c));
+    close_collection(c, how);
+    return out;
+  } else if constexpr (std::ranges::range<T> && PushBack<T>) {
+    const auto how = open_collection(c, typeid(T), {"list", "set"}, false);
+    T out;
+    while (c.peek().op != how.first) out.push_back(Bind<typename T::value_type>::read(c));
+    close_collection(c, how);
+    return out;
+  } else {
+    static_assert(std::is_class_v<T> && std::is_default_constructible_v<T>,
+                  "transit: no way to read this type: it is not a type transit knows, and "
+                  "a user type read through a Record must be default-constructible");
+    // An object a Value read handler made for this type's tag.
+    const Token& t = c.peek();
+    if (t.op == Op::value && t.value.kind() == Kind::object)
+      if (const T* p = t.value.template get_if<T>()) {
+        c.take();
+        return *p;
+      }
+    T out{};
+    c.read_user(typeid(T), &out);
+    return out;
+  }
+}
+
+}  // namespace detail
+
+/// Binds a Value as a typed read binds bytes: `from_value<std::vector<int>>(v)`. Throws
+/// Error(type_mismatch) with the path (and no byte offset) when it does not fit.
+template <class T>
+T from_value(const Value& v, const ReadHandlers* handlers = nullptr) {
+  detail::Tape tape;
+  detail::tape_from_value(v, tape);
+  detail::Cursor c(tape, handlers);
+  try {
+    return Bind<T>::read(c);
+  } catch (const detail::BindFailure& f) {
+    detail::throw_error(f.code, f.detail, Location{}, detail::tape_path(tape, f.token));
+  }
+}
+
+template <class T>
+std::optional<T> Reader::next() {
+  if (!next_tape()) return std::nullopt;
+  detail::Cursor c(*tape_, handlers_);
+  try {
+    return std::optional<T>(Bind<T>::read(c));
+  } catch (const detail::BindFailure& f) {
+    fail_bind(f);
+  }
+}
+
+template <class T>
+T read(std::string_view input, Encoding encoding, ReadOptions options) {
+  Reader reader(input, encoding, options);
+  std::optional<T> v = reader.next<T>();
+  detail::check_one_value(input, encoding, v.has_value(), reader.offset());
+  return std::move(*v);
+}
+
+}  // namespace transit

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal to json_reader.cpp and json_reader_tape.cpp.
+#pragma once
+
+// JSON and JSON-Verbose input. A text in memory is parsed by simdjson when the library is built
+// with it, and its document walked into the decoder's events; a stream from a Source, and any
+// text simdjson refuses, goes through RapidJSON's SAX Reader, whose events go straight to the
+// decoder. Either way the Transit rules are the decoder's alone.
+// RapidJSON scans strings and whitespace 16 bytes at a time with SSE2 (every x86-64 has it).
+#if defined(__SSE2__) && !defined(RAPIDJSON_SSE2)
+#define RAPIDJSON_SSE2
+#endif
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+#ifdef TRANSIT_HAVE_SIMDJSON
+#include <simdjson.h>
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <charconv>
+#include <cstring>
+#include <utility>
+#include <type_traits>
+
+#include "backend.h"
+#include "codec.h"
+#include "decoder.h"
+#include "value_internal.h"
+
+namespace transit::detail::json {
+
+// What may stand between two tokens.
+constexpr bool is_separator(char c) noexcept {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',' || c == ':';
+}
+
+// Numbers arrive as text so that integers beyond int64 keep every digit (big integers) and
+// doubles are parsed correctly rounded. UTF-8 is validated per string by is_valid_utf8, which
+// has an ASCII fast path, instead of RapidJSON's per-character transcoder.
+constexpr unsigned kParseFlags = rapidjson::kParseStopWhenDoneFlag |
+                                 rapidjson::kParseNumbersAsStringsFlag;
+
+// Limits the handler checks on every event; see ReadOptions.
+struct Limits {
+  std::size_t max_string_length;
+  std::size_t value_end;  // offset past which the value is too large
+  std::size_t max_value_bytes;
+};
+
+// Each event first says where its token starts (see MemoryInput and SourceInput) and checks
+// that the token ends within the value's byte limit; an error thrown after that is placed at
+// the start of the token that raised it.
+// kTape: the decoder records a tape for a typed read, and each event tells it where its token
+// starts; an untyped read pays nothing for that.
+template <class Input, bool kTape = false>
+class SaxHandler {
+ public:
+  SaxHandler(Decoder& decoder, Input& input, const Limits& limits)
+      : d_(decoder), in_(input), limits_(limits) {}
+
+  bool Null() { return token(4), at(), d_.null(), done(); }
+  bool Bool(bool b) { return token(b ? 4 : 5), at(), d_.boolean(b), done(); }
+  // Only RawNumber is called under kParseNumbersAsStringsFlag; these complete the concept.
+  bool Int(int i) { return d_.integer(i), done(); }
+  bool Uint(unsigned u) { return d_.integer(u), done(); }
+  bool Int64(std::int64_t i) { return d_.integer(i), done(); }
+  bool Uint64(std::uint64_t u) { return number(std::to_string(u)); }
+  bool Double(double d) { return d_.floating(d), done(); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+    in_.mark_number(s);
+    at();
+    return number({s, n});
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    in_.mark_string(s);
+    at();
+    check_extent(n);
+    const std::string_view text(s, n);
+    check_length(text, "string");
+    if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
+    d_.string(text);
+    return done();
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return String(s, n, copy); }
+  bool StartObject() { return token(1), at(), d_.map_begin(), done(); }
+  bool EndObject(rapidjson::SizeType) { return token(1), at(), d_.map_end(), done(); }
+  bool StartArray() { return token(1), at(), d_.array_begin(), done(); }
+  bool EndArray(rapidjson::SizeType) { return token(1), at(), d_.array_end(), done(); }
+
+ private:
+  void at() {
+    if constexpr (kTape) d_.mark(in_.token_start());
+  }
+  // A token of `length` bytes that ends at the cursor.
+  void token(std::size_t length) {
+    in_.mark_back(length);
+    check_extent(length);
+  }
+  // The token takes at least `length` bytes from its start.
+  void check_extent(std::size_t length) {
+    if (in_.token_start() + length > limits_.value_end)
+      throw_error(Errc::too_large, "value is longer than " +
+                                       std::to_string(limits_.max_value_bytes) + " bytes");
+  }
+  bool done() {
+    in_.arm();
+    return true;
+  }
+  void check_length(std::string_view text, const char* what) {
+    if (text.size() > limits_.max_string_length)
+      throw_error(Errc::too_large, std::string(what) + " of " + std::to_string(text.size()) +
+                                       " bytes is longer than " +
+                                       std::to_string(limits_.max_string_length));
+  }
+
+  bool number(std::string_view text) {
+    check_extent(text.size());
+    check_length(text, "number");
+    // RapidJSON has checked the syntax. An integer parses to the end; one that stops early
+    // at '.', 'e' or 'E' is a double; one that overflows int64 is a big integer.
+    std::int64_t i = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+    if (ec == std::errc() && end == text.data() + text.size()) {
+      d_.integer(i);
+    } else if (text.find_first_of(".eE") != std::string_view::npos) {
+      auto d = parse_double(text);
+      if (!d) throw_error(Errc::syntax, "bad number " + std::string(text));
+      d_.floating(*d);
+    } else {
+      d_.big_integer(text);
+    }
+    return done();
+  }
+
+  Decoder& d_;
+  Input& in_;
+  const Limits& limits_;
+};
+
+/// Input from a Source, as a RapidJSON stream. It holds one chunk at a time: RapidJSON
+/// copies what it keeps (strings, numbers), so bytes behind the cursor can be dropped and
+/// memory stays flat however long the stream is.
+class SourceInput {
+ public:
+  using Ch = char;
+  using Stream = SourceInput;
+  static constexpr unsigned kFlags = 0;
+  /// Bytes behind the cursor are dropped: a value cannot be read twice.
+  static constexpr bool kRereadable = false;
+
+  SourceInput(Source& source, std::size_t chunk_size) : source_(&source), buf_(chunk_size) {
+    chunk_ = p_ = end_ = buf_.data();
+  }
+  Stream& stream() noexcept { return *this; }
+
+  Ch Peek() {
+    if (p_ == end_ && !refill()) return '\0';
+    return *p_;
+  }
+  Ch Take() {
+    const Ch c = Peek();
+    if (p_ != end_) {
+      if (armed_ && !is_separator(c)) {
+        armed_ = false;
+        token_ = Tell();
+        token_located_ = false;
+      }
+      ++p_;
+    }
+    return c;
+  }
+  std::size_t Tell() const noexcept { return before_ + static_cast<std::size_t>(p_ - chunk_); }
+  // Output half of RapidJSON's stream concept; only in-situ parsing uses it, and we don't.
+  Ch* PutBegin() { return nullptr; }
+  void Put(Ch) {}
+  void Flush() {}
+  std::size_t PutEnd(Ch*) { return 0; }
+
+  /// Skips whitespace between values; false at the end of the input.
+  bool skip_to_value() {
+    for (;;) {
+      const Ch c = Peek();
+      if (p_ == end_) return false;
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return true;
+      ++p_;
+    }
+  }
+  /// True when the input is exhausted at the cursor.
+  bool at_end() { return p_ == end_ && !refill(); }
+
+  /// A value starts at the cursor; reading past `value_end` is an Error(too_large).
+  void begin_value(std::size_t value_end, std::size_t max_value_bytes) noexcept {
+    value_end_ = value_end;
+    max_value_bytes_ = max_value_bytes;
+    armed_ = true;
+  }
+  /// An event has been handled: the next byte taken that is not a separator starts a token.
+  void arm() noexcept { armed_ = true; }
+  /// Where the token being read (or the one that raised the last event) starts: noted as its
+  /// first byte is taken, so the marks an event gives are not needed.
+  std::size_t token_start() const noexcept { return armed_ ? Tell() : token_; }
+  void mark_string(const char*) noexcept {}
+  void mark_number(const char*) noexcept {}
+  void mark_back(std::size_t) noexcept {}
+  void rewind(std::size_t) noexcept {}
+
+  /// Line and column of the token start, or of an absolute offset at or after the current
+  /// chunk's start.
+  Location locate(std::size_t offset) const {
+    if (token_located_ && offset == token_) return token_loc_;
+    // In a chunk already dropped: parse errors point a few bytes back (the start of an
+    // escape), and tokens cannot hold a raw newline, so there is none between the offset and
+    // this chunk when the last newline before the chunk is before it.
+    if (offset < before_)
+      return offset >= line_start_ ? Location{offset, 1 + lines_, offset - line_start_ + 1}
+                                   : Location{offset, 0, 0};
+    Location where{offset, 1 + lines_, 0};
+    std::size_t line_start = line_start_;
+    const std::size_t upto = std::min<std::size_t>(offset - before_, static_cast<std::size_t>(end_ - chunk_));
+    for (std::size_t i = 0; i < upto; ++i)
+      if (chunk_[i] == '\n') {
+        ++where.line;
+        line_start = before_ + i + 1;
+      }
+    where.column = offset - line_start + 1;
+    return where;
+  }
+
+ private:
+  bool refill() {
+    if (!source_ || eof_) return false;
+    // A token that started in this chunk is placed now, before its bytes are dropped.
+    if (!armed_ && !token_located_ && token_ >= before_) {
+      token_loc_ = locate(token_);
+      token_located_ = true;
+    }
+    // Keep line numbers for error messages across dropped chunks.
+    for (const char* q = chunk_; q != p_; ++q)
+      if (*q == '\n') {
+        ++lines_;
+        line_start_ = before_ + static_cast<std::size_t>(q - chunk_) + 1;
+      }
+    before_ += static_cast<std::size_t>(p_ - chunk_);
+    chunk_ = p_ = end_ = buf_.data();
+    // Checked before reading more, so a value never holds more than the limit plus a chunk.
+    if (before_ > value_end_)
+      throw_error(Errc::too_large,
+                  "value is longer than " + std::to_string(max_value_bytes_) + " bytes");
+    const std::size_t n = source_->read(buf_.data(), buf_.size());
+    end_ = p_ + n;
+    eof_ = n == 0;
+    return n != 0;
+  }
+
+  Source* source_ = nullptr;
+  std::vector<char> buf_;
+  const char* chunk_;  // start of the bytes held; `before_` bytes came before it
+  const char* p_;
+  const char* end_;
+  std::size_t before_ = 0;
+  std::size_t lines_ = 0;       // newlines before chunk_
+  std::size_t line_start_ = 0;  // offset just after the last of them
+  std::size_t value_end_ = static_cast<std::size_t>(-1);
+  std::size_t max_value_bytes_ = 0;
+  std::size_t token_ = 0;  // offset of the last token's first byte
+  Location token_loc_;     // its line and column, once its chunk is dropped
+  bool token_located_ = false;
+  bool armed_ = true;  // no token has started since the last event
+  bool eof_ = false;
+};
+
+/// Input in memory: a private NUL-terminated copy, parsed in situ so that RapidJSON's SSE2
+/// string and whitespace scanners apply and strings are unescaped in place, not copied. The
+/// copy is made when RapidJSON first needs it: a text simdjson reads whole never pays for it.
+class MemoryInput {
+ public:
+  using Stream = rapidjson::InsituStringStream;
+  static constexpr unsigned kFlags = rapidjson::kParseInsituFlag;
+  /// The original text is at hand, so a value can be read again (see rewind).
+  static constexpr bool kRereadable = true;
+
+  explicit MemoryInput(std::string_view text) : text_(text), stream_(nullptr) {}
+  Stream& stream() {
+    if (!buf_) make_copy();
+    return stream_;
+  }
+  std::size_t Tell() const noexcept {
+    return buf_ ? static_cast<std::size_t>(stream_.src_ - buf_.get()) : pos_;
+  }
+  /// The whole text, and a move of the cursor within it (after simdjson read a value).
+  std::string_view text() const noexcept { return text_; }
+  void seek(std::size_t offset) noexcept {
+    if (buf_)
+      stream_.src_ = buf_.get() + offset;
+    else
+      pos_ = offset;
+  }
+
+  bool skip_to_value() noexcept {
+    std::size_t p = Tell();
+    while (p != text_.size() &&
+           (text_[p] == ' ' || text_[p] == '\n' || text_[p] == '\r' || text_[p] == '\t'))
+      ++p;
+    seek(p);
+    return p != text_.size();
+  }
+  bool at_end() const noexcept { return Tell() >= text_.size(); }
+
+  /// A value starts at the cursor (its size is checked by the handler, on every event).
+  void begin_value(std::size_t, std::size_t) noexcept { token_ = Tell(); }
+  void arm() noexcept {}
+  /// Where the token that raised the last event starts, as the event marked it. The cursor
+  /// cannot say: RapidJSON parses strings and numbers on a copy of the stream and calls the
+  /// handler before it writes the copy back.
+  std::size_t token_start() const noexcept { return token_; }
+  /// In situ, a string's text starts just after its opening quote, a number's at its start.
+  void mark_string(const char* s) noexcept { token_ = static_cast<std::size_t>(s - buf_.get()) - 1; }
+  void mark_number(const char* s) noexcept { token_ = static_cast<std::size_t>(s - buf_.get()); }
+  /// A token of `length` bytes that ends at the cursor (brackets, null, true, false).
+  void mark_back(std::size_t length) noexcept { token_ = Tell() - length; }
+
+  /// Moves the cursor back to `start` and restores the bytes from there to the cursor, which
+  /// parsing in situ has unescaped in place, from the original text. RapidJSON writes the
+  /// stream back when an exception leaves a string, so nothing past the cursor was touched.
+  void rewind(std::size_t start) noexcept {
+    const std::size_t end = Tell();
+    if (buf_) {
+      std::memcpy(buf_.get() + start, text_.data() + start, end - start);
+      blank_loose_controls(start, end);
+    }
+    seek(start);
+  }
+
+  /// Line and column from the original text (the copy has strings unescaped in place).
+  Location locate(std::size_t offset) const {
+    Location where{offset, 1, 0};
+    const std::string_view before = text_.substr(0, offset);
+    where.line += static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t line_start = before.rfind('\n');
+    where.column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+    return where;
+  }
+
+ private:
+  void make_copy() {
+    buf_ = std::make_unique_for_overwrite<char[]>(padded(text_.size()));
+    if (!text_.empty()) std::memcpy(buf_.get(), text_.data(), text_.size());
+    std::memset(buf_.get() + text_.size(), 0, padded(text_.size()) - text_.size());
+    blank_loose_controls(0, text_.size());
+    stream_ = Stream(buf_.get());
+    stream_.src_ = buf_.get() + pos_;
+  }
+
+  /// RapidJSON's SSE2 scan of strings in situ lets raw bytes 0x1A-0x1F through (it compares
+  /// with 0x19), which its byte-by-byte scan, and so a Source, rejects. Raw, they are errors
+  /// wherever they stand; as 0x01 in the copy parsed, they are the same error, at the same
+  /// byte, on every path.
+  void blank_loose_controls(std::size_t from, std::size_t to) noexcept {
+    auto* p = reinterpret_cast<unsigned char*>(buf_.get());
+    const std::size_t n = to;
+    std::size_t i = from;
+#ifdef __SSE2__
+    // 16 bytes at a time (about 12 GB/s, against RapidJSON's 1-2): blocks without one are
+    // only looked at.
+    const __m128i first = _mm_set1_epi8(0x1a), five = _mm_set1_epi8(5), one = _mm_set1_epi8(1);
+    for (; i + 16 <= n; i += 16) {
+      __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      const __m128i t = _mm_sub_epi8(x, first);
+      const __m128i hit = _mm_cmpeq_epi8(_mm_min_epu8(t, five), t);  // x - 0x1a <= 5
+      if (_mm_movemask_epi8(hit) == 0) continue;
+      x = _mm_or_si128(_mm_andnot_si128(hit, x), _mm_and_si128(hit, one));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p + i), x);
+    }
+#endif
+    for (; i < n; ++i)
+      if (static_cast<unsigned char>(p[i] - 0x1a) < 6) p[i] = 0x01;
+  }
+
+  // RapidJSON's SSE2 scanners load whole aligned 16-byte blocks, so the block holding the
+  // terminating NUL must lie inside the allocation (new[] aligns to 16 on x86-64).
+  static std::size_t padded(std::size_t size) noexcept {
+    return ((size + 1 + 15) & ~std::size_t{15}) + 16;
+  }
+
+  std::string_view text_;
+  std::unique_ptr<char[]> buf_;  // the copy RapidJSON parses, once it is needed
+  Stream stream_;
+  std::size_t pos_ = 0;    // the cursor while there is no copy
+  std::size_t token_ = 0;  // offset of the first byte of the last event's token
+};
+
+#ifdef TRANSIT_HAVE_SIMDJSON
+/// simdjson's DOM parser for in-memory text. One per thread: its buffers, sized to the largest
+/// text read yet, serve every text after it; past kKeepCapacity bytes they are let go after
+/// the read that needed them, so one huge text does not pin its buffers to the thread.
+class SimdjsonParser {
+ public:
+  static constexpr std::size_t kKeepCapacity = std::size_t{4} << 20;
+
+  /// The thread's parser, or null while it is in use (a read handler reading JSON inside a
+  /// read): the inner read then goes to RapidJSON rather than overwrite the outer document.
+  SimdjsonParser() : parser_(busy_ ? nullptr : &parser()) { busy_ = parser_ != nullptr; }
+  ~SimdjsonParser() {
+    if (!parser_) return;
+    busy_ = false;
+    if (parser_->capacity() > kKeepCapacity) *parser_ = simdjson::dom::parser();
+  }
+  SimdjsonParser(const SimdjsonParser&) = delete;
+  SimdjsonParser& operator=(const SimdjsonParser&) = delete;
+
+  /// Parses `text` (copied into the parser's padded buffer) as exactly one JSON value; false
+  /// on any error, or when the parser is busy.
+  bool parse(std::string_view text, simdjson::dom::element& root) {
+    return parser_ && !parser_->parse(text.data(), text.size(), true).get(root);
+  }
+
+ private:
+  static simdjson::dom::parser& parser() {
+    thread_local simdjson::dom::parser p;
+    return p;
+  }
+  static thread_local bool busy_;
+  simdjson::dom::parser* parser_;
+};
+
+inline thread_local bool SimdjsonParser::busy_ = false;
+
+/// Gives the decoder the events RapidJSON's handler gives for the same text, in the same
+/// order. simdjson has checked syntax, UTF-8 and numbers' range; an integer that fits neither
+/// int64 nor uint64 is an error to it, and so is read by RapidJSON, as a big integer.
+inline void emit(Decoder& d, simdjson::dom::element e) {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+    case element_type::ARRAY: {
+      // Held, not iterated as a temporary: value_unsafe() of a temporary result refers into it.
+      const simdjson::dom::array items = e.get_array().value_unsafe();
+      d.array_begin();
+      for (simdjson::dom::element item : items) emit(d, item);
+      d.array_end();
+      return;
+    }
+    case element_type::OBJECT: {
+      const simdjson::dom::object fields = e.get_object().value_unsafe();
+      d.map_begin();
+      for (simdjson::dom::key_value_pair field : fields) {
+        d.string(field.key);
+        emit(d, field.value);
+      }
+      d.map_end();
+      return;
+    }
+    case element_type::INT64:
+      d.integer(e.get_int64().value_unsafe());
+      return;
+    case element_type::UINT64:  // above INT64_MAX: a big integer, its digits as written
+      d.uinteger(e.get_uint64().value_unsafe());
+      return;
+    case element_type::DOUBLE:
+      d.floating(e.get_double().value_unsafe());
+      return;
+    case element_type::STRING:
+      d.string(e.get_string().value_unsafe());
+      return;
+    case element_type::BOOL:
+      d.boolean(e.get_bool().value_unsafe());
+      return;
+    case element_type::NULL_VALUE:
+      d.null();
+      return;
+  }
+}
+#endif
+
+template <class Input>
+class JsonReader final : public Reader::Impl {
+ public:
+  template <class... Args>
+  JsonReader(const ReadOptions& options, bool use_simdjson, Args&&... args)
+      : input_(std::forward<Args>(args)...),
+        decoder_(options),
+        limits_{options.max_string_length, 0, options.max_value_bytes},
+        use_simdjson_(use_simdjson) {}
+
+  std::optional<Value> next() override {
+    if (!parse_next<false>()) return std::nullopt;
+    if (read_whole_) return std::exchange(read_whole_, std::nullopt);
+    return decoder_.take();
+  }
+
+  // Defined in json_reader_tape.cpp, so that the typed instantiation of the parser is compiled
+  // apart: beside the untyped one, it changes what GCC inlines into the untyped one.
+  bool next_tape(Tape& tape) override;
+
+  Location locate_mark(std::size_t mark) const override { return input_.locate(mark); }
+
+  // Reads the next value into the decoder (or, read by simdjson, into read_whole_); false at
+  // the end of the input.
+  template <bool kTape>
+  bool parse_next() {
+    if (failed_) std::rethrow_exception(failed_);
+    if (!input_.skip_to_value()) return false;
+    const std::size_t start = input_.Tell();
+    limits_.value_end = limits_.max_value_bytes > SIZE_MAX - start
+                            ? SIZE_MAX
+                            : start + limits_.max_value_bytes;
+#ifdef TRANSIT_HAVE_SIMDJSON
+    // Typed reads take the tape path: simdjson's document builds Values.
+    if constexpr (!kTape && std::is_same_v<Input, MemoryInput>)
+      if (use_simdjson_)
+        if ((read_whole_ = read_with_simdjson(start))) return true;
+#endif
+    for (;;) {
+      // JSON and JSON-Verbose are told apart by reading: a value that can be read again
+      // caches nothing until it shows a JSON-only form, and is read again if it needed what
+      // went by (Decoder::reset). After a JSON value, the next ones cache from the start.
+      decoder_.reset(cache_lazily_);
+      // Without user handlers no user code runs while the document is built: build it in one
+      // arena (see ArenaScope).
+      std::optional<ArenaScope> arena;
+      if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
+      input_.begin_value(limits_.value_end, limits_.max_value_bytes);
+      SaxHandler<Input, kTape> handler(decoder_, input_, limits_);
+      try {
+        const rapidjson::ParseResult r =
+            parser_.Parse<kParseFlags | Input::kFlags>(input_.stream(), handler);
+        // Offsets are the stream's, which are absolute.
+        if (r.IsError()) fail_parse(r.Code(), r.Offset());
+      } catch (const Decoder::CacheNeeded&) {
+        cache_lazily_ = false;
+        input_.rewind(start);
+        continue;
+      } catch (const Error& e) {
+        if (e.offset() != Location::npos) throw;
+        // Decoder errors know what went wrong; where is the start of the token that raised
+        // them. A failing Source is placed where reading stopped.
+        remember_and_throw(e.code(), e.detail(),
+                           e.code() == Errc::io ? input_.Tell() : input_.token_start());
+      }
+      if (decoder_.caching()) cache_lazily_ = false;
+      return true;
+    }
+  }
+
+  std::size_t offset() const noexcept override { return input_.Tell(); }
+
+ private:
+#ifdef TRANSIT_HAVE_SIMDJSON
+  /// Reads the rest of the text as one value with simdjson, or returns nothing and leaves the
+  /// cursor at `start` for RapidJSON, which then gives exactly the values and errors it gives
+  /// without simdjson. It takes over when simdjson refuses the rest (an error, or more than one
+  /// value: RapidJSON reads the values one by one and this reader keeps to it), when a limit
+  /// could apply that simdjson's document cannot check (a token longer than max_string_length
+  /// needs its raw text), and when the decoder throws (the error is placed at its token).
+  std::optional<Value> read_with_simdjson(std::size_t start) {
+    const std::string_view text = input_.text();
+    // skip_to_value found a value at `start`, so the rest is not all whitespace.
+    const std::size_t end = text.find_last_not_of(" \t\r\n") + 1;
+    if (end - start > limits_.max_value_bytes || end - start > limits_.max_string_length) {
+      use_simdjson_ = false;
+      return std::nullopt;
+    }
+    SimdjsonParser parser;
+    simdjson::dom::element root;
+    if (!parser.parse(text.substr(start, end - start), root)) {
+      use_simdjson_ = false;
+      return std::nullopt;
+    }
+    for (;;) {
+      decoder_.reset(cache_lazily_);
+      std::optional<ArenaScope> arena;
+      if (decoder_.runs_no_user_code()) arena.emplace();
+      try {
+        emit(decoder_, root);
+      } catch (const Decoder::CacheNeeded&) {
+        cache_lazily_ = false;  // walk the document again, caching from the start
+        continue;
+      } catch (const Error&) {
+        return std::nullopt;
+      }
+      if (decoder_.caching()) cache_lazily_ = false;
+      input_.seek(end);
+      return decoder_.take();
+    }
+  }
+#endif
+
+  [[noreturn]] void fail_parse(rapidjson::ParseErrorCode code, std::size_t at) {
+    // The parser stopped at the end of the input: whatever it says (a bad escape, a number
+    // missing its digits), more bytes could have made it right.
+    if (input_.at_end())
+      remember_and_throw(Errc::truncated, "input ends inside a value", input_.Tell());
+    // Well-formed JSON that RapidJSON cannot hold even as text (it checks numbers' range).
+    if (code == rapidjson::kParseErrorNumberTooBig)
+      remember_and_throw(Errc::too_large,
+                         "number beyond the range of a double (or an integer of more than 308 "
+                         "digits)",
+                         at);
+    if (code == rapidjson::kParseErrorStringUnicodeSurrogateInvalid ||
+        code == rapidjson::kParseErrorStringInvalidEncoding)
+      remember_and_throw(Errc::invalid_utf8, rapidjson::GetParseError_En(code), at);
+    remember_and_throw(Errc::syntax, rapidjson::GetParseError_En(code), at);
+  }
+
+  [[noreturn]] void remember_and_throw(Errc code, std::string_view detail, std::size_t at) {
+    try {
+      throw_error(code, detail, input_.locate(at), decoder_.path());
+    } catch (...) {
+      failed_ = std::current_exception();
+      throw;
+    }
+  }
+
+  Input input_;
+  Decoder decoder_;
+  Limits limits_;
+  bool cache_lazily_ = Input::kRereadable;
+  bool use_simdjson_;  // in-memory text only; off once RapidJSON has taken over
+  rapidjson::Reader parser_;
+  std::exception_ptr failed_;
+  std::optional<Value> read_whole_;  // a value simdjson read (see parse_next)
+};
+
+}  // namespace transit::detail::json

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+// The compiled half of typed reads: walking and describing tape tokens, the tag table, and
+// the escape hatch back to Value. Everything here is off the per-token hot path but
+// read_user's lookup.
+#include "transit/typed.h"
+
+#include <algorithm>
+
+#include "ground.h"
+#include "value_internal.h"
+
+namespace transit::detail {
+
+namespace {
+
+// What a token is, for "expected X, got Y".
+std::string describe(const Tape& tape, std::size_t index) {
+  if (index >= tape.tokens.size()) return "nothing";
+  const Token& t = tape.tokens[index];
+  auto clip = [](std::string s) {
+    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    return s;
+  };
+  switch (t.op) {
+    case Op::value:
+      if (t.value.kind() == Kind::null) return "nil";
+      return std::string(kind_name(t.value.kind())) + " " + clip(to_edn(t.value));
+    case Op::text:
+      return "string " + clip("\"" + std::string(tape.text_of(t)) + "\"");
+    case Op::array_begin:
+      return "an array";
+    case Op::map_begin:
+      return "a map";
+    case Op::tagged_begin:
+      return "a tagged value ~#" + std::string(tape.text_of(t));
+    case Op::array_end:
+      return "the end of the array";
+    case Op::map_end:
+      return "the end of the map";
+    case Op::tagged_end:
+      return "the end of the tagged value";
+  }
+  return "?";
+}
+
+bool is_begin(Op op) noexcept {
+  return op == Op::array_begin || op == Op::map_begin || op == Op::tagged_begin;
+}
+bool is_end(Op op) noexcept {
+  return op == Op::array_end || op == Op::map_end || op == Op::tagged_end;
+}
+
+}  // namespace
+
+void Cursor::skip() noexcept {
+  std::size_t depth = 0;
+  do {
+    const Op op = tape_->tokens[i_++].op;
+    if (is_begin(op))
+      ++depth;
+    else if (is_end(op))
+      --depth;
+  } while (depth != 0);
+}
+
+[[gnu::cold]] void Cursor::mismatch(const std::type_info& wanted, std::size_t token,
+                                    std::string_view why) const {
+  std::string detail = "expected " + type_name(wanted) + ", got " + describe(*tape_, token);
+  if (!why.empty()) detail.append(" (").append(why).append(")");
+  throw BindFailure{token, Errc::type_mismatch, std::move(detail)};
+}
+
+[[gnu::cold]] void Cursor::fail(std::size_t token, std::string detail) const {
+  throw BindFailure{token, Errc::type_mismatch, std::move(detail)};
+}
+
+const TypedReader* Cursor::typed_for(const std::type_info& type) {
+  if (!handlers_) return nullptr;
+  for (const Memo& m : memo_)
+    if (m.type == &type) return m.reader;
+  const TypedReader* r = handlers_->typed_for(type, nullptr);
+  memo_[memo_next_] = {&type, r};
+  memo_next_ = (memo_next_ + 1) % memo_.size();
+  return r;
+}
+
+void Cursor::read_user(const std::type_info& type, void* out) {
+  const std::size_t at = i_;
+  const Token& t = peek();
+  if (t.op == Op::tagged_begin) {
+    const std::string_view got = text(t);
+    const TypedReader* r = handlers_ ? handlers_->find_typed(got) : nullptr;
+    if (!r) mismatch(type, at, "no typed reader for ~#" + std::string(got));
+    if (*r->type != type) mismatch(type, at, "~#" + std::string(got) + " reads " + type_name(*r->type));
+    ++i_;
+    r->read_into(*this, out);
+    expect(Op::tagged_end, type);
+    return;
+  }
+  const TypedReader* mine = typed_for(type);
+  if (!mine) mismatch(type, at, "no Record for this type in the reader's handlers");
+  // A record's map read plain, as JSON from a peer that does not tag it.
+  if (t.op != Op::map_begin) mismatch(type, at);
+  mine->read_into(*this, out);
+}
+
+void* Cursor::read_derived(const std::type_info& base, const std::type_info& wanted) {
+  const Token& t = peek();
+  if (t.op != Op::tagged_begin || !handlers_) return nullptr;
+  const std::size_t at = i_;
+  const std::string_view tag = text(t);
+  const TypedReader* r = handlers_->find_typed(tag);
+  if (!r) return nullptr;
+  void* (*upcast)(void*) = nullptr;
+  if (*r->type != base) {
+    const auto it = std::find_if(r->upcasts.begin(), r->upcasts.end(),
+                                 [&](const auto& u) { return u.first == std::type_index(base); });
+    if (it == r->upcasts.end())
+      mismatch(wanted, at,
+               "~#" + std::string(tag) + " reads " + type_name(*r->type) +
+                   ", which its Record does not declare to derive from " + type_name(base));
+    upcast = it->second;
+  }
+  ++i_;
+  void* obj = r->create(*this);
+  try {
+    expect(Op::tagged_end, wanted);
+  } catch (...) {
+    r->destroy(obj);
+    throw;
+  }
+  return upcast ? upcast(obj) : obj;
+}
+
+Value Cursor::read_value() {
+  const std::size_t at = i_;
+  const Token& t = take();
+  switch (t.op) {
+    case Op::value:
+      return t.value;
+    case Op::text:
+      return Value(text(t));
+    case Op::array_begin: {
+      std::vector<Value> items;
+      while (peek().op != Op::array_end) items.push_back(read_value());
+      ++i_;
+      return Value::array(std::move(items));
+    }
+    case Op::map_begin: {
+      std::vector<Entry> entries;
+      while (peek().op != Op::map_end) {
+        Value k = read_value();
+        entries.emplace_back(std::move(k), read_value());
+      }
+      ++i_;
+      return Value::map(std::move(entries));
+    }
+    case Op::tagged_begin: {
+      const std::string tag(text(t));
+      Value rep = read_value();
+      ++i_;  // tagged_end
+      try {
+        if (handlers_)
+          if (const ReadHandler* h = handlers_->find(tag)) return (*h)(rep);
+        return decode_tagged(tag, std::move(rep));
+      } catch (const Error& e) {
+        throw BindFailure{at, e.code(), e.detail()};
+      } catch (const std::exception& e) {
+        throw BindFailure{at, Errc::bad_rep, "read handler for ~#" + tag + " failed: " + e.what()};
+      }
+    }
+    default:
+      mismatch(typeid(Value), at);
+  }
+}
+
+std::string tape_path(const Tape& tape, std::size_t index) {
+  struct Level {
+    Op op;
+    std::size_t items;  // items complete (a nested container counts when it ends)
+    std::size_t key;    // token of the last key taken
+    std::string_view tag;
+  };
+  std::vector<Level> stack;
+  for (std::size_t i = 0; i < index && i < tape.tokens.size(); ++i) {
+    const Token& t = tape.tokens[i];
+    if (is_end(t.op)) {
+      stack.pop_back();
+      if (!stack.empty()) ++stack.back().items;
+      continue;
+    }
+    if (!stack.empty() && stack.back().op == Op::map_begin && stack.back().items % 2 == 0)
+      stack.back().key = i;
+    if (is_begin(t.op))
+      stack.push_back({t.op, 0, 0, t.op == Op::tagged_begin ? tape.text_of(t) : ""});
+    else if (!stack.empty())
+      ++stack.back().items;
+  }
+  // Built with append only: g++ 12 warns (-Wrestrict, a false positive) on operator+ chains.
+  std::string p = "$";
+  for (const Level& l : stack) {
+    switch (l.op) {
+      case Op::array_begin:
+        p.append("[").append(std::to_string(l.items)).append("]");
+        break;
+      case Op::map_begin: {
+        if (l.items % 2 == 0) break;  // at a key: the path is the map's
+        const Token& k = tape.tokens[l.key];
+        p.append("[");
+        if (k.op == Op::text)
+          p.append("\"").append(tape.text_of(k)).append("\"");
+        else if (k.op == Op::value && k.value.kind() == Kind::string)
+          p.append("\"").append(k.value.as_string()).append("\"");
+        else if (k.op == Op::value)
+          p.append(to_edn(k.value));
+        else
+          p.append("...");
+        p.append("]");
+        break;
+      }
+      default:
+        p.append("<#").append(l.tag).append(">");
+        break;
+    }
+  }
+  return p;
+}
+
+void tape_from_value(const Value& v, Tape& tape) {
+  auto push = [&](Op op, std::string_view text = {}, Value value = Value()) {
+    Token& t = tape.tokens.emplace_back(Token{op, 0, 0, Location::npos, std::move(value)});
+    if (!text.empty()) {
+      t.text = tape.text.size();
+      t.size = static_cast<std::uint32_t>(text.size());
+      tape.text.append(text);
+    }
+  };
+  switch (v.kind()) {
+    case Kind::array:
+      push(Op::array_begin);
+      for (const Value& item : v.items()) tape_from_value(item, tape);
+      push(Op::array_end);
+      break;
+    case Kind::list:
+    case Kind::set:
+      push(Op::tagged_begin, v.kind() == Kind::list ? "list" : "set");
+      push(Op::array_begin);
+      for (const Value& item : v.items()) tape_from_value(item, tape);
+      push(Op::array_end);
+      push(Op::tagged_end);
+      break;
+    case Kind::map:
+      push(Op::map_begin);
+      for (const auto& [key, value] : v.entries()) {
+        tape_from_value(key, tape);
+        tape_from_value(value, tape);
+      }
+      push(Op::map_end);
+      break;
+    case Kind::tagged:
+      // As the decoder records a tag with a typed reader: by structure.
+      push(Op::tagged_begin, v.tag());
+      tape_from_value(v.rep(), tape);
+      push(Op::tagged_end);
+      break;
+    default:
+      push(Op::value, {}, v);
+      break;
+  }
+}
+
+}  // namespace transit::detail

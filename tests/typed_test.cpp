@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+// Typed reads: read<T> and Reader::next<T> straight from the decoder's events into C++
+// types, in every encoding, and the error for each wrong shape.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "transit/transit.h"
+
+namespace {
+
+using transit::Encoding;
+using transit::Errc;
+using transit::Value;
+
+constexpr Encoding kAll[] = {Encoding::json, Encoding::json_verbose, Encoding::msgpack};
+
+// Written by the typed writer, read back typed: the same value, in every encoding.
+template <class T>
+void expect_round_trip(const T& v) {
+  for (Encoding e : kAll) {
+    const std::string bytes = transit::write(v, e);
+    EXPECT_EQ(transit::read<T>(bytes, e), v) << transit::encoding_name(e) << ": " << bytes;
+  }
+}
+
+// The message of the Error a typed read of `text` (JSON) into T throws.
+template <class T>
+std::string error_of(std::string_view text, Encoding e = Encoding::json,
+                     const transit::ReadHandlers* h = nullptr) {
+  try {
+    (void)transit::read<T>(text, e, {.handlers = h});
+  } catch (const transit::Error& err) {
+    EXPECT_EQ(err.code(), Errc::type_mismatch) << err.what();
+    return err.what();
+  }
+  ADD_FAILURE() << "no error reading " << text;
+  return {};
+}
+
+TEST(TypedRead, Scalars) {
+  expect_round_trip(true);
+  expect_round_trip(std::int64_t{-42});
+  expect_round_trip(std::uint8_t{200});
+  expect_round_trip(std::uint64_t{18446744073709551615ull});  // a big integer on the wire
+  expect_round_trip(std::int64_t{1} << 60);                    // "~i" in JSON
+  expect_round_trip(2.5);
+  expect_round_trip(std::string("caf\xc3\xa9"));
+  expect_round_trip(std::string("~tilde and ^caret"));
+  expect_round_trip(std::string(""));
+}
+
+TEST(TypedRead, IntegersAreRangeChecked) {
+  EXPECT_EQ((error_of<std::uint8_t>("[\"~#'\",300]")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected unsigned char, "
+            "got integer 300 (out of range)");
+  EXPECT_EQ((error_of<std::int8_t>("[\"~#'\",-129]")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected signed char, "
+            "got integer -129 (out of range)");
+  EXPECT_EQ((error_of<std::uint32_t>("[-1]", Encoding::json)),
+            "transit: type_mismatch at byte 0 (line 1, column 1) in $: expected unsigned int, "
+            "got an array");
+  EXPECT_EQ((error_of<std::int64_t>("[\"~#'\",\"~n9223372036854775808\"]")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected long, got "
+            "big_integer 9223372036854775808N (out of range)");
+}
+
+TEST(TypedRead, FloatingPointTakesExactIntegers) {
+  EXPECT_EQ(transit::read<double>("[\"~#'\",3]"), 3.0);
+  EXPECT_EQ(transit::read<float>("[\"~#'\",1.5]"), 1.5f);
+  EXPECT_EQ((error_of<double>("[\"~#'\",\"~i9007199254740993\"]")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected double, got "
+            "integer 9007199254740993 (not exact as floating point)");
+  EXPECT_EQ((error_of<double>("[\"~#'\",\"3\"]")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected double, got "
+            "string \"3\"");
+}
+
+TEST(TypedRead, Containers) {
+  expect_round_trip(std::vector<int>{1, 2, 3});
+  expect_round_trip(std::vector<std::string>{});
+  expect_round_trip(std::deque<double>{1.5, -2});
+  expect_round_trip(std::array<int, 3>{7, 8, 9});
+  expect_round_trip(std::list<int>{4, 5});
+  expect_round_trip(std::set<std::string>{"a", "b"});
+  expect_round_trip(std::map<std::string, int>{{"one", 1}, {"two", 2}});
+  expect_round_trip(std::unordered_map<std::int64_t, std::string>{{1, "x"}, {-5, "y"}});
+  // Keys that are not scalars: a cmap.
+  expect_round_trip(std::map<std::vector<int>, std::string>{{{1, 2}, "a"}, {{3}, "b"}});
+  expect_round_trip(std::map<std::string, std::vector<std::map<std::string, int>>>{
+      {"k", {{{"a", 1}}, {}}}});
+  expect_round_trip(std::pair<std::string, int>{"p", 1});
+  expect_round_trip(std::tuple<int, std::string, bool>{1, "t", false});
+  expect_round_trip(std::optional<int>{});
+  expect_round_trip(std::optional<int>{5});
+  expect_round_trip(std::vector<std::optional<std::string>>{"a", std::nullopt});
+  using V = std::variant<std::int64_t, std::string, std::vector<int>>;
+  expect_round_trip(std::vector<V>{V{1}, V{"s"}, V{std::vector<int>{2}}});
+}
+
+TEST(TypedRead, LibraryTypes) {
+  using namespace std::chrono;
+  expect_round_trip(sys_time<milliseconds>(milliseconds(1482233300123)));
+  expect_round_trip(std::vector<std::byte>{std::byte{0}, std::byte{255}, std::byte{7}});
+  expect_round_trip(transit::Uuid{0x5a2cbea3e8c6428bull, 0xb52521239370dd55ull});
+  expect_round_trip(transit::Keyword{"a/b"});
+  expect_round_trip(transit::Symbol{"sym"});
+  expect_round_trip(transit::BigDecimal{"12.50"});
+  expect_round_trip(transit::BigInteger{"123456789012345678901234567890"});
+  expect_round_trip(transit::Uri{"https://example.com/a?b"});
+  // Values other writers wrote: "~t" dates, and the lenient forms.
+  EXPECT_EQ(transit::read<sys_time<milliseconds>>(R"(["~#'","~t1970-01-01T00:00:01.500Z"])"),
+            sys_time<milliseconds>(milliseconds(1500)));
+  EXPECT_EQ(transit::read<transit::BigInteger>("[\"~#'\",5]").digits, "5");
+}
+
+TEST(TypedRead, ValueIsTheEscapeHatch) {
+  const Value v = Value::map({{transit::kw("a"), Value::set({1, 2})},
+                              {Value::array({1}), Value::list({Value::uuid({1, 2})})}});
+  for (Encoding e : kAll) {
+    const std::string bytes = transit::write(v, e);
+    EXPECT_EQ(transit::read<Value>(bytes, e), v) << bytes;
+    using M = std::map<std::string, Value>;
+    const auto m = transit::read<M>(transit::write(M{{"x", v}}, e), e);
+    EXPECT_EQ(m.at("x"), v);
+  }
+}
+
+TEST(TypedRead, TheCacheAndTheWireFormsResolveOnce) {
+  // Cached keys, a cached keyword value, a cached tag: what the decoder resolves.
+  const std::string text =
+      R"([["^ ","~:name","alpha","~:tags",["~#set",["~:red"]]],)"
+      R"(["^ ","^0","beta","^1",["^2",["^3"]]]])";
+  struct Out {};
+  const auto items =
+      transit::read<std::vector<std::map<transit::Keyword, std::variant<std::string,
+                                                                       std::set<transit::Keyword>>>>>(
+          text);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(items[1].at({"name"})), "beta");
+  EXPECT_EQ(std::get<1>(items[1].at({"tags"})), std::set<transit::Keyword>{{"red"}});
+}
+
+TEST(TypedRead, WrongShapesNameTheOffsetPathAndType) {
+  EXPECT_EQ((error_of<std::vector<int>>(R"([1,2,"x"])")),
+            "transit: type_mismatch at byte 5 (line 1, column 6) in $[2]: expected int, got "
+            "string \"x\"");
+  EXPECT_EQ((error_of<std::map<std::string, std::vector<int>>>(R"(["^ ","a",[1],"b",{"c":1}])")),
+            "transit: type_mismatch at byte 18 (line 1, column 19) in $[\"b\"]: expected "
+            "std::vector<int, std::allocator<int> >, got a map");
+  EXPECT_EQ((error_of<std::set<int>>(R"(["~#list",[1]])")),
+            "transit: type_mismatch at byte 0 (line 1, column 1) in $: expected std::set<int, "
+            "std::less<int>, std::allocator<int> >, got a tagged value ~#list");
+  EXPECT_EQ((error_of<std::pair<int, int>>("[1,2,3]")),
+            "transit: type_mismatch at byte 0 (line 1, column 1) in $: expected std::pair<int, "
+            "int>, got an array (has 3 items, wants 2)");
+  EXPECT_EQ((error_of<bool>(R"(["~#'",null])")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected bool, got nil");
+  EXPECT_EQ((error_of<std::string>(R"(["~#'","~:kw"])")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected std::string, "
+            "got keyword :kw");
+  EXPECT_EQ((error_of<std::variant<int, bool>>(R"(["~#'","s"])")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected std::variant<int, "
+            "bool>, got string \"s\" (no alternative fits)");
+  EXPECT_EQ((error_of<std::vector<std::byte>>(R"(["~#'","AAE="])")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected std::vector<std::byte, "
+            "std::allocator<std::byte> >, got string \"AAE=\"");
+  // MessagePack errors are placed at the item's header.
+  const std::string mp = transit::write(std::vector<Value>{1, "x"}, Encoding::msgpack);
+  EXPECT_EQ((error_of<std::vector<int>>(mp, Encoding::msgpack)),
+            "transit: type_mismatch at byte 2 in $[1]: expected int, got string \"x\"");
+}
+
+TEST(TypedRead, NextReadsAStreamOneValueAtATime) {
+  for (Encoding e : kAll) {
+    std::string bytes = transit::write(std::vector<int>{1, 2}, e) + (e == Encoding::msgpack ? "" : " ") +
+                        transit::write(std::vector<int>{3}, e);
+    transit::Reader reader(bytes, e);
+    EXPECT_EQ(reader.next<std::vector<int>>(), (std::vector<int>{1, 2}));
+    EXPECT_EQ(reader.next<std::vector<int>>(), (std::vector<int>{3}));
+    EXPECT_EQ(reader.next<std::vector<int>>(), std::nullopt);
+  }
+}
+
+TEST(TypedRead, ReadChecksForTrailingData) {
+  try {
+    (void)transit::read<int>("[\"~#'\",1] 2");
+    FAIL();
+  } catch (const transit::Error& e) {
+    EXPECT_EQ(e.code(), Errc::trailing_data);
+  }
+}
+
+TEST(TypedRead, FromValueBindsAValue) {
+  const Value v = Value::array({1, 2});
+  EXPECT_EQ(transit::from_value<std::vector<int>>(v), (std::vector<int>{1, 2}));
+  try {
+    (void)transit::from_value<std::vector<std::string>>(v);
+    FAIL();
+  } catch (const transit::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "transit: type_mismatch in $[0]: expected std::string, got integer 1");
+  }
+}
+
+}  // namespace
