@@ -217,6 +217,7 @@ class Encoder final : public ObjectEncoder {
   }
   void top_end(bool scalar) override {
     if (scalar) tagged_end();
+    cache_.reset();  // lets go of the values it holds: the next value starts afresh anyway
   }
 
  private:
@@ -236,19 +237,19 @@ class Encoder final : public ObjectEncoder {
       case Kind::integer:
         return integer(v.as_int(), as_key);
       case Kind::big_integer:
-        return emit_prefixed('n', v.as_string(), as_key);
+        return emit_text(v, 'n', as_key);
       case Kind::floating:
         return floating(v.as_double(), as_key);
       case Kind::big_decimal:
-        return emit_prefixed('f', v.as_string(), as_key);
+        return emit_text(v, 'f', as_key);
       case Kind::string:
-        return string(v.as_string(), as_key);
+        return emit_text(v, '"', as_key);
       case Kind::bytes:
         return bytes(v.as_bytes(), as_key);
       case Kind::keyword:
-        return keyword(v.as_string(), as_key);
+        return emit_text(v, ':', as_key);
       case Kind::symbol:
-        return symbol(v.as_string(), as_key);
+        return emit_text(v, '$', as_key);
       case Kind::character: {
         start_scratch('c');
         append_utf8(v.as_char(), scratch_);
@@ -265,7 +266,7 @@ class Encoder final : public ObjectEncoder {
         return emit_string(scratch_, as_key);
       }
       case Kind::uri:
-        return emit_prefixed('r', v.as_string(), as_key);
+        return emit_text(v, 'r', as_key);
       case Kind::array:
         return write_items(v);
       case Kind::list:
@@ -342,6 +343,29 @@ class Encoder final : public ObjectEncoder {
     start_scratch(tag);
     scratch_.append(body);
     emit_string(scratch_, as_key);
+  }
+
+  /// A text value: a string (`kind` '"') or one written as "~" + kind + text. A long one the
+  /// cache holds is found by its node, so each cache reference to a 16 MB keyword costs O(1)
+  /// (no copy, hash or compare of its text); otherwise as string() and emit_prefixed().
+  void emit_text(const Value& v, char kind, bool as_key) {
+    const std::string_view text = v.as_string();
+    const bool by_node = !verbose_ && (as_key || kind == ':' || kind == '$') &&
+                         ValueAccess::node_of(v) != nullptr;
+    if (!by_node) return kind == '"' ? string(text, as_key) : emit_prefixed(kind, text, as_key);
+    if (const std::string_view code = cache_.find_node(v, kind); !code.empty())
+      return out_.string(code);
+    std::string_view wire = text;
+    if (kind != '"' || text[0] == '~' || text[0] == '^' || text[0] == '`') {
+      start_scratch(kind == '"' ? text[0] : kind);
+      scratch_.append(kind == '"' ? text.substr(1) : text);
+      wire = scratch_;
+    }
+    // Long text is always cacheable here (a map key, a keyword or a symbol of 14+ bytes).
+    if (const std::string_view code = cache_.find_or_add(wire); !code.empty())
+      return out_.string(code);
+    cache_.remember(v, kind);
+    out_.string(wire);
   }
 
   void emit_string(std::string_view s, bool as_key) {
