@@ -3,6 +3,8 @@
 
 #include <charconv>
 
+#include "codec.h"
+#include "edn.h"
 #include "ground.h"
 #include "value_internal.h"
 
@@ -241,6 +243,9 @@ void Decoder::map_end() {
   deliver(std::move(v));
 }
 
+// The most of a map key that a path shows.
+constexpr std::size_t kPathKeyBytes = 64;
+
 std::string Decoder::path() const {
   // Built with append only: g++ 12 warns (-Wrestrict, a false positive) on operator+ chains.
   std::string p = "$";
@@ -255,12 +260,20 @@ std::string Decoder::path() const {
       case FrameKind::object:
       case FrameKind::object_pending:
         if (n % 2 == 1) {
+          // A key shows its first 64 bytes: a path through 400 maps keyed by a 16 MB string
+          // stays a few KB (and Error cuts the whole path to 4 KB).
           const Value& key = stack_[f.start + n - 1];
           p.append("[");
-          if (key.kind() == Kind::string)
-            p.append("\"").append(key.as_string()).append("\"");
-          else
-            p.append(to_edn(key));
+          if (key.kind() == Kind::string) {
+            const std::string_view s = key.as_string();
+            p.append("\"").append(s.substr(0, utf8_floor(s, kPathKeyBytes)));
+            if (s.size() > kPathKeyBytes)
+              p.append("\xE2\x80\xA6\" (").append(std::to_string(s.size())).append(" bytes)");
+            else
+              p.append("\"");
+          } else {
+            append_edn(key, p, kPathKeyBytes);
+          }
           p.append("]");
         }
         break;

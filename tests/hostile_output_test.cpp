@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hostile input against what the library produces from it (issue 12, items 5, 6 and 9): error
+// messages stay a few KB whatever the keys on the path, EDN printing costs memory linear in its
+// output, and what a writer emits its reader accepts. Inputs are built in the tests; the
+// assertions are sizes, not times.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "edn.h"
+#include "transit/transit.h"
+
+namespace {
+
+using transit::Encoding;
+using transit::Errc;
+using transit::Error;
+using transit::Value;
+
+constexpr std::size_t kMaxMessage = 8 * 1024;
+
+Error read_error(std::string_view input, Encoding enc = Encoding::json) {
+  try {
+    (void)transit::read(input, enc);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no transit::Error";
+  return Error(Errc::io, {}, {}, "none");
+}
+
+// ---- error messages ---------------------------------------------------------------------------
+
+TEST(HostileMessages, PathThroughMapsKeyedByAOneMegabyteKey) {
+  // 400 maps, each keyed by "^0": the 1 MB key. The path once printed the key in full at every
+  // level: a 401 MB message.
+  const std::string key(1 << 20, 'k');
+  std::string json = "[\"^ \",\"" + key + "\",";
+  for (int i = 1; i < 400; ++i) json += "[\"^ \",\"^0\",";
+  const std::size_t bad = json.size();
+  json += "\"^9\"";  // an unassigned cache code
+  for (int i = 0; i < 400; ++i) json += "]";
+  const Error e = read_error(json);
+  EXPECT_EQ(e.code(), Errc::bad_cache_code);
+  EXPECT_EQ(e.offset(), bad);
+  EXPECT_LT(std::string_view(e.what()).size(), kMaxMessage);
+  EXPECT_LT(e.path().size(), 4200u);
+  // Each key shows its start and its size.
+  const std::string level = "[\"" + key.substr(0, 64) + "\xE2\x80\xA6\" (1048576 bytes)]";
+  EXPECT_EQ(e.path().substr(0, 1 + 2 * level.size()), "$" + level + level);
+  EXPECT_NE(std::string_view(e.what()).find("bad_cache_code at byte " + std::to_string(bad)),
+            std::string_view::npos);
+}
+
+TEST(HostileMessages, PathThroughMapsKeyedByASixteenMegabyteKeyKeepsCodeAndOffset) {
+  // With a 16 MB key the message once could not be allocated at all (std::bad_alloc).
+  const std::string key((std::size_t{16} << 20) - 16, 'k');
+  std::string json = "[\"^ \",\"" + key + "\",";
+  for (int i = 1; i < 400; ++i) json += "[\"^ \",\"^0\",";
+  const std::size_t bad = json.size();
+  json += "\"^9\"";
+  const Error e = read_error(json);
+  EXPECT_EQ(e.code(), Errc::bad_cache_code);
+  EXPECT_EQ(e.offset(), bad);
+  EXPECT_LT(std::string_view(e.what()).size(), kMaxMessage);
+}
+
+TEST(HostileMessages, NonStringKeysOnThePathAreCut) {
+  // A MessagePack map keyed by an array of 100,000 integers, with a bad value under it.
+  std::vector<Value> ints(100000, Value(7));
+  const std::string key = transit::write(Value::array(ints), Encoding::msgpack);
+  // fixmap of 1: the key, then a never-used byte 0xc1 as its value.
+  const std::string msgpack = "\x81" + key + "\xc1";
+  const Error e = read_error(msgpack, Encoding::msgpack);
+  EXPECT_EQ(e.code(), Errc::syntax);
+  EXPECT_EQ(e.offset(), 1 + key.size());
+  std::string shown = "$[[7";  // 64 bytes of the key's EDN, then an ellipsis
+  for (int i = 0; i < 31; ++i) shown += " 7";
+  EXPECT_EQ(e.path(), shown + "\xE2\x80\xA6]");
+}
+
+TEST(HostileMessages, ErrorCutsPathAndDetailInTheMiddle) {
+  const std::string path = "$" + std::string(100000, 'p') + "END";
+  const std::string detail = "START" + std::string(100000, 'd') + "END";
+  const Error e(Errc::syntax, {12, 3, 4}, path, detail);
+  EXPECT_EQ(e.code(), Errc::syntax);
+  EXPECT_EQ(e.offset(), 12u);
+  EXPECT_EQ(e.line(), 3u);
+  EXPECT_LT(std::string_view(e.what()).size(), kMaxMessage);
+  EXPECT_EQ(e.detail().substr(0, 5), "START");
+  EXPECT_EQ(e.detail().substr(e.detail().size() - 3), "END");
+  EXPECT_NE(e.detail().find("[98984 bytes]"), std::string::npos) << e.detail();
+  EXPECT_EQ(e.path().substr(e.path().size() - 3), "END");
+  EXPECT_NE(std::string_view(e.what()).find("syntax at byte 12 (line 3, column 4) in $ppp"),
+            std::string_view::npos);
+  // Short ones are untouched.
+  EXPECT_EQ(std::string(Error(Errc::io, {}, "$[1]", "gone").what()), "transit: io in $[1]: gone");
+}
+
+TEST(HostileMessages, CutsNeverSplitACharacter) {
+  std::string detail;
+  for (int i = 0; i < 1000; ++i) detail += "\xE2\x82\xAC";  // 3000 bytes of euro signs
+  const Error e(Errc::syntax, {}, "", detail);
+  std::string_view d = e.detail();
+  const std::size_t cut = d.find("\xE2\x80\xA6[");
+  ASSERT_NE(cut, std::string_view::npos);
+  EXPECT_EQ(cut % 3, 0u);
+  EXPECT_EQ((d.size() - d.rfind("\xE2\x80\xA6") - 3) % 3, 0u);
+}
+
+// ---- bounded EDN -------------------------------------------------------------------------------
+
+TEST(HostileEdn, BoundedPrintingStopsAtItsLimit) {
+  std::string out = "x=";
+  EXPECT_TRUE(transit::detail::append_edn(Value::array({1, 2, 3}), out, 7));
+  EXPECT_EQ(out, "x=[1 2 3]");
+  out.clear();
+  EXPECT_FALSE(transit::detail::append_edn(Value::array({1, 2, 3}), out, 6));
+  EXPECT_EQ(out, "[1 2 3\xE2\x80\xA6");
+  // A 16 MB string under 500 levels: printing 40 bytes of it touches 40 bytes, not 16 MB.
+  Value v(std::string(std::size_t{16} << 20, 's'));
+  for (int i = 0; i < 500; ++i) v = Value::array({v});
+  out.clear();
+  EXPECT_FALSE(transit::detail::append_edn(v, out, 40));
+  EXPECT_EQ(out, std::string(40, '[').append("\xE2\x80\xA6"));
+  out.clear();
+  EXPECT_FALSE(transit::detail::append_edn(v, out, 510));
+  EXPECT_EQ(out, std::string(500, '[') + "\"sssssssss\xE2\x80\xA6");
+  EXPECT_EQ(transit::to_edn(v).size(), 500 + 2 + (std::size_t{16} << 20) + 500);
+}
+
+// ---- user objects in EDN (issue 14) ------------------------------------------------------------
+
+struct Money {
+  long cents;
+};
+struct Unregistered {
+  int x;
+};
+
+TEST(ToEdnWithRegistry, AnObjectPrintsAsItsHandlerWritesIt) {
+  transit::RegistryBuilder b;
+  transit::add<Money>(b, "money", [](const Money& m) {
+    return std::to_string(m.cents / 100) + "." + (m.cents % 100 < 10 ? "0" : "") +
+           std::to_string(m.cents % 100);
+  });
+  const transit::Registry registry = std::move(b).freeze();
+  const Value price = Value::object(Money{950});
+  EXPECT_EQ(transit::to_edn(price, registry), "#money \"9.50\"");
+  EXPECT_EQ(transit::to_edn(price), "#object[(anonymous namespace)::Money]");
+  // Inside other values, and beside an object the registry has no handler for.
+  EXPECT_EQ(transit::to_edn(Value::map({{transit::kw("price"), price},
+                                        {transit::kw("other"), Value::object(Unregistered{1})}}),
+                            registry),
+            "{:price #money \"9.50\", :other #object[(anonymous namespace)::Unregistered]}");
+}
+
+}  // namespace
