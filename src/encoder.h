@@ -75,12 +75,13 @@ template <class Out>
 class Encoder final : public ObjectEncoder {
  public:
   Encoder(Out& out, Mode mode, const Registry* registry = nullptr,
-          LookupProfiler* profiler = nullptr)
+          LookupProfiler* profiler = nullptr, std::size_t max_depth = SIZE_MAX)
       : out_(out),
         verbose_(mode == Mode::verbose),
         msgpack_(mode == Mode::msgpack),
         registry_(registry),
-        profiler_(profiler) {}
+        profiler_(profiler),
+        max_depth_(max_depth) {}
 
   /// One top-level value, with a fresh cache.
   void write_top(const Value& v) {
@@ -167,19 +168,19 @@ class Encoder final : public ObjectEncoder {
     return tag.size() == 1 && (is_direct_tag(tag) || (string_tag_char(tag[0]) && h.string_rep));
   }
 
-  void array_begin(std::size_t n) override { out_.array_begin(n); }
-  void array_end() override { out_.array_end(); }
+  void array_begin(std::size_t n) override { open_array(n); }
+  void array_end() override { close_array(); }
 
   void map_begin(std::size_t n, bool scalar_keys) override {
     map_forms_.push_back(scalar_keys);
     if (!scalar_keys) {
       // A cmap: ["~#cmap", [k, v, ...]] with the keys written as ordinary values.
       tagged_begin("cmap");
-      out_.array_begin(2 * n);
+      open_array(2 * n);
     } else if (verbose_ || msgpack_) {
-      out_.map_begin(n);
+      open_map(n);
     } else {
-      out_.array_begin(2 * n + 1);
+      open_array(2 * n + 1);
       out_.string("^ ");
     }
   }
@@ -187,12 +188,12 @@ class Encoder final : public ObjectEncoder {
     const bool scalar_keys = map_forms_.back();
     map_forms_.pop_back();
     if (!scalar_keys) {
-      out_.array_end();
+      close_array();
       tagged_end();
     } else if (verbose_ || msgpack_) {
-      out_.map_end();
+      close_map();
     } else {
-      out_.array_end();
+      close_array();
     }
   }
 
@@ -200,17 +201,18 @@ class Encoder final : public ObjectEncoder {
   void tagged_begin(std::string_view tag) override {
     scratch_.assign("~#").append(tag);
     if (verbose_) {
-      out_.map_begin(1);
+      open_map(1);
       out_.string(scratch_);
     } else {
-      out_.array_begin(2);
+      open_array(2);
       emit_string(scratch_, false);
     }
   }
-  void tagged_end() override { verbose_ ? out_.map_end() : out_.array_end(); }
+  void tagged_end() override { verbose_ ? close_map() : close_array(); }
 
   void top_begin(bool scalar) override {
     out_.next_root();
+    depth_ = 0;
     cache_.reset();
     map_forms_.clear();
     if (scalar) tagged_begin("'");
@@ -295,9 +297,9 @@ class Encoder final : public ObjectEncoder {
 
   void write_items(const Value& v) {
     const auto items = v.items();
-    out_.array_begin(items.size());
+    open_array(items.size());
     for (const Value& item : items) write(item, false);
-    out_.array_end();
+    close_array();
   }
 
   void write_map(const Value& v) {
@@ -319,19 +321,47 @@ class Encoder final : public ObjectEncoder {
     map_end();
   }
 
+  // Every array and map of the output opens here, so that nesting is counted as a reader will
+  // count it: a cmap, set or tagged value takes two levels, a MessagePack date or UUID one or
+  // two more than the scalar it is in JSON. Past max_depth the value is refused rather than
+  // written for a reader to reject.
+  void open_array(std::size_t n) {
+    enter();
+    out_.array_begin(n);
+  }
+  void open_map(std::size_t n) {
+    enter();
+    out_.map_begin(n);
+  }
+  void close_array() {
+    --depth_;
+    out_.array_end();
+  }
+  void close_map() {
+    --depth_;
+    out_.map_end();
+  }
+  void enter() {
+    if (depth_ == max_depth_)
+      throw_error(Errc::too_deep, "value nests deeper than " + std::to_string(max_depth_) +
+                                      " levels as written (WriteOptions::max_depth), which a "
+                                      "reader with the same max_depth rejects");
+    ++depth_;
+  }
+
   /// MessagePack's tagged forms of dates and UUIDs: `["~#m", ms]`, `["~#u", [hi, lo]]`.
   void write_tagged_ints(char tag, std::initializer_list<std::int64_t> rep) {
     const char name[] = {'~', '#', tag};
-    out_.array_begin(2);
+    open_array(2);
     emit_string({name, sizeof name}, false);
     if (rep.size() == 1) {
       out_.integer(*rep.begin());
     } else {
-      out_.array_begin(rep.size());
+      open_array(rep.size());
       for (const std::int64_t i : rep) out_.integer(i);
-      out_.array_end();
+      close_array();
     }
-    out_.array_end();
+    close_array();
   }
 
   void start_scratch(char tag) {
@@ -382,6 +412,8 @@ class Encoder final : public ObjectEncoder {
   const Registry* registry_;
   LookupProfiler* profiler_;
   WriteCache cache_;
+  std::size_t max_depth_;
+  std::size_t depth_ = 0;  // arrays and maps open in the output
   std::string scratch_;          // "~X" + text for the string being written; reused
   std::vector<bool> map_forms_;  // per open map: keys are scalars (else it is a cmap)
 };
@@ -395,7 +427,7 @@ class BackendWriter final : public Writer::Impl {
   BackendWriter(Sink& sink, Mode mode, const WriteOptions& options, EmitterArgs&&... args)
       : out_(sink, options.buffer_size),
         emitter_(out_, std::forward<EmitterArgs>(args)...),
-        encoder_(emitter_, mode, options.registry, options.profiler) {}
+        encoder_(emitter_, mode, options.registry, options.profiler, options.max_depth) {}
 
   void write(const Value& v) override {
     begin_value();

@@ -90,4 +90,21 @@ TEST(CliHostile, EdnStillBreaksWhatDoesNotFit) {
   std::filesystem::remove(out);
 }
 
+TEST(CliHostile, ConvertNeverWritesWhatItCannotReadBack) {
+  // MessagePack maps keyed by maps, 257 deep: read as 257 levels, written as 514 levels of
+  // cmaps. After a first value that converts, convert stops with an error (exit 1) and what
+  // it wrote reads back.
+  std::string deep;
+  for (int i = 0; i < 257; ++i) deep += "\x81";
+  deep += "\x01";
+  for (int i = 0; i < 257; ++i) deep += "\x02";
+  const auto in = temp_file("in3.mp"), out = temp_file("out3.json");
+  std::ofstream(in, std::ios::binary) << "\x92\x01\x02" << deep;
+  EXPECT_EQ(run_limited({"convert", "--from", "msgpack", "--to", "json"}, in, out, rlim_t{1} << 40), 1);
+  std::ifstream got(out);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(got), {}), "[1,2]");
+  std::filesystem::remove(in);
+  std::filesystem::remove(out);
+}
+
 }  // namespace

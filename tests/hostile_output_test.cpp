@@ -130,6 +130,64 @@ TEST(HostileEdn, BoundedPrintingStopsAtItsLimit) {
   EXPECT_EQ(transit::to_edn(v).size(), 500 + 2 + (std::size_t{16} << 20) + 500);
 }
 
+// ---- what is written can be read back ---------------------------------------------------------
+
+// MessagePack maps keyed by maps, `depth` deep: {{{... 1} 2} ...}. Native MessagePack maps take
+// one level each; written, each is a cmap of two levels.
+std::string msgpack_composite_keys(int depth) {
+  std::string out;
+  for (int i = 0; i < depth; ++i) out += "\x81";  // fixmap of 1, its key comes next
+  out += "\x01";                                   // the innermost key: 1
+  for (int i = 0; i < depth; ++i) out += "\x02";  // every map's value: 2
+  return out;
+}
+
+TEST(HostileWriteDepth, WhatAWriterEmitsItsReaderAccepts) {
+  // 257 levels read fine, but as 514 levels of cmaps they would be rejected on the way back:
+  // the writer refuses instead, in every encoding, and leaves nothing of the value.
+  const Value v = transit::read(msgpack_composite_keys(257), Encoding::msgpack);
+  for (const Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+    std::string out;
+    transit::StringSink sink(out);
+    transit::Writer writer(sink, e);
+    writer.write(Value::array({1, 2}));
+    try {
+      writer.write(v);
+      ADD_FAILURE() << "written";
+    } catch (const Error& err) {
+      EXPECT_EQ(err.code(), Errc::too_deep) << err.what();
+    }
+    writer.flush();
+    EXPECT_EQ(transit::read_all(out, e), std::vector<Value>{Value::array({1, 2})});
+  }
+  // 255 levels write as 510 and read back equal.
+  const Value ok = transit::read(msgpack_composite_keys(255), Encoding::msgpack);
+  for (const Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack})
+    EXPECT_EQ(transit::read(transit::write(ok, e), e), ok);
+}
+
+TEST(HostileWriteDepth, MsgpackDatesAndUuidsCountTheirArrays) {
+  // A date 512 arrays deep is a scalar in JSON but ["~#m", ms] in MessagePack: one level more.
+  Value date = Value::instant(0);
+  for (int i = 0; i < 512; ++i) date = Value::array({date});
+  const std::string json = transit::write(date);
+  EXPECT_EQ(transit::read(json), date);
+  try {
+    (void)transit::write(date, Encoding::msgpack);
+    ADD_FAILURE() << "written";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), Errc::too_deep);
+  }
+  // The limit can be raised to what a reader is set to accept.
+  transit::WriteOptions options;
+  options.max_depth = 513;
+  transit::ReadOptions read_options;
+  read_options.max_depth = 513;
+  EXPECT_EQ(transit::read(transit::write(date, Encoding::msgpack, options), Encoding::msgpack,
+                          read_options),
+            date);
+}
+
 // ---- user objects in EDN (issue 14) ------------------------------------------------------------
 
 struct Money {
