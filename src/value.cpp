@@ -550,7 +550,17 @@ ArenaScope::~ArenaScope() {
   if (arena->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete arena;
 }
 
+// An empty container has no node: it is inline, its kind and zero bytes, so that `[]`, `{}`
+// and the like cost their 16-byte handle and nothing more (MessagePack spends one byte on
+// each; a node and its arena bookkeeping cost 24 more).
+Value ValueAccess::empty(Kind kind) noexcept {
+  Value v;
+  v.small_.kind = kind;
+  return v;
+}
+
 Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
+  if (items.empty()) return empty(kind);
   const std::uint32_t n = detail::checked_size(items.size());
   auto* node = new (detail::allocate_node(sizeof(SeqNode) + n * sizeof(Value))) SeqNode{};
   Value* out = node->items();
@@ -577,6 +587,7 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
 }
 
 Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
+  if (flat.empty()) return empty(kind);
   const std::uint32_t n = detail::checked_size(flat.size() / 2);
   auto* node = new (detail::allocate_node(MapNode::bytes_for(n))) MapNode{};
   Entry* out = node->entries();
@@ -800,12 +811,14 @@ Uuid Value::as_uuid() const {
 std::span<const Value> Value::items() const {
   if (kind() != Kind::array && kind() != Kind::list && kind() != Kind::set)
     wrong_kind("array, list or set");
+  if (!on_heap()) return {};  // empty
   auto* node = static_cast<SeqNode*>(wide_.u.node);
   return {node->items(), node->size};
 }
 
 std::span<const Entry> Value::entries() const {
   if (kind() != Kind::map && kind() != Kind::link) wrong_kind("map or link");
+  if (!on_heap()) return {};  // empty
   auto* node = static_cast<MapNode*>(wide_.u.node);
   return {node->entries(), node->size};
 }

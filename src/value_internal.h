@@ -40,6 +40,8 @@ struct ValueAccess {
   static const void* node_of(const Value& v) noexcept {
     return (v.small_.flags & Value::kHeap) ? v.wide_.u.node : nullptr;
   }
+  /// An empty container of `kind` (array, list, set, map or link): inline, with no node.
+  static Value empty(Kind kind) noexcept;
   /// An array, list or set from `items` (moved from). Sets drop duplicates.
   static Value make_sequence(Kind kind, std::span<Value> items);
   /// A map or link from interleaved keys and values (moved from); `flat.size()` is even.

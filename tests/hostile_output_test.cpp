@@ -3,6 +3,8 @@
 // messages stay a few KB whatever the keys on the path, EDN printing costs memory linear in its
 // output, and what a writer emits its reader accepts. Inputs are built in the tests; the
 // assertions are sizes, not times.
+#include <malloc.h>
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -186,6 +188,65 @@ TEST(HostileWriteDepth, MsgpackDatesAndUuidsCountTheirArrays) {
   EXPECT_EQ(transit::read(transit::write(date, Encoding::msgpack, options), Encoding::msgpack,
                           read_options),
             date);
+}
+
+// ---- memory per value ---------------------------------------------------------------------------
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAsan = true;
+#else
+constexpr bool kAsan = false;
+#endif
+#else
+constexpr bool kAsan = false;
+#endif
+
+// Heap bytes a value read from `input` keeps once the reader is gone.
+std::size_t retained_bytes(const std::string& input, Encoding enc, Value& keep) {
+  const std::size_t before = mallinfo2().uordblks;
+  keep = transit::read(input, enc);
+  return mallinfo2().uordblks - before;
+}
+
+TEST(HostileMemory, EmptyContainersCostTheirHandleOnly) {
+  if (kAsan) GTEST_SKIP() << "AddressSanitizer's allocator keeps its own books";
+  // One byte of MessagePack each: a million empty arrays, maps, and nils for comparison. A
+  // node per empty container cost 24 bytes more than the 16-byte handle.
+  constexpr std::size_t n = 1'000'000;
+  const std::string header("\xdd\x00\x0f\x42\x40", 5);  // array 32 of 1,000,000
+  for (const char item : {'\x90', '\x80', '\xc0'}) {
+    Value v;
+    const std::size_t bytes = retained_bytes(header + std::string(n, item), Encoding::msgpack, v);
+    ASSERT_EQ(v.size(), n);
+    EXPECT_LE(bytes, 17 * n) << "item byte " << static_cast<int>(static_cast<unsigned char>(item));
+  }
+  std::string json = "[[]";
+  for (std::size_t i = 1; i < n; ++i) json += ",[]";
+  json += "]";
+  Value v;
+  EXPECT_LE(retained_bytes(json, Encoding::json, v), 17 * n);
+  EXPECT_EQ(v[5], Value::array({}));
+  EXPECT_EQ(v[5].items().size(), 0u);
+  EXPECT_EQ(transit::write(v), json);
+}
+
+TEST(HostileMemory, EmptyContainersBehaveAsAnyOther) {
+  for (const Value& e : {Value::array({}), Value::list({}), Value::set({}), Value::map({})}) {
+    EXPECT_EQ(e.size(), 0u);
+    EXPECT_EQ(e, e);
+    const Value copy = e;
+    EXPECT_EQ(copy.hash(), e.hash());
+    for (const Encoding enc : {Encoding::json, Encoding::json_verbose, Encoding::msgpack})
+      EXPECT_EQ(transit::read(transit::write(e, enc), enc), e);
+  }
+  EXPECT_TRUE(Value::map({}).entries().empty());
+  EXPECT_NE(Value::array({}), Value::list({}));
+  EXPECT_NE(Value::array({}), Value::array({1}));
+  EXPECT_NE(Value::map({}), Value::map({{1, 2}}));
+  EXPECT_EQ(transit::to_edn(Value::array({Value::set({}), Value::map({})})), "[#{} {}]");
 }
 
 // ---- user objects in EDN (issue 14) ------------------------------------------------------------
