@@ -168,6 +168,19 @@ TEST(HostileWriteDepth, WhatAWriterEmitsItsReaderAccepts) {
     EXPECT_EQ(transit::read(transit::write(ok, e), e), ok);
 }
 
+TEST(HostileWriteDepth, DocSampleRaisesBothLimitsTogether) {
+  // doc-sample begin
+  transit::ReadOptions read_options;
+  read_options.max_depth = 1000;
+  transit::WriteOptions write_options;
+  write_options.max_depth = read_options.max_depth;  // write nothing this reader rejects
+  // doc-sample end
+  const Value v = transit::read(msgpack_composite_keys(400), Encoding::msgpack, read_options);
+  EXPECT_EQ(transit::read(transit::write(v, Encoding::json, write_options), Encoding::json,
+                          read_options),
+            v);
+}
+
 TEST(HostileWriteDepth, MsgpackDatesAndUuidsCountTheirArrays) {
   // A date 512 arrays deep is a scalar in JSON but ["~#m", ms] in MessagePack: one level more.
   Value date = Value::instant(0);
