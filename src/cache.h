@@ -110,6 +110,11 @@ class WriteCache {
     return {};
   }
 
+  /// Lets go of the values `remember` holds, at the end of a top-level value, so that a writer
+  /// between values keeps no document alive. Only reset() may follow: the remembered nodes
+  /// are still listed and would match new text at a reused address.
+  void release_values() noexcept { held_.clear(); }
+
   /// The code of a long text value, by the identity of its node, if `remember` saw it since
   /// the last reset; else an empty view. `kind` tells a keyword from a symbol of the same text.
   /// A cache reference to a 16 MB keyword then costs no copy, hash or compare of its text.

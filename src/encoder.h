@@ -219,7 +219,7 @@ class Encoder final : public ObjectEncoder {
   }
   void top_end(bool scalar) override {
     if (scalar) tagged_end();
-    cache_.reset();  // lets go of the values it holds: the next value starts afresh anyway
+    cache_.release_values();  // the next value resets the cache before any lookup
   }
 
  private:
