@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "hash.h"
 #include "transit/error.h"
 #include "transit/value.h"
 #include "value_internal.h"
@@ -79,6 +80,7 @@ class WriteCache {
     ++generation_;
     count_ = 0;
     text_.clear();
+    held_.clear();
   }
 
   /// The code for `s` if it was cached before; otherwise caches it (wrapping after 1936
@@ -108,6 +110,41 @@ class WriteCache {
     return {};
   }
 
+  /// Lets go of the values `remember` holds, at the end of a top-level value, so that a writer
+  /// between values keeps no document alive. Only reset() may follow: the remembered nodes
+  /// are still listed and would match new text at a reused address.
+  void release_values() noexcept { held_.clear(); }
+
+  /// The code of a long text value, by the identity of its node, if `remember` saw it since
+  /// the last reset; else an empty view. `kind` tells a keyword from a symbol of the same text.
+  /// A cache reference to a 16 MB keyword then costs no copy, hash or compare of its text.
+  std::string_view find_node(const Value& v, char kind) const noexcept {
+    const void* node = ValueAccess::node_of(v);
+    if (!node || nodes_.empty()) return {};
+    const std::size_t mask = nodes_.size() - 1;
+    for (std::size_t i = node_slot(node, kind, mask);; i = (i + 1) & mask) {
+      const NodeSlot& slot = nodes_[i];
+      if (slot.generation != generation_) return {};
+      if (slot.node == node && slot.kind == kind) return cache_code(slot.code);
+    }
+  }
+
+  /// Right after a find_or_add that added the text of `v` (a long text value written as
+  /// `kind`): remembers its node, holding a count on it so that its address cannot be reused
+  /// by other text while it is remembered. At most one entry per cache slot: at most 1936.
+  void remember(const Value& v, char kind) {
+    const void* node = ValueAccess::node_of(v);
+    if (!node) return;
+    if (2 * (held_.size() + 1) > nodes_.size()) {
+      std::vector<NodeSlot> old(std::max<std::size_t>(16, nodes_.size() * 2));
+      old.swap(nodes_);
+      for (const NodeSlot& slot : old)
+        if (slot.generation == generation_) place_node(slot);
+    }
+    place_node({generation_, static_cast<std::uint16_t>(count_ - 1), kind, node});
+    held_.push_back(v);
+  }
+
  private:
   // At most half full keeps probe chains short; at the entry limit that is 4096 slots.
   static constexpr std::size_t kMinSlots = 64;
@@ -132,28 +169,32 @@ class WriteCache {
     std::uint32_t size = 0;
     std::uint16_t code = 0;
   };
-  // Eight bytes at a time: cached strings are keys and keywords, mostly 5 to 30 bytes, and a
-  // byte-at-a-time hash was a fifth of the time of writing keyword-keyed maps.
+  // Keyed (src/hash.h), so that the strings of one value cannot be chosen to share a probe
+  // chain; 16 bytes a multiply, as cached strings are keys and keywords, mostly 5 to 30 bytes.
   static std::uint32_t hash(std::string_view s) noexcept {
-    std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ s.size();
-    const char* p = s.data();
-    std::size_t n = s.size();
-    for (; n >= 8; p += 8, n -= 8) {
-      std::uint64_t w;
-      std::memcpy(&w, p, 8);
-      h = (h ^ w) * 0xff51afd7ed558ccdULL;
-      h ^= h >> 32;
-    }
-    if (n != 0) {
-      std::uint64_t w = 0;
-      std::memcpy(&w, p, n);
-      h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    }
-    h ^= h >> 29;
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
+    return static_cast<std::uint32_t>(keyed_bytes(process_hash_key(), s.data(), s.size()));
+  }
+
+  struct NodeSlot {
+    std::uint32_t generation = 0;
+    std::uint16_t code = 0;
+    char kind = 0;
+    const void* node = nullptr;
+  };
+  static std::size_t node_slot(const void* node, char kind, std::size_t mask) noexcept {
+    return fold_mul(reinterpret_cast<std::uintptr_t>(node) ^ static_cast<unsigned char>(kind),
+                    0x9e3779b97f4a7c15ULL) & mask;
+  }
+  void place_node(const NodeSlot& slot) noexcept {
+    const std::size_t mask = nodes_.size() - 1;
+    std::size_t i = node_slot(slot.node, slot.kind, mask);
+    while (nodes_[i].generation == generation_) i = (i + 1) & mask;
+    nodes_[i] = slot;
   }
 
   std::vector<Slot> slots_;
+  std::vector<NodeSlot> nodes_;  // open addressing by node address, at most half full
+  std::vector<Value> held_;      // the values remembered in nodes_, kept alive until reset
   std::string text_;
   std::uint32_t generation_ = 1;
   std::size_t count_ = 0;

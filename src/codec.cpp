@@ -663,4 +663,15 @@ bool is_decimal_text(std::string_view text) noexcept {
          scale <= std::numeric_limits<std::int32_t>::max();
 }
 
+std::string elide_middle(std::string_view s, std::size_t max) {
+  if (s.size() <= max) return std::string(s);
+  const std::size_t head = utf8_floor(s, max / 2);
+  std::size_t tail = s.size() - max / 2;
+  while (tail < s.size() && (static_cast<unsigned char>(s[tail]) & 0xC0) == 0x80) ++tail;
+  std::string out(s.substr(0, head));
+  out.append("\xE2\x80\xA6[").append(std::to_string(tail - head)).append(" bytes]\xE2\x80\xA6");
+  out.append(s.substr(tail));
+  return out;
+}
+
 }  // namespace transit::detail

@@ -53,6 +53,17 @@ std::optional<char32_t> decode_one_code_point(std::string_view s) noexcept;
 /// Appends the UTF-8 encoding of a valid code point.
 void append_utf8(char32_t c, std::string& out);
 
+/// The largest n' <= n that does not split a UTF-8 sequence of `s` (n <= s.size()).
+inline std::size_t utf8_floor(std::string_view s, std::size_t n) noexcept {
+  while (n > 0 && n < s.size() && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+/// `s` when it has at most `max` bytes; else its start and end, about `max` bytes in all, with
+/// an ellipsis and the number of bytes left out between them. For messages that must stay
+/// short (error paths and details) whatever the input put in them.
+std::string elide_middle(std::string_view s, std::size_t max);
+
 // ---- tags --------------------------------------------------------------------------------------
 
 /// Whether `tag` (the text after `~#`, already valid UTF-8) may name a tagged value: it is not

@@ -3,6 +3,8 @@
 
 #include <charconv>
 
+#include "codec.h"
+#include "edn.h"
 #include "ground.h"
 #include "value_internal.h"
 
@@ -383,6 +385,22 @@ void Decoder::tape_end(Frame& f, bool array) {
   if (frames_.empty()) done_ = true;
 }
 
+// The most of a map key that a path shows.
+constexpr std::size_t kPathKeyBytes = 64;
+
+namespace {
+
+// A string key in a path: its first kPathKeyBytes bytes, and its length when cut.
+void append_path_string(std::string& p, std::string_view s) {
+  p.append("\"").append(s.substr(0, utf8_floor(s, kPathKeyBytes)));
+  if (s.size() > kPathKeyBytes)
+    p.append("\xE2\x80\xA6\" (").append(std::to_string(s.size())).append(" bytes)");
+  else
+    p.append("\"");
+}
+
+}  // namespace
+
 std::string Decoder::path() const {
   // Built with append only: g++ 12 warns (-Wrestrict, a false positive) on operator+ chains.
   std::string p = "$";
@@ -397,15 +415,17 @@ std::string Decoder::path() const {
       case FrameKind::map_array:
       case FrameKind::object:
       case FrameKind::object_pending:
+        // A key shows its first 64 bytes: a path through 400 maps keyed by a 16 MB string
+        // stays a few KB (and Error cuts the whole path to 4 KB).
         if (n % 2 == 1 && f.taped) {
           const Token& t = tape_->tokens[f.key];
           p.append("[");
           if (t.op == Op::text)
-            p.append("\"").append(tape_->text_of(t)).append("\"");
+            append_path_string(p, tape_->text_of(t));
           else if (t.op == Op::value && t.value.kind() == Kind::string)
-            p.append("\"").append(t.value.as_string()).append("\"");
+            append_path_string(p, t.value.as_string());
           else if (t.op == Op::value)
-            p.append(to_edn(t.value));
+            append_edn(t.value, p, kPathKeyBytes);
           else
             p.append("...");
           p.append("]");
@@ -413,9 +433,9 @@ std::string Decoder::path() const {
           const Value& key = stack_[f.start + n - 1];
           p.append("[");
           if (key.kind() == Kind::string)
-            p.append("\"").append(key.as_string()).append("\"");
+            append_path_string(p, key.as_string());
           else
-            p.append(to_edn(key));
+            append_edn(key, p, kPathKeyBytes);
           p.append("]");
         }
         break;

@@ -11,7 +11,10 @@
 #endif
 
 #include "codec.h"
+#include "edn.h"
+#include "transit/reader.h"
 #include "transit/value.h"
+#include "transit/writer.h"
 
 namespace transit {
 namespace {
@@ -81,135 +84,194 @@ std::string type_name(std::type_index type) {
   return type.name();
 }
 
-void print(const Value& v, std::string& out);
+// Prints into one output string, streaming: no level of a nested value keeps a string of its
+// own, so memory is the output's size. With a limit it stops soon after the output has grown
+// by `limit` bytes (a long string is cut before it is escaped, loops stop at the next item).
+struct Printer {
+  std::string& out;
+  std::size_t end;                      // out.size() past which printing stops
+  const Registry* registry = nullptr;  // to print user objects as their handlers write them
 
-void print_items(std::span<const Value> items, std::string& out) {
-  bool first = true;
-  for (const Value& item : items) {
-    if (!first) out.push_back(' ');
-    first = false;
-    print(item, out);
+  bool full() const noexcept { return out.size() > end; }
+
+  // The first bytes of a long text that can still show; escaping only ever lengthens text.
+  std::string_view room_for(std::string_view s) const noexcept {
+    if (end == SIZE_MAX) return s;
+    const std::size_t room = end >= out.size() ? end - out.size() + 1 : 0;
+    return s.size() > room ? s.substr(0, room) : s;
   }
-}
 
-void print_entries(std::span<const Entry> entries, std::string& out) {
-  out.push_back('{');
-  bool first = true;
-  for (const auto& [key, val] : entries) {
-    if (!first) out.append(", ");
-    first = false;
-    print(key, out);
-    out.push_back(' ');
-    print(val, out);
+  void items(std::span<const Value> items) {
+    bool first = true;
+    for (const Value& item : items) {
+      if (full()) return;
+      if (!first) out.push_back(' ');
+      first = false;
+      print(item);
+    }
   }
-  out.push_back('}');
-}
 
-void print(const Value& v, std::string& out) {
-  switch (v.kind()) {
-    case Kind::null:
-      out.append("nil");
-      return;
-    case Kind::boolean:
-      out.append(v.as_bool() ? "true" : "false");
-      return;
-    case Kind::integer: {
-      char buf[24];
-      out.append(buf, std::to_chars(buf, buf + sizeof buf, v.as_int()).ptr);
-      return;
-    }
-    case Kind::big_integer:
-      out.append(v.as_string());
-      out.push_back('N');
-      return;
-    case Kind::floating: {
-      const double d = v.as_double();
-      if (std::isnan(d))
-        out.append("##NaN");
-      else if (std::isinf(d))
-        out.append(d < 0 ? "##-Inf" : "##Inf");
-      else
-        detail::format_double_java(d, out);
-      return;
-    }
-    case Kind::big_decimal:
-      out.append(v.as_string());
-      out.push_back('M');
-      return;
-    case Kind::string:
-      append_string(v.as_string(), out);
-      return;
-    case Kind::bytes:
-      out.append("#bytes \"");
-      detail::base64_encode(v.as_bytes(), out);
-      out.push_back('"');
-      return;
-    case Kind::keyword:
-      out.push_back(':');
-      out.append(v.as_string());
-      return;
-    case Kind::symbol:
-      out.append(v.as_string());
-      return;
-    case Kind::character:
-      append_char(v.as_char(), out);
-      return;
-    case Kind::instant:
-      out.append("#inst \"");
-      detail::format_instant_edn(v.as_instant(), out);
-      out.push_back('"');
-      return;
-    case Kind::uuid:
-      out.append("#uuid \"");
-      detail::format_uuid(v.as_uuid(), out);
-      out.push_back('"');
-      return;
-    case Kind::uri:
-      out.append("#uri ");
-      append_string(v.as_string(), out);
-      return;
-    case Kind::array:
-      out.push_back('[');
-      print_items(v.items(), out);
-      out.push_back(']');
-      return;
-    case Kind::list:
-      out.push_back('(');
-      print_items(v.items(), out);
-      out.push_back(')');
-      return;
-    case Kind::set:
-      out.append("#{");
-      print_items(v.items(), out);
-      out.push_back('}');
-      return;
-    case Kind::map:
-      print_entries(v.entries(), out);
-      return;
-    case Kind::link:
-      out.append("#link ");
-      print_entries(v.entries(), out);
-      return;
-    case Kind::tagged:
-      out.push_back('#');
-      out.append(v.tag());
+  void entries(std::span<const Entry> entries) {
+    out.push_back('{');
+    bool first = true;
+    for (const auto& [key, val] : entries) {
+      if (full()) return;
+      if (!first) out.append(", ");
+      first = false;
+      print(key);
       out.push_back(' ');
-      print(v.rep(), out);
-      return;
-    case Kind::object:
-      out.append("#object[");
-      out.append(type_name(v.object_type()));
-      out.push_back(']');
-      return;
+      print(val);
+    }
+    out.push_back('}');
   }
-}
+
+  void object(const Value& v) {
+    if (registry) {
+      // What its write handler writes, read back as the tag and representation it is:
+      // `#money "9.50"`. Nothing is registered for reading, so unknown tags stay tagged.
+      WriteOptions options;
+      options.registry = registry;
+      try {
+        return print(read(write(v, Encoding::json, options)));
+      } catch (const Error& e) {
+        if (e.code() != Errc::no_handler) throw;  // no handler: as without a registry
+      }
+    }
+    out.append("#object[");
+    out.append(type_name(v.object_type()));
+    out.push_back(']');
+  }
+
+  void print(const Value& v) {
+    switch (v.kind()) {
+      case Kind::null:
+        out.append("nil");
+        return;
+      case Kind::boolean:
+        out.append(v.as_bool() ? "true" : "false");
+        return;
+      case Kind::integer: {
+        char buf[24];
+        out.append(buf, std::to_chars(buf, buf + sizeof buf, v.as_int()).ptr);
+        return;
+      }
+      case Kind::big_integer:
+        out.append(room_for(v.as_string()));
+        out.push_back('N');
+        return;
+      case Kind::floating: {
+        const double d = v.as_double();
+        if (std::isnan(d))
+          out.append("##NaN");
+        else if (std::isinf(d))
+          out.append(d < 0 ? "##-Inf" : "##Inf");
+        else
+          detail::format_double_java(d, out);
+        return;
+      }
+      case Kind::big_decimal:
+        out.append(room_for(v.as_string()));
+        out.push_back('M');
+        return;
+      case Kind::string:
+        append_string(room_for(v.as_string()), out);
+        return;
+      case Kind::bytes: {
+        out.append("#bytes \"");
+        auto data = v.as_bytes();
+        const std::size_t room = room_for(std::string_view(reinterpret_cast<const char*>(data.data()), data.size())).size();
+        detail::base64_encode(data.first(std::min(data.size(), room)), out);
+        out.push_back('"');
+        return;
+      }
+      case Kind::keyword:
+        out.push_back(':');
+        out.append(room_for(v.as_string()));
+        return;
+      case Kind::symbol:
+        out.append(room_for(v.as_string()));
+        return;
+      case Kind::character:
+        append_char(v.as_char(), out);
+        return;
+      case Kind::instant:
+        out.append("#inst \"");
+        detail::format_instant_edn(v.as_instant(), out);
+        out.push_back('"');
+        return;
+      case Kind::uuid:
+        out.append("#uuid \"");
+        detail::format_uuid(v.as_uuid(), out);
+        out.push_back('"');
+        return;
+      case Kind::uri:
+        out.append("#uri ");
+        append_string(room_for(v.as_string()), out);
+        return;
+      case Kind::array:
+        out.push_back('[');
+        items(v.items());
+        out.push_back(']');
+        return;
+      case Kind::list:
+        out.push_back('(');
+        items(v.items());
+        out.push_back(')');
+        return;
+      case Kind::set:
+        out.append("#{");
+        items(v.items());
+        out.push_back('}');
+        return;
+      case Kind::map:
+        entries(v.entries());
+        return;
+      case Kind::link:
+        out.append("#link ");
+        entries(v.entries());
+        return;
+      case Kind::tagged:
+        out.push_back('#');
+        out.append(room_for(v.tag()));
+        out.push_back(' ');
+        print(v.rep());
+        return;
+      case Kind::object:
+        object(v);
+        return;
+    }
+  }
+};
 
 }  // namespace
 
 std::string to_edn(const Value& v) {
   std::string out;
-  print(v, out);
+  detail::append_edn(v, out);
   return out;
 }
+
+std::string to_edn(const Value& v, const Registry& registry) {
+  std::string out;
+  detail::append_edn(v, out, SIZE_MAX, &registry);
+  return out;
+}
+
+namespace detail {
+
+bool append_edn(const Value& v, std::string& out, std::size_t limit, const Registry* registry) {
+  const std::size_t start = out.size();
+  Printer printer{out, limit > SIZE_MAX - start ? SIZE_MAX : start + limit, registry};
+  printer.print(v);
+  if (out.size() - start <= limit) return true;
+  // Cut at the limit, on a UTF-8 character boundary, and say that something was cut.
+  std::size_t cut = start + limit;
+  while (cut > start && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  out.resize(cut);
+  out.append("\xE2\x80\xA6");  // U+2026, an ellipsis
+  return false;
+}
+
+}  // namespace detail
 
 }  // namespace transit

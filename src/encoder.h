@@ -75,12 +75,13 @@ template <class Out>
 class Encoder final : public ObjectEncoder {
  public:
   Encoder(Out& out, Mode mode, const Registry* registry = nullptr,
-          LookupProfiler* profiler = nullptr)
+          LookupProfiler* profiler = nullptr, std::size_t max_depth = SIZE_MAX)
       : out_(out),
         verbose_(mode == Mode::verbose),
         msgpack_(mode == Mode::msgpack),
         registry_(registry),
-        profiler_(profiler) {}
+        profiler_(profiler),
+        max_depth_(max_depth) {}
 
   /// One top-level value, with a fresh cache.
   void write_top(const Value& v) {
@@ -174,19 +175,19 @@ class Encoder final : public ObjectEncoder {
     return tag.size() == 1 && (is_direct_tag(tag) || (string_tag_char(tag[0]) && h.string_rep));
   }
 
-  void array_begin(std::size_t n) override { out_.array_begin(n); }
-  void array_end() override { out_.array_end(); }
+  void array_begin(std::size_t n) override { open_array(n); }
+  void array_end() override { close_array(); }
 
   void map_begin(std::size_t n, bool scalar_keys) override {
     map_forms_.push_back(scalar_keys);
     if (!scalar_keys) {
       // A cmap: ["~#cmap", [k, v, ...]] with the keys written as ordinary values.
       tagged_begin("cmap");
-      out_.array_begin(2 * n);
+      open_array(2 * n);
     } else if (verbose_ || msgpack_) {
-      out_.map_begin(n);
+      open_map(n);
     } else {
-      out_.array_begin(2 * n + 1);
+      open_array(2 * n + 1);
       out_.string("^ ");
     }
   }
@@ -194,12 +195,12 @@ class Encoder final : public ObjectEncoder {
     const bool scalar_keys = map_forms_.back();
     map_forms_.pop_back();
     if (!scalar_keys) {
-      out_.array_end();
+      close_array();
       tagged_end();
     } else if (verbose_ || msgpack_) {
-      out_.map_end();
+      close_map();
     } else {
-      out_.array_end();
+      close_array();
     }
   }
 
@@ -207,23 +208,25 @@ class Encoder final : public ObjectEncoder {
   void tagged_begin(std::string_view tag) override {
     scratch_.assign("~#").append(tag);
     if (verbose_) {
-      out_.map_begin(1);
+      open_map(1);
       out_.string(scratch_);
     } else {
-      out_.array_begin(2);
+      open_array(2);
       emit_string(scratch_, false);
     }
   }
-  void tagged_end() override { verbose_ ? out_.map_end() : out_.array_end(); }
+  void tagged_end() override { verbose_ ? close_map() : close_array(); }
 
   void top_begin(bool scalar) override {
     out_.next_root();
+    depth_ = 0;
     cache_.reset();
     map_forms_.clear();
     if (scalar) tagged_begin("'");
   }
   void top_end(bool scalar) override {
     if (scalar) tagged_end();
+    cache_.release_values();  // the next value resets the cache before any lookup
   }
 
  private:
@@ -243,19 +246,19 @@ class Encoder final : public ObjectEncoder {
       case Kind::integer:
         return integer(v.as_int(), as_key);
       case Kind::big_integer:
-        return emit_prefixed('n', v.as_string(), as_key);
+        return emit_text(v, 'n', as_key);
       case Kind::floating:
         return floating(v.as_double(), as_key);
       case Kind::big_decimal:
-        return emit_prefixed('f', v.as_string(), as_key);
+        return emit_text(v, 'f', as_key);
       case Kind::string:
-        return string(v.as_string(), as_key);
+        return emit_text(v, '"', as_key);
       case Kind::bytes:
         return bytes(v.as_bytes(), as_key);
       case Kind::keyword:
-        return keyword(v.as_string(), as_key);
+        return emit_text(v, ':', as_key);
       case Kind::symbol:
-        return symbol(v.as_string(), as_key);
+        return emit_text(v, '$', as_key);
       case Kind::character: {
         start_scratch('c');
         append_utf8(v.as_char(), scratch_);
@@ -272,7 +275,7 @@ class Encoder final : public ObjectEncoder {
         return emit_string(scratch_, as_key);
       }
       case Kind::uri:
-        return emit_prefixed('r', v.as_string(), as_key);
+        return emit_text(v, 'r', as_key);
       case Kind::array:
         return write_items(v);
       case Kind::list:
@@ -301,9 +304,9 @@ class Encoder final : public ObjectEncoder {
 
   void write_items(const Value& v) {
     const auto items = v.items();
-    out_.array_begin(items.size());
+    open_array(items.size());
     for (const Value& item : items) write(item, false);
-    out_.array_end();
+    close_array();
   }
 
   void write_map(const Value& v) {
@@ -325,19 +328,47 @@ class Encoder final : public ObjectEncoder {
     map_end();
   }
 
+  // Every array and map of the output opens here, so that nesting is counted as a reader will
+  // count it: a cmap, set or tagged value takes two levels, a MessagePack date or UUID one or
+  // two more than the scalar it is in JSON. Past max_depth the value is refused rather than
+  // written for a reader to reject.
+  void open_array(std::size_t n) {
+    enter();
+    out_.array_begin(n);
+  }
+  void open_map(std::size_t n) {
+    enter();
+    out_.map_begin(n);
+  }
+  void close_array() {
+    --depth_;
+    out_.array_end();
+  }
+  void close_map() {
+    --depth_;
+    out_.map_end();
+  }
+  void enter() {
+    if (depth_ == max_depth_)
+      throw_error(Errc::too_deep, "value nests deeper than " + std::to_string(max_depth_) +
+                                      " levels as written (WriteOptions::max_depth), which a "
+                                      "reader with the same max_depth rejects");
+    ++depth_;
+  }
+
   /// MessagePack's tagged forms of dates and UUIDs: `["~#m", ms]`, `["~#u", [hi, lo]]`.
   void write_tagged_ints(char tag, std::initializer_list<std::int64_t> rep) {
     const char name[] = {'~', '#', tag};
-    out_.array_begin(2);
+    open_array(2);
     emit_string({name, sizeof name}, false);
     if (rep.size() == 1) {
       out_.integer(*rep.begin());
     } else {
-      out_.array_begin(rep.size());
+      open_array(rep.size());
       for (const std::int64_t i : rep) out_.integer(i);
-      out_.array_end();
+      close_array();
     }
-    out_.array_end();
+    close_array();
   }
 
   void start_scratch(char tag) {
@@ -349,6 +380,29 @@ class Encoder final : public ObjectEncoder {
     start_scratch(tag);
     scratch_.append(body);
     emit_string(scratch_, as_key);
+  }
+
+  /// A text value: a string (`kind` '"') or one written as "~" + kind + text. A long one the
+  /// cache holds is found by its node, so each cache reference to a 16 MB keyword costs O(1)
+  /// (no copy, hash or compare of its text); otherwise as string() and emit_prefixed().
+  void emit_text(const Value& v, char kind, bool as_key) {
+    const std::string_view text = v.as_string();
+    const bool by_node = !verbose_ && (as_key || kind == ':' || kind == '$') &&
+                         ValueAccess::node_of(v) != nullptr;
+    if (!by_node) return kind == '"' ? string(text, as_key) : emit_prefixed(kind, text, as_key);
+    if (const std::string_view code = cache_.find_node(v, kind); !code.empty())
+      return out_.string(code);
+    std::string_view wire = text;
+    if (kind != '"' || text[0] == '~' || text[0] == '^' || text[0] == '`') {
+      start_scratch(kind == '"' ? text[0] : kind);
+      scratch_.append(kind == '"' ? text.substr(1) : text);
+      wire = scratch_;
+    }
+    // Long text is always cacheable here (a map key, a keyword or a symbol of 14+ bytes).
+    if (const std::string_view code = cache_.find_or_add(wire); !code.empty())
+      return out_.string(code);
+    cache_.remember(v, kind);
+    out_.string(wire);
   }
 
   void emit_string(std::string_view s, bool as_key) {
@@ -365,6 +419,8 @@ class Encoder final : public ObjectEncoder {
   const Registry* registry_;
   LookupProfiler* profiler_;
   WriteCache cache_;
+  std::size_t max_depth_;
+  std::size_t depth_ = 0;  // arrays and maps open in the output
   std::string scratch_;          // "~X" + text for the string being written; reused
   std::vector<bool> map_forms_;  // per open map: keys are scalars (else it is a cmap)
 };
@@ -378,7 +434,7 @@ class BackendWriter final : public Writer::Impl {
   BackendWriter(Sink& sink, Mode mode, const WriteOptions& options, EmitterArgs&&... args)
       : out_(sink, options.buffer_size),
         emitter_(out_, std::forward<EmitterArgs>(args)...),
-        encoder_(emitter_, mode, options.registry, options.profiler) {}
+        encoder_(emitter_, mode, options.registry, options.profiler, options.max_depth) {}
 
   void write(const Value& v) override {
     begin_value();

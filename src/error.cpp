@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "codec.h"
+
 namespace transit {
 
 std::string_view code_name(Errc code) noexcept {
@@ -31,6 +33,12 @@ std::string_view code_name(Errc code) noexcept {
 }
 
 namespace {
+// An error message stays a few KB whatever the input put in its path or detail (a key of
+// 16 MB, 400 levels of long keys): both are cut in the middle past these sizes. A path of
+// array indices at the deepest depth a reader allows ("[0]" 1000 times) is kept whole.
+constexpr std::size_t kMaxPath = 4096;
+constexpr std::size_t kMaxDetail = 1024;
+
 std::string format_message(Errc code, const Location& where, const std::string& path,
                            const std::string& detail) {
   // Built with append only: g++ 12 warns (-Wrestrict, a false positive) on chains of
@@ -45,17 +53,19 @@ std::string format_message(Errc code, const Location& where, const std::string& 
     }
   }
   if (!path.empty()) msg.append(" in ").append(path);
-  msg.append(": ").append(detail);
+  msg.append(": ").append(detail);  // both already cut to size
   return msg;
 }
 }  // namespace
 
 Error::Error(Errc code, Location where, std::string path, const std::string& detail)
-    : std::runtime_error(format_message(code, where, path, detail)),
+    : std::runtime_error(""),
       code_(code),
       where_(where),
-      path_(std::move(path)),
-      detail_(detail) {}
+      path_(path.size() > kMaxPath ? detail::elide_middle(path, kMaxPath) : std::move(path)),
+      detail_(detail::elide_middle(detail, kMaxDetail)) {
+  static_cast<std::runtime_error&>(*this) = std::runtime_error(format_message(code, where, path_, detail_));
+}
 
 namespace detail {
 

@@ -2,13 +2,17 @@
 // The value model: node layouts, construction, equality and hashing.
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <limits>
 #include <new>
-#include <unordered_map>
+#include <random>
 
 #include "codec.h"
+#include "hash.h"
 #include "transit/value.h"
 #include "value_internal.h"
 
@@ -17,11 +21,15 @@ namespace detail {
 namespace {
 
 // Text payloads (long strings, keywords, symbols, URIs, big numbers, bytes) are one block:
-// header then bytes, so a string costs one allocation.
+// header then bytes, so a string costs one allocation. The hash of the bytes is computed on
+// first use and kept (in what was padding): a 16 MB keyword referred to a million times by
+// cache codes, all one node, is hashed once. 0 means not computed yet.
 struct TextNode : Node {
   std::uint32_t size;
+  mutable std::atomic<std::uint32_t> hash{0};
   char* data() noexcept { return reinterpret_cast<char*>(this + 1); }
 };
+static_assert(sizeof(TextNode) == 24, "the memoized hash fits in the header's padding");
 
 struct UuidNode : Node {
   Uuid value;
@@ -87,6 +95,31 @@ void* allocate(std::size_t bytes) {
 }
 
 }  // namespace
+
+// ---- the hash key ---------------------------------------------------------------------------------
+
+const HashKey& process_hash_key() noexcept {
+  // std::random_device reads the operating system's random source (getrandom on Linux).
+  static const HashKey key = [] {
+    HashKey k{};
+    try {
+      std::random_device rd;
+      auto word = [&rd] { return std::uint64_t{rd()} << 32 | rd(); };
+      k = {word(), word(), word(), word()};
+    } catch (...) {
+      // No random source: a clock and an address (ASLR) still differ from run to run.
+      const auto t = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+      const auto a = reinterpret_cast<std::uintptr_t>(&k);
+      k = {fold_mul(t, 0x9e3779b97f4a7c15ULL), fold_mul(a, 0xbf58476d1ce4e5b9ULL),
+           fold_mul(t ^ a, 0x94d049bb133111ebULL), fold_mul(t + a, 0xff51afd7ed558ccdULL)};
+    }
+    // Odd multipliers keep the folded multiplies from collapsing on a zero factor.
+    k.k1 |= 1;
+    k.k3 |= 1;
+    return k;
+  }();
+  return key;
+}
 
 // ---- arenas ---------------------------------------------------------------------------------------
 
@@ -517,7 +550,17 @@ ArenaScope::~ArenaScope() {
   if (arena->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete arena;
 }
 
+// An empty container has no node: it is inline, its kind and zero bytes, so that `[]`, `{}`
+// and the like cost their 16-byte handle and nothing more (MessagePack spends one byte on
+// each; a node and its arena bookkeeping cost 24 more).
+Value ValueAccess::empty(Kind kind) noexcept {
+  Value v;
+  v.small_.kind = kind;
+  return v;
+}
+
 Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
+  if (items.empty()) return empty(kind);
   const std::uint32_t n = detail::checked_size(items.size());
   auto* node = new (detail::allocate_node(sizeof(SeqNode) + n * sizeof(Value))) SeqNode{};
   Value* out = node->items();
@@ -544,6 +587,7 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
 }
 
 Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
+  if (flat.empty()) return empty(kind);
   const std::uint32_t n = detail::checked_size(flat.size() / 2);
   auto* node = new (detail::allocate_node(MapNode::bytes_for(n))) MapNode{};
   Entry* out = node->entries();
@@ -782,12 +826,14 @@ Uuid Value::as_uuid() const {
 std::span<const Value> Value::items() const {
   if (kind() != Kind::array && kind() != Kind::list && kind() != Kind::set)
     wrong_kind("array, list or set");
+  if (!on_heap()) return {};  // empty
   auto* node = static_cast<SeqNode*>(wide_.u.node);
   return {node->items(), node->size};
 }
 
 std::span<const Entry> Value::entries() const {
   if (kind() != Kind::map && kind() != Kind::link) wrong_kind("map or link");
+  if (!on_heap()) return {};  // empty
   auto* node = static_cast<MapNode*>(wide_.u.node);
   return {node->entries(), node->size};
 }
@@ -886,20 +932,29 @@ const void* Value::object_address() const {
 
 namespace {
 
-std::size_t mix(std::uint64_t x) noexcept {
-  // splitmix64 finaliser: cheap and spreads every input bit.
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return static_cast<std::size_t>(x ^ (x >> 31));
-}
-
+// Folds a hash into a running one (arrays, maps, tagged values). Its inputs are keyed hashes
+// already, so it need not be keyed itself.
 std::size_t combine(std::size_t seed, std::size_t h) noexcept {
-  return mix(seed ^ (h + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)));
+  return detail::fold_mul(seed ^ (h + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)),
+                          0xbf58476d1ce4e5b9ULL);
 }
 
 // Order-free equality for sets and maps: every element of `a` has an equal partner in `b`
-// (sizes are equal and both sides hold distinct elements, so that is a bijection).
+// (sizes are equal and both sides hold distinct elements, so that is a bijection). Large ones
+// index `b` in an open-addressing table of (hash, position) that is kept per thread and per
+// nesting level (elements of sets are compared by this same function), so comparing allocates
+// nothing once the tables have grown.
+struct EqualSlot {
+  std::size_t hash;
+  std::uint32_t index;
+};
+constexpr std::uint32_t kNoSlot = UINT32_MAX;
+struct EqualTables {
+  std::deque<std::vector<EqualSlot>> levels;  // a deque: growing it never moves a level
+  std::size_t depth = 0;
+};
+thread_local EqualTables t_equal_tables;
+
 template <class T, class KeyOf, class Match>
 bool unordered_equal(std::span<const T> a, std::span<const T> b, KeyOf key_of, Match match) {
   if (a.size() != b.size()) return false;
@@ -916,13 +971,35 @@ bool unordered_equal(std::span<const T> a, std::span<const T> b, KeyOf key_of, M
     }
     return true;
   }
-  std::unordered_multimap<std::size_t, const T*> index;
-  index.reserve(b.size());
-  for (const T& y : b) index.emplace(key_of(y).hash(), &y);
+  EqualTables& tables = t_equal_tables;
+  if (tables.depth == tables.levels.size()) tables.levels.emplace_back();
+  std::vector<EqualSlot>& t = tables.levels[tables.depth];
+  struct Level {
+    EqualTables& tables;
+    explicit Level(EqualTables& e) : tables(e) { ++tables.depth; }
+    ~Level() { --tables.depth; }
+  } level(tables);
+  std::size_t slots = 16;
+  while (slots < 2 * b.size()) slots *= 2;
+  t.assign(slots, EqualSlot{0, kNoSlot});
+  const std::size_t mask = slots - 1;
+  for (std::size_t j = 0; j < b.size(); ++j) {
+    const std::size_t h = key_of(b[j]).hash();
+    std::size_t i = h & mask;
+    while (t[i].index != kNoSlot) i = (i + 1) & mask;
+    t[i] = {h, static_cast<std::uint32_t>(j)};
+  }
   for (const T& x : a) {
-    auto [lo, hi] = index.equal_range(key_of(x).hash());
-    auto it = std::find_if(lo, hi, [&](const auto& p) { return key_of(*p.second) == key_of(x); });
-    if (it == hi || !match(x, *it->second)) return false;
+    const Value& k = key_of(x);
+    const std::size_t h = k.hash();
+    const T* partner = nullptr;
+    for (std::size_t i = h & mask; t[i].index != kNoSlot; i = (i + 1) & mask) {
+      if (t[i].hash == h && key_of(b[t[i].index]) == k) {
+        partner = &b[t[i].index];
+        break;
+      }
+    }
+    if (!partner || !match(x, *partner)) return false;
   }
   return true;
 }
@@ -990,76 +1067,72 @@ bool operator==(const Value& a, const Value& b) noexcept {
 }
 
 std::size_t Value::hash() const noexcept {
-  const auto k = static_cast<std::size_t>(kind());
-  switch (kind()) {
-    case Kind::string:
-    case Kind::keyword:
-    case Kind::symbol:
-    case Kind::uri:
-    case Kind::big_decimal:
-    case Kind::bytes:
-      // Inline text hashes its two words; equal text has equal words (see operator==).
-      if (!on_heap()) return combine(mix(raw_.a), mix(raw_.b));
-      break;
-    default:
-      break;
+  // Every hash is keyed (src/hash.h): a peer cannot choose values that share a bucket.
+  const detail::HashKey& key = detail::process_hash_key();
+  const auto k = static_cast<std::uint64_t>(kind());
+  if (detail::is_text_kind(kind())) {
+    // Inline text hashes its two words; equal text has equal words (see operator==). Longer
+    // text is always on the heap and its node keeps the hash of its bytes.
+    if (!on_heap()) return detail::keyed_pair(key, raw_.a, raw_.b);
+    auto* node = static_cast<TextNode*>(wide_.u.node);
+    std::uint32_t h = node->hash.load(std::memory_order_relaxed);
+    if (h == 0) {
+      h = static_cast<std::uint32_t>(detail::keyed_bytes(key, node->data(), node->size));
+      if (h == 0) h = 1;
+      node->hash.store(h, std::memory_order_relaxed);
+    }
+    return detail::keyed_pair(key, h, k);
   }
   switch (kind()) {
     case Kind::null:
-      return mix(0);
+      return detail::keyed_word(key, k << 56);
     case Kind::boolean:
-      return mix(wide_.u.b ? 1 : 2);
+      return detail::keyed_word(key, k << 56 | (wide_.u.b ? 1 : 2));
     case Kind::integer:
-      return mix(static_cast<std::uint64_t>(wide_.u.i));
+      return detail::keyed_word(key, static_cast<std::uint64_t>(wide_.u.i));
     case Kind::floating: {
       double d = wide_.u.d;
       if (d == 0) d = 0;  // -0.0 == 0.0, so they hash alike
-      if (std::isnan(d)) return mix(0x7ff8000000000000ULL);
-      return combine(k, mix(std::bit_cast<std::uint64_t>(d)));
+      if (std::isnan(d)) d = std::numeric_limits<double>::quiet_NaN();  // NaN == NaN too
+      return detail::keyed_pair(key, std::bit_cast<std::uint64_t>(d), k);
     }
     case Kind::instant:
-      return combine(k, mix(static_cast<std::uint64_t>(wide_.u.i)));
+      return detail::keyed_pair(key, static_cast<std::uint64_t>(wide_.u.i), k);
     case Kind::character:
-      return combine(k, mix(wide_.u.c));
-    case Kind::bytes: {
-      auto b = as_bytes();
-      return combine(k, std::hash<std::string_view>{}(
-                            {reinterpret_cast<const char*>(b.data()), b.size()}));
-    }
-    case Kind::string:
-    case Kind::keyword:
-    case Kind::symbol:
-    case Kind::uri:
-    case Kind::big_integer:
-    case Kind::big_decimal:
-      return combine(k, std::hash<std::string_view>{}(as_string()));
+      return detail::keyed_pair(key, wide_.u.c, k);
     case Kind::uuid: {
-      Uuid u = as_uuid();
-      return combine(combine(k, mix(u.hi)), mix(u.lo));
+      const Uuid u = as_uuid();
+      return detail::keyed_pair(key, u.hi, detail::keyed_pair(key, u.lo, k));
     }
     case Kind::array:
     case Kind::list: {
-      std::size_t h = mix(k);
+      std::size_t h = detail::keyed_word(key, k);
       for (const Value& v : items()) h = combine(h, v.hash());
       return h;
     }
     case Kind::set: {
       std::size_t h = 0;  // a sum does not depend on order
       for (const Value& v : items()) h += v.hash();
-      return combine(k, h);
+      return detail::keyed_pair(key, h, k);
     }
     case Kind::map:
     case Kind::link: {
       std::size_t h = 0;
-      for (const auto& [key, v] : entries()) h += combine(key.hash(), v.hash());
-      return combine(k, h);
+      for (const auto& [kk, v] : entries()) h += combine(kk.hash(), v.hash());
+      return detail::keyed_pair(key, h, k);
     }
-    case Kind::tagged:
-      return combine(combine(k, std::hash<std::string_view>{}(tag())), rep().hash());
+    case Kind::tagged: {
+      auto* n = static_cast<TaggedNode*>(wide_.u.node);
+      return combine(detail::keyed_pair(key, n->tag.hash(), k), n->rep.hash());
+    }
     case Kind::object: {
+      // A user hash may be weak (std::hash<int> is the identity): keying it spreads values
+      // the user hash tells apart, though it cannot separate what that hash merges.
       auto* n = static_cast<detail::ObjectNode*>(wide_.u.node);
-      return combine(n->type->hash_code(), n->vt->hash(n->obj));
+      return detail::keyed_pair(key, n->type->hash_code(), n->vt->hash(n->obj));
     }
+    default:
+      break;
   }
   return 0;
 }

@@ -35,6 +35,13 @@ struct ValueAccess {
   /// false (leaving `out` alone) when `v` refers to none and can itself be shared. Run with no
   /// ArenaScope open, so what it builds goes to the heap.
   static bool detach_into(const Value& v, Value& out);
+  /// The heap node of `v`, or nullptr when `v` is inline: the identity of a long string, the
+  /// same for every copy of it (and for every cache reference a reader resolved to it).
+  static const void* node_of(const Value& v) noexcept {
+    return (v.small_.flags & Value::kHeap) ? v.wide_.u.node : nullptr;
+  }
+  /// An empty container of `kind` (array, list, set, map or link): inline, with no node.
+  static Value empty(Kind kind) noexcept;
   /// An array, list or set from `items` (moved from). Sets drop duplicates.
   static Value make_sequence(Kind kind, std::span<Value> items);
   /// A map or link from interleaved keys and values (moved from); `flat.size()` is even.

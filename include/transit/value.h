@@ -81,6 +81,7 @@ struct Uri {
 };
 
 class Value;
+class Registry;
 using Entry = std::pair<Value, Value>;
 
 namespace detail {
@@ -347,6 +348,10 @@ inline Value sym(std::string_view name) { return Value::symbol(name); }
 /// literal for are printed as tagged literals: `#uri "..."`, `#bytes "<base64>"`, `#link {...}`,
 /// and a tagged value as `#tag rep`.
 std::string to_edn(const Value& v);
+/// As above, but a user object prints as its write handler in `registry` writes it, read back
+/// as a tag and representation (`#money "9.50"`), rather than as `#object[Money]`. Objects with
+/// no handler there print as `#object[Type]`. Memory is linear in the output.
+std::string to_edn(const Value& v, const Registry& registry);
 
 // ---- user objects ------------------------------------------------------------------------------
 

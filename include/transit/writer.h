@@ -21,6 +21,12 @@ struct WriteOptions {
   /// to float and back gives the same double, so nothing is lost; others stay float 64. Off by
   /// default: float 64 always, as the other Transit implementations write. Ignored by JSON.
   bool float32 = false;
+  /// The deepest nesting of arrays and maps written, counted on the wire as a reader counts it
+  /// (a cmap, set, list or tagged value takes two levels; a MessagePack date one, a UUID two).
+  /// A value nested deeper fails with Error(too_deep) and leaves nothing of itself, rather than
+  /// being written for a reader with the same limit (ReadOptions::max_depth, 512 by default) to
+  /// reject. SIZE_MAX lifts it.
+  std::size_t max_depth = 512;
   /// Handlers for user types (Value::object and C++ objects written directly). Null: only the
   /// built-in types can be written. Must outlive the writer.
   const Registry* registry = nullptr;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "demo.h"
+#include "edn.h"
 #include "transit/transit.h"
 
 namespace transit::cli {
@@ -98,14 +99,20 @@ std::size_t terminal_width() {
 
 // ---- EDN pretty-printing ---------------------------------------------------------------------------
 
+// Everything is printed straight into `out`. Whether a value fits on the rest of the line is
+// found by printing it with a bound of the room left (detail::append_edn), which costs O(width)
+// whatever its size, and taking it back when it does not fit: memory is the output's size,
+// not depth x size as when every level printed its whole subtree to measure it.
 void pretty(const Value& v, std::size_t indent, std::size_t width, std::string& out) {
-  std::string flat = to_edn(v);
   const bool collection = v.kind() == Kind::array || v.kind() == Kind::list ||
                           v.kind() == Kind::set || v.kind() == Kind::map;
-  if (!collection || indent + flat.size() <= width || v.size() == 0) {
-    out += flat;
+  if (!collection || v.size() == 0) {
+    detail::append_edn(v, out);
     return;
   }
+  const std::size_t mark = out.size();
+  if (detail::append_edn(v, out, width > indent ? width - indent : 0)) return;
+  out.resize(mark);
   const char* open = v.kind() == Kind::array ? "[" : v.kind() == Kind::list ? "(" :
                      v.kind() == Kind::set   ? "#{" : "{";
   const char* close = v.kind() == Kind::array ? "]" : v.kind() == Kind::list ? ")" : "}";
@@ -126,11 +133,11 @@ void pretty(const Value& v, std::size_t indent, std::size_t width, std::string& 
       const std::size_t key_start = out.size();
       pretty(key, inner, width, out);
       const std::size_t key_end_column = inner + (out.size() - key_start);
-      const std::string value_flat = to_edn(value);
-      if (key_end_column + 1 + value_flat.size() <= width) {
-        out += ' ';
-        out += value_flat;
-      } else {
+      const std::size_t value_start = out.size();
+      out += ' ';
+      if (!detail::append_edn(value, out,
+                              width > key_end_column + 1 ? width - key_end_column - 1 : 0)) {
+        out.resize(value_start);
         out += '\n';
         out.append(inner + 1, ' ');
         pretty(value, inner + 1, width, out);

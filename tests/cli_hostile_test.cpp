@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// The transit tool on hostile input, under an address-space limit so that memory growth is a
+// failure rather than a slow test: `transit edn` must print a deep value in memory linear in
+// its output (issue 12, item 5).
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAsan = true;
+#else
+constexpr bool kAsan = false;
+#endif
+#else
+constexpr bool kAsan = false;
+#endif
+
+// Runs `transit args...` with stdin from `in` and stdout to `out`, at most `max_bytes` of
+// address space (RLIM_INFINITY: no limit); returns the exit status (or 128 + signal).
+int run_limited(const std::vector<std::string>& args, const std::string& in, const std::string& out,
+                rlim_t max_bytes) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int i = ::open(in.c_str(), O_RDONLY);
+    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (i < 0 || o < 0 || null < 0) ::_exit(126);
+    ::dup2(i, STDIN_FILENO);
+    ::dup2(o, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    // No limit for RLIM_INFINITY: AddressSanitizer reserves terabytes of address space.
+    const rlimit limit{max_bytes, max_bytes};
+    if (max_bytes != RLIM_INFINITY) ::setrlimit(RLIMIT_AS, &limit);
+    ::setenv("COLUMNS", "80", 1);
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv{const_cast<char*>(TRANSIT_CLI_PATH)};
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(TRANSIT_CLI_PATH, argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::filesystem::path temp_file(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("transit-cli-hostile-" + std::to_string(::getpid()) + "-" + name);
+}
+
+TEST(CliHostile, EdnOfADeepValuePrintsInMemoryLinearInItsSize) {
+  if (kAsan) GTEST_SKIP() << "an address-space limit means nothing under AddressSanitizer";
+  // 500 arrays around a 16 MB string: every level once printed its whole subtree to see
+  // whether it fit in the line (8 GB in all); the tool now gets 256 MB of address space.
+  const std::size_t n = std::size_t{16} << 20;
+  const std::string text = std::string(500, '[') + "\"" + std::string(n, 's') + "\"" + std::string(500, ']');
+  const auto in = temp_file("in.json"), out = temp_file("out.edn");
+  std::ofstream(in, std::ios::binary) << text;
+  EXPECT_EQ(run_limited({"edn"}, in, out, rlim_t{256} << 20), 0);
+  // One line: a single item never moves to a line of its own.
+  EXPECT_EQ(std::filesystem::file_size(out), text.size() + 1);
+  std::filesystem::remove(in);
+  std::filesystem::remove(out);
+}
+
+TEST(CliHostile, EdnStillBreaksWhatDoesNotFit) {
+  const auto in = temp_file("in2.json"), out = temp_file("out2.edn");
+  std::ofstream(in, std::ios::binary)
+      << R"(["^ ","~:short",[1,2],"~:long",[")" << std::string(100, 'x') << R"(",2,3]])";
+  EXPECT_EQ(run_limited({"edn"}, in, out, RLIM_INFINITY), 0);
+  std::ifstream got(out);
+  const std::string printed{std::istreambuf_iterator<char>(got), {}};
+  EXPECT_EQ(printed, "{:short [1 2],\n :long\n  [\"" + std::string(100, 'x') + "\"\n   2\n   3]}\n");
+  std::filesystem::remove(in);
+  std::filesystem::remove(out);
+}
+
+TEST(CliHostile, ConvertNeverWritesWhatItCannotReadBack) {
+  // MessagePack maps keyed by maps, 257 deep: read as 257 levels, written as 514 levels of
+  // cmaps. After a first value that converts, convert stops with an error (exit 1) and what
+  // it wrote reads back.
+  std::string deep;
+  for (int i = 0; i < 257; ++i) deep += "\x81";
+  deep += "\x01";
+  for (int i = 0; i < 257; ++i) deep += "\x02";
+  const auto in = temp_file("in3.mp"), out = temp_file("out3.json");
+  std::ofstream(in, std::ios::binary) << "\x92\x01\x02" << deep;
+  EXPECT_EQ(run_limited({"convert", "--from", "msgpack", "--to", "json"}, in, out, RLIM_INFINITY), 1);
+  std::ifstream got(out);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(got), {}), "[1,2]");
+  std::filesystem::remove(in);
+  std::filesystem::remove(out);
+}
+
+}  // namespace
