@@ -13,15 +13,16 @@
 #include "transit/value.h"
 #include "value_internal.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TRANSIT_TEST_ASAN 1
+// Under ASan and TSan the sanitizer's allocator serves malloc, and mallinfo2 knows nothing.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TRANSIT_TEST_SANITIZER_ALLOCATOR 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TRANSIT_TEST_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TRANSIT_TEST_SANITIZER_ALLOCATOR 1
 #endif
 #endif
 
-#ifdef TRANSIT_TEST_ASAN
+#ifdef TRANSIT_TEST_SANITIZER_ALLOCATOR
 // Declared here: g++ 12 on Debian ships the runtime but not <sanitizer/allocator_interface.h>.
 extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #else
@@ -37,7 +38,7 @@ using transit::Value;
 
 // Bytes the process's allocator has handed out and not had back.
 std::size_t heap_in_use() {
-#ifdef TRANSIT_TEST_ASAN
+#ifdef TRANSIT_TEST_SANITIZER_ALLOCATOR
   return __sanitizer_get_current_allocated_bytes();
 #else
   const struct mallinfo2 info = mallinfo2();
@@ -91,7 +92,7 @@ TEST(ArenaDetach, AKeptPartPinsItsDocumentUnlessDetached) {
   EXPECT_LT(detached, std::size_t{64} << 10) << "pinned: " << pinned;
 }
 
-TEST(ArenaBlocks, AThreadKeepsAtMostEightMiBOfBlocksForItsNextDocuments) {
+TEST(ArenaBlocks, APoolKeepsAtMostEightMiBOfBlocksForTheNextDocuments) {
   const std::string big = records_json(100000);
   // On a thread of its own, whose pool starts empty: tests run before this one in the same
   // process may have left this thread's pool full, and the read would take those blocks.
