@@ -92,10 +92,14 @@ struct Result {
   std::size_t bytes = 0;
 };
 
+// The output is held in memory: a value that expands past the tool's limit fails with
+// too_large instead of growing the string until memory runs out.
 std::string write_all(std::span<const Value> values, Encoding encoding) {
   std::string out;
   StringSink sink(out);
-  Writer writer(sink, encoding);
+  WriteOptions options;
+  options.max_output_bytes = kDefaultMaxOutputBytes;
+  Writer writer(sink, encoding, options);
   for (const Value& v : values) writer.write(v);
   writer.flush();
   return out;
