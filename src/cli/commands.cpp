@@ -2,12 +2,14 @@
 #include "commands.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -102,12 +104,6 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
   int fd() const { return fd_; }
-  /// True for a regular file, where output is written in large blocks; a pipe, a terminal or
-  /// a socket gets each value as soon as it is complete.
-  bool regular() const {
-    struct stat st {};
-    return ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
-  }
 
  private:
   int fd_ = STDOUT_FILENO;
@@ -222,13 +218,40 @@ std::size_t count_cache_codes(std::string_view json) {
 
 // ---- commands -------------------------------------------------------------------------------------------
 
-/// Reads every value of `from` on `in`, calling `each` as each one arrives and reporting the
-/// bytes read to `progress`. Values read before an error have been handled when the error is
-/// thrown.
+/// The input as a Source that counts the bytes read, and calls `before_wait` when a read is
+/// about to wait because nothing more has arrived yet. A command flushes its output there, so
+/// every value completed has been written before the tool waits for input (a pipeline never
+/// stalls on a finished value), while input that is already there (a file, a fast producer)
+/// is converted in large blocks instead of one write per value.
+class InputSource final : public Source {
+ public:
+  InputSource(int fd, std::function<void()> before_wait)
+      : fd_(fd), inner_(fd), before_wait_(std::move(before_wait)) {}
+  std::size_t read(char* buffer, std::size_t size) override {
+    if (before_wait_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 0) != 1) before_wait_();  // nothing ready (or poll failed): flush first
+    }
+    const std::size_t n = inner_.read(buffer, size);
+    count_ += n;
+    return n;
+  }
+  std::uint64_t count() const noexcept { return count_; }
+
+ private:
+  int fd_;
+  FdSource inner_;
+  std::function<void()> before_wait_;
+  std::uint64_t count_ = 0;
+};
+
+/// Reads every value of `from` on `in`, calling `each` as each one arrives, `before_wait`
+/// before waiting for more input, and reporting the bytes read to `progress`. Values read
+/// before an error have been handled when the error is thrown.
 template <class Each>
-void for_each_value(const InputFile& in, Encoding from, Each each, Progress* progress = nullptr) {
-  FdSource fd_source(in.fd());
-  CountingSource source(fd_source);
+void for_each_value(const InputFile& in, Encoding from, Each each, Progress* progress = nullptr,
+                    std::function<void()> before_wait = {}) {
+  InputSource source(in.fd(), std::move(before_wait));
   const std::optional<std::uint64_t> total = progress ? in.size() : std::nullopt;
   Reader reader(source, from);
   std::uint64_t values = 0;
@@ -238,15 +261,14 @@ void for_each_value(const InputFile& in, Encoding from, Each each, Progress* pro
   }
 }
 
-/// Output written through an FdSink: in large blocks to a regular file, value by value to
-/// anything else. A failed write throws Error(io), so lost output is an error.
-class ValueOutput {
+/// Text output through an FdSink, in blocks of 64 KiB and on flush(). A failed write throws
+/// Error(io), so lost output is an error.
+class TextOutput {
  public:
-  explicit ValueOutput(const OutputFile& out) : sink_(out.fd()), each_value_(!out.regular()) {}
+  explicit TextOutput(const OutputFile& out) : sink_(out.fd()) {}
   std::string& buffer() { return buffer_; }
-  /// Ends one value: its bytes go out now unless output is a regular file.
   void end_value() {
-    if (each_value_ || buffer_.size() >= 64 * 1024) flush();
+    if (buffer_.size() >= 64 * 1024) flush();
   }
   void flush() {
     sink_.write(buffer_.data(), buffer_.size());
@@ -255,7 +277,6 @@ class ValueOutput {
 
  private:
   FdSink sink_;
-  bool each_value_;
   std::string buffer_;
 };
 
@@ -263,9 +284,9 @@ constexpr Usage kConvertUsage{
     "usage: transit convert [--from ENC] [--to ENC] [--max-output-bytes N] [--quiet] [IN [OUT]]\n"
     "\n"
     "Converts every top-level value of IN (default stdin) from one encoding to another, writing\n"
-    "to OUT (default stdout). ENC is json (default), json-verbose or msgpack. Each value is\n"
-    "written as soon as it is complete when OUT is a pipe or a terminal, in large blocks when\n"
-    "it is a file.\n"
+    "to OUT (default stdout). ENC is json (default), json-verbose or msgpack. Before waiting\n"
+    "for more input, every value completed has been written; input already there is written\n"
+    "in large blocks.\n"
     "\n"
     "  --max-output-bytes N  fail on a value that expands to more than N bytes of output\n"
     "                        (K, M, G suffixes; default 1G)\n"
@@ -281,8 +302,8 @@ constexpr Usage kRoundtripUsage{
 constexpr Usage kEdnUsage{
     "usage: transit edn [--from ENC] [IN]\n"
     "\n"
-    "Prints each value of IN (default stdin) as EDN, indented to the terminal width. Each value\n"
-    "is written as soon as it is complete unless the output is a regular file."};
+    "Prints each value of IN (default stdin) as EDN, indented to the terminal width. Before\n"
+    "waiting for more input, every value completed has been written."};
 
 constexpr Usage kStatsUsage{
     "usage: transit stats [--from ENC] [--quiet] [IN]\n"
@@ -364,8 +385,6 @@ int convert(Args args) {
     WriteOptions options;
     options.max_output_bytes = p.max_output_bytes;
     Writer writer(sink, to, options);
-    // A pipe's reader gets each value as soon as it is complete; a file gets large blocks.
-    const bool each_value = !out.regular();
     // Values and the progress line would garble each other on one terminal.
     Progress progress("convert", progress_enabled(p.quiet) && ::isatty(out.fd()) != 1);
     std::uint64_t written = 0;
@@ -381,8 +400,7 @@ int convert(Args args) {
                           std::string(encoding_name(to)) + " (--max-output-bytes)");
         }
         ++written;
-        if (each_value) writer.flush();
-      }, &progress);
+      }, &progress, [&] { writer.flush(); });
     } catch (const Error&) {
       progress.finish();
       writer.flush();  // every value completed before the error
@@ -417,14 +435,14 @@ int edn(Args args) {
     if (p.positional.size() > 1) usage_error(kEdnUsage, "too many arguments");
     InputFile in(p.positional.empty() ? std::nullopt : std::optional(p.positional[0]));
     const OutputFile stdout_file(std::nullopt);
-    ValueOutput out(stdout_file);
+    TextOutput out(stdout_file);
     const std::size_t width = terminal_width();
     try {
       for_each_value(in, p.from.value_or(Encoding::json), [&](const Value& v) {
         pretty(v, 0, width, out.buffer());
         out.buffer() += '\n';
         out.end_value();
-      });
+      }, nullptr, [&] { out.flush(); });
     } catch (const Error& e) {
       if (e.code() == Errc::io) throw;  // the output is lost: nothing more to write
       out.flush();  // every value completed before the error

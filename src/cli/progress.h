@@ -9,8 +9,6 @@
 #include <string>
 #include <string_view>
 
-#include "transit/reader.h"
-
 namespace transit::cli {
 
 class Progress {
@@ -41,21 +39,5 @@ class Progress {
 
 /// True when a progress line may be drawn: stderr is a terminal and --quiet was not given.
 bool progress_enabled(bool quiet);
-
-/// A Source that counts the bytes read through it, for Progress::bytes.
-class CountingSource final : public Source {
- public:
-  explicit CountingSource(Source& inner) : inner_(inner) {}
-  std::size_t read(char* buffer, std::size_t size) override {
-    const std::size_t n = inner_.read(buffer, size);
-    count_ += n;
-    return n;
-  }
-  std::uint64_t count() const noexcept { return count_; }
-
- private:
-  Source& inner_;
-  std::uint64_t count_ = 0;
-};
 
 }  // namespace transit::cli
