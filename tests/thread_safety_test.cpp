@@ -135,6 +135,36 @@ TEST(WriterThreads, OneWriterPerThreadWritesSharedUserObjects) {
 
 // transit::read, transit::write and to_edn keep no state between calls: any thread may call
 // them at any time.
+/// A map big enough for find() to build its key index on first use.
+Value wide_map() {
+  std::vector<transit::Entry> entries;
+  for (int i = 0; i < 40; ++i) entries.emplace_back(transit::kw("key-" + std::to_string(i)), i);
+  return Value::map(std::move(entries));
+}
+
+// find() on a large map builds a key index the first time; any thread may be the first, and
+// several may race to be, on a map built in memory or read into an arena alike.
+TEST(ValueThreads, ManyThreadsFindInOneLargeMapFirstTouchRaces) {
+  const Value built = wide_map();
+  const std::string text = transit::write(built, Encoding::json);
+  for (int round = 0; round < 20; ++round) {
+    const Value fresh = wide_map();            // no index yet
+    const Value read = transit::read(text);    // in an arena, no index yet
+    std::atomic<int> wrong{0};
+    on_threads([&](int t) {
+      for (int i = 0; i < 40; ++i) {
+        const int k = (i + t * 7) % 40;
+        const Value key = transit::kw("key-" + std::to_string(k));
+        for (const Value* m : {&fresh, &read}) {
+          const Value* v = m->find(key);
+          if (v == nullptr || v->as_int() != k) ++wrong;
+        }
+      }
+    });
+    EXPECT_EQ(wrong.load(), 0);
+  }
+}
+
 TEST(FreeFunctionThreads, ReadWriteAndToEdnFromManyThreads) {
   const Value v = shared_document();
   std::vector<std::string> texts;
