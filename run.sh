@@ -11,8 +11,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 readonly BUILD_DIR=${TRANSIT_BUILD_DIR:-build}
 readonly PACKAGES=(cmake g++ make rapidjson-dev libmsgpack-cxx-dev libgtest-dev libbenchmark-dev
                    libsimdjson-dev)
-# Only `test` needs these: clang and its libFuzzer runtime for the fuzz stage.
-readonly TEST_PACKAGES=(clang-14 libclang-rt-14-dev)
+# Only `test` needs these: clang and its libFuzzer runtime for the fuzz stage, pkg-config for
+# the test that builds a consumer of the installed library through transit.pc.
+readonly TEST_PACKAGES=(clang-14 libclang-rt-14-dev pkgconf)
 # Seconds each fuzzer runs in the fuzz stage (CI budget: three of them).
 readonly FUZZ_SECONDS=${TRANSIT_FUZZ_SECONDS:-75}
 readonly EXEMPLARS=../shared/transit-format/examples/0.8/simple

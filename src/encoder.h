@@ -432,7 +432,7 @@ class BackendWriter final : public Writer::Impl {
  public:
   template <class... EmitterArgs>
   BackendWriter(Sink& sink, Mode mode, const WriteOptions& options, EmitterArgs&&... args)
-      : out_(sink, options.buffer_size),
+      : out_(sink, options.buffer_size, options.max_output_bytes),
         emitter_(out_, std::forward<EmitterArgs>(args)...),
         encoder_(emitter_, mode, options.registry, options.profiler, options.max_depth) {}
 
@@ -446,6 +446,7 @@ class BackendWriter final : public Writer::Impl {
     return encoder_;
   }
   void end_value() override {
+    out_.check_limit();
     if (out_.buffered() >= out_.capacity() / 2) out_.spill();
   }
   void abandon_value() noexcept override { out_.rollback(); }

@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 
+#include "transit/error.h"
 #include "transit/sink.h"
 
 namespace transit::detail {
@@ -18,8 +21,9 @@ class OutBuffer {
   using Ch = char;
 
   // Left uninitialised: a one-shot write of a small value must not pay for clearing 64 KiB.
-  OutBuffer(Sink& sink, std::size_t capacity)
+  OutBuffer(Sink& sink, std::size_t capacity, std::size_t max_value_bytes = SIZE_MAX)
       : sink_(sink),
+        limit_(max_value_bytes),
         size_(std::max<std::size_t>(capacity, 256)),
         buf_(std::make_unique_for_overwrite<char[]>(size_)),
         cur_(buf_.get()) {}
@@ -45,20 +49,30 @@ class OutBuffer {
   /// Remembers where the current top-level value starts.
   void mark() noexcept {
     mark_ = buffered();
-    spilled_since_mark_ = false;
+    spilled_in_value_ = 0;
+  }
+  /// Bytes the current top-level value has produced so far, spilled or buffered.
+  std::size_t value_bytes() const noexcept { return spilled_in_value_ + buffered() - mark_; }
+  /// Throws Error(too_large) when the current value has produced more bytes than the limit.
+  /// Called whenever the buffer fills and when a value ends, so a value is stopped within one
+  /// buffer of the limit, before that buffer reaches the sink.
+  void check_limit() const {
+    if (value_bytes() > limit_) [[unlikely]]
+      throw_error(Errc::too_large, "a value written expands to more than " +
+                                       std::to_string(limit_) +
+                                       " bytes (WriteOptions::max_output_bytes)");
   }
   /// Drops a value that failed half-way, so the sink only ever sees complete values. Bytes
-  /// already spilled (a single value larger than the buffer) cannot be taken back.
-  void rollback() noexcept {
-    if (!spilled_since_mark_) cur_ = buf_.get() + mark_;
-  }
+  /// already spilled (a single value larger than the buffer) cannot be taken back, but what is
+  /// still buffered of it (all of the buffer since the spill) is dropped.
+  void rollback() noexcept { cur_ = buf_.get() + mark_; }
 
   void spill() {
     const std::size_t used = buffered();
     if (used != 0) sink_.write(buf_.get(), used);
+    spilled_in_value_ += used - mark_;
     cur_ = buf_.get();
     mark_ = 0;
-    spilled_since_mark_ = true;
   }
   void flush_sink() {
     spill();
@@ -69,6 +83,7 @@ class OutBuffer {
 
  private:
   void make_room(std::size_t n) {
+    check_limit();
     spill();
     if (size_ < n) {
       size_ = n;
@@ -78,11 +93,12 @@ class OutBuffer {
   }
 
   Sink& sink_;
+  std::size_t limit_;
   std::size_t size_;
   std::unique_ptr<char[]> buf_;
   char* cur_;
   std::size_t mark_ = 0;
-  bool spilled_since_mark_ = false;
+  std::size_t spilled_in_value_ = 0;
 };
 
 }  // namespace transit::detail

@@ -1,94 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // The transit tool as its users drive it: roundtrip over a live pipe, exit statuses, and
 // values completed before bad input.
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
+#include "support/cli_tool.h"
 #include "transit/transit.h"
 
 namespace {
 
-// A running `transit` with pipes to its stdin, stdout and stderr.
-class Tool {
- public:
-  explicit Tool(std::vector<std::string> args) {
-    int in[2], out[2], err[2];
-    if (::pipe(in) != 0 || ::pipe(out) != 0 || ::pipe(err) != 0) throw std::runtime_error("pipe");
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(in[0], STDIN_FILENO);
-      ::dup2(out[1], STDOUT_FILENO);
-      ::dup2(err[1], STDERR_FILENO);
-      for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
-      std::vector<char*> argv{const_cast<char*>(TRANSIT_CLI_PATH)};
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(TRANSIT_CLI_PATH, argv.data());
-      ::_exit(127);
-    }
-    ::close(in[0]);
-    ::close(out[1]);
-    ::close(err[1]);
-    in_ = in[1];
-    out_ = out[0];
-    err_ = err[0];
-  }
-  ~Tool() {
-    close_input();
-    if (pid_ > 0) wait();
-    ::close(out_);
-    ::close(err_);
-  }
-
-  void send(std::string_view bytes) {
-    ASSERT_EQ(::write(in_, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-  }
-  void close_input() {
-    if (in_ >= 0) ::close(std::exchange(in_, -1));
-  }
-
-  /// Reads stdout until `n` bytes have come or 10 s pass.
-  std::string receive(std::size_t n) {
-    std::string got;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (got.size() < n && std::chrono::steady_clock::now() < deadline) {
-      pollfd p{out_, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) continue;
-      char buf[4096];
-      const ssize_t r = ::read(out_, buf, std::min(sizeof buf, n - got.size()));
-      if (r <= 0) break;
-      got.append(buf, static_cast<std::size_t>(r));
-    }
-    return got;
-  }
-  std::string drain(int fd) {
-    std::string got;
-    char buf[4096];
-    for (ssize_t r; (r = ::read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(r));
-    return got;
-  }
-  std::string rest_of_stdout() { return drain(out_); }
-  std::string stderr_text() { return drain(err_); }
-
-  int wait() {
-    int status = 0;
-    ::waitpid(std::exchange(pid_, -1), &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int in_ = -1, out_ = -1, err_ = -1;
-};
+using transit::test::Tool;
 
 class Cli : public ::testing::Test {
  protected:

@@ -2,6 +2,7 @@
 // transit-cpp: writing values.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,13 @@ struct WriteOptions {
   /// Handlers for user types (Value::object and C++ objects written directly). Null: only the
   /// built-in types can be written. Must outlive the writer.
   const Registry* registry = nullptr;
+  /// The most bytes one top-level value may expand to on the wire; a value that would exceed it
+  /// fails with Error(too_large), leaving the values before it in the output. Cache codes let a
+  /// small input stand for a huge output (a 16 MB key referred to 1000 times by `^0` is 16 GB of
+  /// JSON-Verbose), so a service writing what it was sent sets this. The check happens when
+  /// the buffer fills and when the value ends: a value larger than `buffer_size` has handed
+  /// its first bytes to the sink by the time it fails. No limit by default.
+  std::size_t max_output_bytes = SIZE_MAX;
   /// Collects handler-lookup statistics when set (see LookupProfiler). Must outlive the writer.
   LookupProfiler* profiler = nullptr;
 };
@@ -46,8 +54,9 @@ class Writer {
   Writer& operator=(const Writer&) = delete;
 
   /// Writes one top-level value. Scalars are wrapped in the quote tag (`["~#'", v]`).
-  /// Throws Error(no_handler) for a user object with no handler, Error(io) from the sink; a
-  /// value that fails leaves nothing of itself in the output.
+  /// Throws Error(no_handler) for a user object with no handler, Error(too_large) beyond
+  /// WriteOptions::max_output_bytes, Error(io) from the sink; a value that fails leaves
+  /// nothing of itself in the output (unless it was larger than the buffer).
   void write(const Value& v);
   /// Writes a C++ value directly, with no intermediate Value: bool, integers, floating point,
   /// strings, std containers (sequences as arrays, std::list as lists, sets, maps or cmaps),
@@ -59,11 +68,11 @@ class Writer {
     detail::ObjectEncoder& e = begin_value();
     try {
       detail::write_top(e, v);
+      end_value();
     } catch (...) {
       abandon_value();
       throw;
     }
-    end_value();
   }
   /// Hands every buffered byte to the sink and flushes it; throws Error(io) on failure.
   void flush();

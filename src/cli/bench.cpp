@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "progress.h"
 #include "sizes.h"
 #include "transit/transit.h"
 
@@ -20,7 +21,7 @@ namespace transit::cli {
 namespace {
 
 constexpr Usage kBenchUsage{
-    "usage: transit bench FILE [--from ENC] [--runs N] [--json] [--svg OUT]\n"
+    "usage: transit bench FILE [--from ENC] [--runs N] [--json] [--svg OUT] [--quiet]\n"
     "\n"
     "Reads every value of FILE (in ENC, default json; - for stdin), checks that each encoding\n"
     "reads them back equal, then times writing them and reading them back in json,\n"
@@ -30,7 +31,9 @@ constexpr Usage kBenchUsage{
     "  --json     print one JSON object instead: {\"file\": FILE, \"values\": COUNT, \"results\":\n"
     "             [{\"encoding\": ENC, \"op\": \"read\" or \"write\", \"median_ns\": NS, \"bytes\": B},\n"
     "             ...]}, one result per encoding and op\n"
-    "  --svg OUT  also draw the times and sizes as a bar chart in the SVG file OUT"};
+    "  --svg OUT  also draw the times and sizes as a bar chart in the SVG file OUT\n"
+    "  --quiet    no progress line on stderr (drawn only when stderr is a terminal and the run\n"
+    "             takes more than a second)"};
 
 constexpr std::array kEncodings = {Encoding::json, Encoding::json_verbose, Encoding::msgpack};
 
@@ -40,6 +43,7 @@ struct Options {
   int runs = 10;
   bool json = false;
   std::optional<std::string_view> svg;
+  bool quiet = false;
 };
 
 Options parse_options(Args args) {
@@ -64,6 +68,8 @@ Options parse_options(Args args) {
       o.json = true;
     } else if (a == "--svg") {
       o.svg = operand(i);
+    } else if (a == "--quiet" || a == "-q") {
+      o.quiet = true;
     } else if (a.size() > 1 && a[0] == '-') {
       usage_error(kBenchUsage, "unknown option '" + std::string(a) + "'");
     } else if (have_file) {
@@ -86,19 +92,24 @@ struct Result {
   std::size_t bytes = 0;
 };
 
+// The output is held in memory: a value that expands past the tool's limit fails with
+// too_large instead of growing the string until memory runs out.
 std::string write_all(std::span<const Value> values, Encoding encoding) {
   std::string out;
   StringSink sink(out);
-  Writer writer(sink, encoding);
+  WriteOptions options;
+  options.max_output_bytes = kDefaultMaxOutputBytes;
+  Writer writer(sink, encoding, options);
   for (const Value& v : values) writer.write(v);
   writer.flush();
   return out;
 }
 
 template <class Op>
-std::int64_t median_ns(int runs, Op op) {
+std::int64_t median_ns(int runs, Progress& progress, std::string_view what, Op op) {
   std::vector<std::int64_t> times;
   for (int i = 0; i < runs; ++i) {
+    progress.step(std::string(what) + " run " + std::to_string(i + 1) + " of " + std::to_string(runs));
     const auto start = std::chrono::steady_clock::now();
     op();
     times.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -111,19 +122,21 @@ std::int64_t median_ns(int runs, Op op) {
 }
 
 // The check (write, read back, compare) doubles as the warm-up run.
-Result measure(std::span<const Value> values, Encoding encoding, int runs) {
+Result measure(std::span<const Value> values, Encoding encoding, int runs, Progress& progress) {
   Result r{encoding};
+  const std::string name(encoding_name(encoding));
+  progress.step(name + ": checking the round trip");
   const std::string text = write_all(values, encoding);
   r.bytes = text.size();
   const std::vector<Value> back = read_all(text, encoding);
   if (!std::equal(back.begin(), back.end(), values.begin(), values.end()))
     throw std::runtime_error("the values do not read back equal from " +
                              std::string(encoding_name(encoding)));
-  r.write_ns = median_ns(runs, [&] {
+  r.write_ns = median_ns(runs, progress, name + ": write", [&] {
     const std::string out = write_all(values, encoding);
     if (out.size() != r.bytes) throw std::runtime_error("a write produced different output");
   });
-  r.read_ns = median_ns(runs, [&] {
+  r.read_ns = median_ns(runs, progress, name + ": read", [&] {
     if (read_all(text, encoding).size() != values.size())
       throw std::runtime_error("a read produced different values");
   });
@@ -361,10 +374,13 @@ std::string chart(const Options& o, std::size_t values, std::span<const Result> 
 int bench(Args args) {
   return run_command(args, kBenchUsage, [&] {
     const Options o = parse_options(args);
-    const std::vector<Value> values = read_values(o.file, o.from);
+    Progress progress("bench", progress_enabled(o.quiet));
+    const std::vector<Value> values = read_values(o.file, o.from, &progress);
     std::vector<Result> results;
-    for (const Encoding e : kEncodings) results.push_back(measure(values, e, o.runs));
+    for (const Encoding e : kEncodings) results.push_back(measure(values, e, o.runs, progress));
+    progress.step("sizes");
     const Sizes sizes = measure_sizes(values);
+    progress.finish();
     if (o.json)
       print_json(std::cout, o, values.size(), results);
     else

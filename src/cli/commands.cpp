@@ -2,11 +2,14 @@
 #include "commands.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -15,6 +18,7 @@
 
 #include "demo.h"
 #include "edn.h"
+#include "progress.h"
 #include "transit/transit.h"
 
 namespace transit::cli {
@@ -22,19 +26,33 @@ namespace {
 
 // ---- arguments -----------------------------------------------------------------------------------
 
-/// Splits `--from ENC` / `--to ENC` options from positional arguments.
+/// The options a command takes besides `--from ENC`.
+struct Accepts {
+  bool to = false;          // --to ENC
+  bool quiet = false;       // --quiet: no progress line
+  bool max_output = false;  // --max-output-bytes N
+};
+
+/// Splits the options from positional arguments.
 struct Parsed {
   std::optional<Encoding> from, to;
+  bool quiet = false;
+  std::size_t max_output_bytes = kDefaultMaxOutputBytes;
   std::vector<std::string_view> positional;
 };
 
-Parsed parse(Args args, const Usage& usage, bool takes_to) {
+Parsed parse(Args args, const Usage& usage, Accepts accepts) {
   Parsed p;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view a = args[i];
-    if (a == "--from" || (takes_to && a == "--to")) {
+    if (a == "--from" || (accepts.to && a == "--to")) {
       if (i + 1 == args.size()) usage_error(usage, std::string(a) + " needs an encoding");
       (a == "--from" ? p.from : p.to) = encoding_arg(usage, args[++i]);
+    } else if (accepts.quiet && (a == "--quiet" || a == "-q")) {
+      p.quiet = true;
+    } else if (accepts.max_output && a == "--max-output-bytes") {
+      if (i + 1 == args.size()) usage_error(usage, "--max-output-bytes needs a byte count");
+      p.max_output_bytes = byte_count_arg(usage, args[++i]);
     } else if (a.size() > 1 && a[0] == '-') {
       usage_error(usage, "unknown option '" + std::string(a) + "'");
     } else {
@@ -61,6 +79,12 @@ class InputFile {
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
   int fd() const { return fd_; }
+  /// The size of a regular file; nothing for a pipe, a terminal or a socket.
+  std::optional<std::uint64_t> size() const {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    return static_cast<std::uint64_t>(st.st_size);
+  }
 
  private:
   int fd_ = STDIN_FILENO;
@@ -201,20 +225,80 @@ std::size_t count_cache_codes(std::string_view json) {
 
 // ---- commands -------------------------------------------------------------------------------------------
 
-/// Reads every value of `from` on `in`, calling `each` as each one arrives. Values read before
-/// an error have been handled when the error is thrown.
+/// The input as a Source that counts the bytes read, and calls `before_wait` when a read is
+/// about to wait because nothing more has arrived yet. A command flushes its output there, so
+/// every value completed has been written before the tool waits for input (a pipeline never
+/// stalls on a finished value), while input that is already there (a file, a fast producer)
+/// is converted in large blocks instead of one write per value.
+class InputSource final : public Source {
+ public:
+  InputSource(int fd, std::function<void()> before_wait)
+      : fd_(fd), inner_(fd), before_wait_(std::move(before_wait)) {}
+  std::size_t read(char* buffer, std::size_t size) override {
+    if (before_wait_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 0) != 1) before_wait_();  // nothing ready (or poll failed): flush first
+    }
+    const std::size_t n = inner_.read(buffer, size);
+    count_ += n;
+    return n;
+  }
+  std::uint64_t count() const noexcept { return count_; }
+
+ private:
+  int fd_;
+  FdSource inner_;
+  std::function<void()> before_wait_;
+  std::uint64_t count_ = 0;
+};
+
+/// Reads every value of `from` on `in`, calling `each` as each one arrives, `before_wait`
+/// before waiting for more input, and reporting the bytes read to `progress`. Values read
+/// before an error have been handled when the error is thrown.
 template <class Each>
-void for_each_value(int in_fd, Encoding from, Each each) {
-  FdSource source(in_fd);
+void for_each_value(const InputFile& in, Encoding from, Each each, Progress* progress = nullptr,
+                    std::function<void()> before_wait = {}) {
+  InputSource source(in.fd(), std::move(before_wait));
+  const std::optional<std::uint64_t> total = progress ? in.size() : std::nullopt;
   Reader reader(source, from);
-  while (auto v = reader.next()) each(*v);
+  std::uint64_t values = 0;
+  while (auto v = reader.next()) {
+    each(*v);
+    if (progress) progress->bytes(source.count(), total, ++values);
+  }
 }
 
+/// Text output through an FdSink, in blocks of 64 KiB and on flush(). A failed write throws
+/// Error(io), so lost output is an error.
+class TextOutput {
+ public:
+  explicit TextOutput(const OutputFile& out) : sink_(out.fd()) {}
+  std::string& buffer() { return buffer_; }
+  void end_value() {
+    if (buffer_.size() >= 64 * 1024) flush();
+  }
+  void flush() {
+    sink_.write(buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+
+ private:
+  FdSink sink_;
+  std::string buffer_;
+};
+
 constexpr Usage kConvertUsage{
-    "usage: transit convert [--from ENC] [--to ENC] [IN [OUT]]\n"
+    "usage: transit convert [--from ENC] [--to ENC] [--max-output-bytes N] [--quiet] [IN [OUT]]\n"
     "\n"
     "Converts every top-level value of IN (default stdin) from one encoding to another, writing\n"
-    "to OUT (default stdout). ENC is json (default), json-verbose or msgpack."};
+    "to OUT (default stdout). ENC is json (default), json-verbose or msgpack. Before waiting\n"
+    "for more input, every value completed has been written; input already there is written\n"
+    "in large blocks.\n"
+    "\n"
+    "  --max-output-bytes N  fail on a value that expands to more than N bytes of output\n"
+    "                        (K, M, G suffixes; default 1G)\n"
+    "  --quiet, -q           no progress line on stderr (drawn only when stderr is a terminal,\n"
+    "                        stdout is not, and the conversion takes more than a second)"};
 
 constexpr Usage kRoundtripUsage{
     "usage: transit roundtrip ENC\n"
@@ -225,13 +309,18 @@ constexpr Usage kRoundtripUsage{
 constexpr Usage kEdnUsage{
     "usage: transit edn [--from ENC] [IN]\n"
     "\n"
-    "Prints each value of IN (default stdin) as EDN, indented to the terminal width."};
+    "Prints each value of IN (default stdin) as EDN, indented to the terminal width. Before\n"
+    "waiting for more input, every value completed has been written."};
 
 constexpr Usage kStatsUsage{
-    "usage: transit stats [--from ENC] [IN]\n"
+    "usage: transit stats [--from ENC] [--quiet] [IN]\n"
     "\n"
     "For all values of IN (default stdin): the size in each encoding, the cache codes used,\n"
-    "counts by type and the maximum nesting depth."};
+    "counts by type and the maximum nesting depth. An encoding in which a value would expand\n"
+    "past 1 GiB is reported as unavailable.\n"
+    "\n"
+    "  --quiet, -q  no progress line on stderr (drawn only when stderr is a terminal and the\n"
+    "               reading takes more than a second)"};
 
 constexpr Usage kDemoUsage{
     "usage: transit demo [--profile]\n"
@@ -261,11 +350,29 @@ Encoding encoding_arg(const Usage& usage, std::string_view name) {
                          "' (expected json, json-verbose or msgpack)");
 }
 
-std::vector<Value> read_values(std::optional<std::string_view> path, Encoding from) {
+std::vector<Value> read_values(std::optional<std::string_view> path, Encoding from,
+                               Progress* progress) {
   InputFile in(path);
   std::vector<Value> values;
-  for_each_value(in.fd(), from, [&](const Value& v) { values.push_back(v); });
+  for_each_value(in, from, [&](const Value& v) { values.push_back(v); }, progress);
   return values;
+}
+
+std::size_t byte_count_arg(const Usage& usage, std::string_view text) {
+  std::size_t n = 0, i = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    if (n > (SIZE_MAX - 9) / 10) usage_error(usage, "byte count '" + std::string(text) + "' is too large");
+    n = n * 10 + static_cast<std::size_t>(text[i] - '0');
+  }
+  int shift = 0;
+  if (i + 1 == text.size()) {
+    const char unit = text[i++];
+    shift = unit == 'K' || unit == 'k' ? 10 : unit == 'M' || unit == 'm' ? 20 : unit == 'G' || unit == 'g' ? 30 : -1;
+  }
+  if (i == 0 || i != text.size() || shift < 0 || n == 0)
+    usage_error(usage, "expected a byte count such as 1000, 64K, 16M or 1G, not '" + std::string(text) + "'");
+  if (n > (SIZE_MAX >> shift)) usage_error(usage, "byte count '" + std::string(text) + "' is too large");
+  return n << shift;
 }
 
 std::string pretty_edn(const Value& value, std::size_t width) {
@@ -276,18 +383,37 @@ std::string pretty_edn(const Value& value, std::size_t width) {
 
 int convert(Args args) {
   return run_command(args, kConvertUsage, [&] {
-    const Parsed p = parse(args, kConvertUsage, true);
+    const Parsed p = parse(args, kConvertUsage, {.to = true, .quiet = true, .max_output = true});
     if (p.positional.size() > 2) usage_error(kConvertUsage, "too many arguments");
     InputFile in(p.positional.size() > 0 ? std::optional(p.positional[0]) : std::nullopt);
     OutputFile out(p.positional.size() > 1 ? std::optional(p.positional[1]) : std::nullopt);
     FdSink sink(out.fd());
-    Writer writer(sink, p.to.value_or(Encoding::json));
+    const Encoding to = p.to.value_or(Encoding::json);
+    WriteOptions options;
+    options.max_output_bytes = p.max_output_bytes;
+    Writer writer(sink, to, options);
+    // Values and the progress line would garble each other on one terminal.
+    Progress progress("convert", progress_enabled(p.quiet) && ::isatty(out.fd()) != 1);
+    std::uint64_t written = 0;
     try {
-      for_each_value(in.fd(), p.from.value_or(Encoding::json), [&](const Value& v) { writer.write(v); });
+      for_each_value(in, p.from.value_or(Encoding::json), [&](const Value& v) {
+        try {
+          writer.write(v);
+        } catch (const Error& e) {
+          if (e.code() != Errc::too_large) throw;
+          throw Error(Errc::too_large, {}, {},
+                      "value " + std::to_string(written + 1) + " expands to more than " +
+                          std::to_string(p.max_output_bytes) + " bytes of " +
+                          std::string(encoding_name(to)) + " (--max-output-bytes)");
+        }
+        ++written;
+      }, &progress, [&] { writer.flush(); });
     } catch (const Error&) {
+      progress.finish();
       writer.flush();  // every value completed before the error
       throw;
     }
+    progress.finish();
     writer.flush();
     return kOk;
   });
@@ -297,9 +423,12 @@ int roundtrip(Args args) {
   return run_command(args, kRoundtripUsage, [&] {
     if (args.size() != 1) usage_error(kRoundtripUsage, "roundtrip takes exactly one encoding");
     const Encoding encoding = encoding_arg(kRoundtripUsage, args[0]);
+    const InputFile in(std::nullopt);
     FdSink sink(STDOUT_FILENO);
-    Writer writer(sink, encoding);
-    for_each_value(STDIN_FILENO, encoding, [&](const Value& v) {
+    WriteOptions options;
+    options.max_output_bytes = kDefaultMaxOutputBytes;
+    Writer writer(sink, encoding, options);
+    for_each_value(in, encoding, [&](const Value& v) {
       writer.write(v);
       writer.flush();
     });
@@ -309,24 +438,39 @@ int roundtrip(Args args) {
 
 int edn(Args args) {
   return run_command(args, kEdnUsage, [&] {
-    const Parsed p = parse(args, kEdnUsage, false);
+    const Parsed p = parse(args, kEdnUsage, {});
     if (p.positional.size() > 1) usage_error(kEdnUsage, "too many arguments");
     InputFile in(p.positional.empty() ? std::nullopt : std::optional(p.positional[0]));
+    const OutputFile stdout_file(std::nullopt);
+    TextOutput out(stdout_file);
     const std::size_t width = terminal_width();
-    for_each_value(in.fd(), p.from.value_or(Encoding::json), [&](const Value& v) {
-      std::cout << pretty_edn(v, width) << "\n" << std::flush;
-    });
+    try {
+      for_each_value(in, p.from.value_or(Encoding::json), [&](const Value& v) {
+        pretty(v, 0, width, out.buffer());
+        out.buffer() += '\n';
+        out.end_value();
+      }, nullptr, [&] { out.flush(); });
+    } catch (const Error& e) {
+      if (e.code() == Errc::io) throw;  // the output is lost: nothing more to write
+      out.flush();  // every value completed before the error
+      throw;
+    }
+    out.flush();
     return kOk;
   });
 }
 
 int stats(Args args) {
   return run_command(args, kStatsUsage, [&] {
-    const Parsed p = parse(args, kStatsUsage, false);
+    const Parsed p = parse(args, kStatsUsage, {.quiet = true});
     if (p.positional.size() > 1) usage_error(kStatsUsage, "too many arguments");
+    Progress progress("stats", progress_enabled(p.quiet));
     const std::vector<Value> values =
         read_values(p.positional.empty() ? std::nullopt : std::optional(p.positional[0]),
-                    p.from.value_or(Encoding::json));
+                    p.from.value_or(Encoding::json), &progress);
+    progress.finish();
+    WriteOptions limited;
+    limited.max_output_bytes = kDefaultMaxOutputBytes;
     Tally tally;
     for (const Value& v : values) tally.count(v, 1);
     std::cout << "values: " << values.size() << "\n";
@@ -335,7 +479,7 @@ int stats(Args args) {
       std::size_t bytes = 0, codes = 0;
       try {
         for (const Value& v : values) {
-          const std::string text = write(v, e);
+          const std::string text = write(v, e, limited);
           bytes += text.size();
           if (e == Encoding::json) codes += count_cache_codes(text);
         }

@@ -22,6 +22,13 @@ inline constexpr int kOk = 0;
 inline constexpr int kBadInput = 1;
 inline constexpr int kBadUsage = 2;
 
+/// What one value may expand to when the tool writes it (--max-output-bytes): a small input
+/// with cache codes must not become gigabytes of output. 1 GiB is far beyond any value the
+/// readers accept (64 MiB on the wire) written out plainly.
+inline constexpr std::size_t kDefaultMaxOutputBytes = std::size_t{1} << 30;
+
+class Progress;
+
 /// A command's --help text, which begins with its usage line.
 struct Usage {
   const char* text;
@@ -34,8 +41,12 @@ bool is_help(Args args);
 /// The encoding named by an argument; a usage error otherwise.
 Encoding encoding_arg(const Usage& usage, std::string_view name);
 /// Every value of the file at `path` (stdin when absent or "-"). Throws Error on bad input and
-/// std::runtime_error when the file cannot be opened.
-std::vector<Value> read_values(std::optional<std::string_view> path, Encoding from);
+/// std::runtime_error when the file cannot be opened. Reports the bytes read to `progress`.
+std::vector<Value> read_values(std::optional<std::string_view> path, Encoding from,
+                               Progress* progress = nullptr);
+/// The byte count given to --max-output-bytes: digits with an optional K, M or G (powers of
+/// 1024); a usage error otherwise.
+std::size_t byte_count_arg(const Usage& usage, std::string_view text);
 
 /// Runs a command's body: prints the usage for --help, and turns a usage error into a message
 /// and exit status 2.
