@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -24,14 +25,6 @@ std::string readable_name(const char* mangled) {
   std::unique_ptr<char, void (*)(void*)> demangled(
       abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
   return status == 0 && demangled ? std::string(demangled.get()) : std::string(mangled);
-}
-
-std::size_t pointer_hash(const void* p) noexcept {
-  auto x = reinterpret_cast<std::uintptr_t>(p);
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return static_cast<std::size_t>(x);
 }
 
 }  // namespace
@@ -106,15 +99,43 @@ struct Registry::State {
     std::vector<detail::Upcast> path;  // from the derived type to this ancestor
     bool fixed_offset;                 // every step is a non-virtual base
   };
-  struct MemoEntry {
+
+  /// How one type resolved, once and for all: kept for the profiler's report.
+  enum class Via : std::uint8_t { own, ancestor, fallback, none };
+  struct Entry {
     const std::type_info* type;
     const detail::ErasedHandler* handler;  // null: nothing resolves and there is no default
-    bool is_default;
-    // How to get from the most-derived object to the handler's type: a constant offset when
-    // no virtual base is on the way, else the upcasts themselves.
-    bool fixed_offset;
-    std::ptrdiff_t offset;
-    const std::vector<detail::Upcast>* path;
+    Via via;
+    bool memo;                              // false: registered for exactly this type_info
+    std::uint32_t distance;                 // of the ancestor whose handler it is; 0 otherwise
+    const Ancestor* ancestor;               // that ancestor (via == ancestor)
+    const std::vector<detail::Upcast>* path;  // the upcasts, when no constant offset will do
+  };
+
+  // One open-addressing table serves exact and memoized types alike, keyed by type_info
+  // address with a multiply-shift hash: a hit is one typeid, one multiply, one compare. A slot
+  // carries what the hit needs, so it touches one cache line.
+  static constexpr std::int32_t kUsePath = INT32_MIN;
+  struct Slot {
+    std::atomic<const std::type_info*> key{nullptr};  // published last (release)
+    const detail::ErasedHandler* handler = nullptr;
+    const Entry* entry = nullptr;
+    std::int32_t offset = 0;  // from the most-derived object to the handler's base, or kUsePath
+    std::uint32_t id = 0;     // the entry's index in `entries`: the profiler's counter
+  };
+  struct Table {
+    explicit Table(unsigned bits_)
+        : bits(bits_), mask((std::size_t{1} << bits_) - 1), slots(new Slot[mask + 1]) {}
+    unsigned bits;
+    std::size_t mask;
+    std::unique_ptr<Slot[]> slots;
+    std::size_t used = 0;
+    std::size_t home(const std::type_info* type) const noexcept {
+      return static_cast<std::size_t>(
+          (static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(type)) *
+           0x9E3779B97F4A7C15ULL) >>
+          (64 - bits));
+    }
   };
 
   LookupStrategy strategy = LookupStrategy::memoized;
@@ -125,85 +146,95 @@ struct Registry::State {
   std::unordered_map<std::type_index, std::vector<Ancestor>> ancestors;
   std::optional<detail::ErasedHandler> fallback;
 
-  // Exact hits by type_info address: pointer hashing, no name hashing on the hot path. A type
-  // whose type_info lives elsewhere (another shared library) misses here and is found by
-  // name in the walk, then memoized.
-  static constexpr std::size_t kSlots = 1024;  // a power of two; half full at most
-  std::vector<const detail::ErasedHandler*> exact_by_address;
-  std::vector<const std::type_info*> exact_keys;
+  // The current table; readers load it once per lookup and never lock. Inserts take `mutex`;
+  // a full table is copied into one twice the size and published, and the old one stays in
+  // `tables` until the registry dies, since a reader may still be probing it.
+  mutable std::atomic<const Table*> table{nullptr};
+  mutable std::mutex mutex;
+  mutable std::vector<std::unique_ptr<Table>> tables;
+  mutable std::deque<Entry> entries;  // by id; stable addresses
 
-  // The memo: insert-only, lock-free. A slot goes from null to an entry once and never back.
-  mutable std::unique_ptr<std::atomic<const MemoEntry*>[]> memo =
-      std::make_unique<std::atomic<const MemoEntry*>[]>(kSlots);
-  mutable std::atomic<std::size_t> memo_size{0};
-
-  ~State() {
-    for (std::size_t i = 0; i < kSlots; ++i) delete memo[i].load(std::memory_order_relaxed);
+  State() {
+    tables.push_back(std::make_unique<Table>(4));
+    table.store(tables.back().get(), std::memory_order_release);
   }
 
-  const detail::ErasedHandler* probe_exact(const std::type_info& type) const noexcept {
-    if (exact_keys.empty()) return nullptr;
-    for (std::size_t i = pointer_hash(&type) & (kSlots - 1);; i = (i + 1) & (kSlots - 1)) {
-      if (exact_keys[i] == &type) return exact_by_address[i];
-      if (!exact_keys[i]) return nullptr;
+  const Slot* probe(const std::type_info& type) const noexcept {
+    const Table* t = table.load(std::memory_order_acquire);
+    for (std::size_t i = t->home(&type);; i = (i + 1) & t->mask) {
+      const std::type_info* key = t->slots[i].key.load(std::memory_order_acquire);
+      if (key == &type) return &t->slots[i];
+      if (!key) return nullptr;  // never full: at most half the slots are used
     }
   }
 
-  const MemoEntry* probe_memo(const std::type_info& type) const noexcept {
-    for (std::size_t i = pointer_hash(&type) & (kSlots - 1), n = 0; n < kSlots;
-         i = (i + 1) & (kSlots - 1), ++n) {
-      const MemoEntry* e = memo[i].load(std::memory_order_acquire);
-      if (!e) return nullptr;
-      if (e->type == &type) return e;
-    }
-    return nullptr;
+  // Adds `entry` (with the constant `offset`, or kUsePath) unless another thread published
+  // the same type first; returns the slot that holds it. Takes the lock.
+  const Slot* publish(const Entry& entry, std::int32_t offset) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const Slot* s = probe(*entry.type)) return s;
+    Table* t = tables.back().get();
+    if (2 * (t->used + 1) > t->mask + 1) t = grow();
+    entries.push_back(entry);
+    return place(*t, &entries.back(), static_cast<std::uint32_t>(entries.size() - 1), offset);
   }
 
-  void memoize(const MemoEntry& resolved) const {
-    // Keep the table at most half full so probes stay short; beyond that, resolve by walking.
-    if (memo_size.load(std::memory_order_relaxed) >= kSlots / 2) return;
-    const std::type_info& type = *resolved.type;
-    auto entry = std::make_unique<MemoEntry>(resolved);
-    for (std::size_t i = pointer_hash(&type) & (kSlots - 1);; i = (i + 1) & (kSlots - 1)) {
-      const MemoEntry* expected = nullptr;
-      if (memo[i].compare_exchange_strong(expected, entry.get(), std::memory_order_acq_rel)) {
-        entry.release();
-        memo_size.fetch_add(1, std::memory_order_relaxed);
-        return;
-      }
-      if (expected->type == &type) return;  // another thread got there first
+  Slot* place(Table& t, const Entry* entry, std::uint32_t id, std::int32_t offset) const {
+    std::size_t i = t.home(entry->type);
+    while (t.slots[i].key.load(std::memory_order_relaxed)) i = (i + 1) & t.mask;
+    Slot& s = t.slots[i];
+    s.handler = entry->handler;
+    s.entry = entry;
+    s.offset = offset;
+    s.id = id;
+    s.key.store(entry->type, std::memory_order_release);
+    ++t.used;
+    return &s;
+  }
+
+  Table* grow() const {
+    const Table& old = *tables.back();
+    auto next = std::make_unique<Table>(old.bits + 1);
+    for (std::size_t i = 0; i <= old.mask; ++i) {
+      const Slot& s = old.slots[i];
+      if (s.key.load(std::memory_order_relaxed)) place(*next, s.entry, s.id, s.offset);
     }
+    tables.push_back(std::move(next));
+    table.store(tables.back().get(), std::memory_order_release);
+    return tables.back().get();
   }
 
   struct Found {
     const detail::ErasedHandler* handler = nullptr;
     const Ancestor* via = nullptr;  // null: the type's own handler
+    std::uint32_t distance = 0;
   };
 
   // Walks the precomputed ancestor list: the first with a handler wins (freeze() has ruled out
-  // ties). `steps` counts the ancestors probed.
+  // ties). `steps` counts the ancestors probed. Types are compared as std::type_index does,
+  // by name where the type_info objects differ: a type whose type_info is duplicated in a
+  // shared library (the Itanium ABI allows it) is still found, then memoized by its address.
   Found walk(std::type_index type, std::uint64_t& steps) const {
-    if (auto own = exact.find(type); own != exact.end()) {
-      ++steps;
-      return {own->second, nullptr};  // found by name: the type_info lives in another library
-    }
+    if (auto own = exact.find(type); own != exact.end()) return {own->second, nullptr, 0};
     auto it = ancestors.find(type);
     if (it == ancestors.end()) return {};
     for (const Ancestor& a : it->second) {
       ++steps;
-      if (auto h = exact.find(a.type); h != exact.end()) return {h->second, &a};
+      if (auto h = exact.find(a.type); h != exact.end())
+        return {h->second, &a, static_cast<std::uint32_t>(a.path.size())};
     }
     return {};
   }
 
   // transit-ruby's way: build the ancestor list (the type first) afresh for every value, then
-  // probe each. `path` receives the upcasts to the one found.
+  // probe each. `path` receives the upcasts to the one found; `steps` counts the ancestors
+  // probed (an exact hit probes none).
   const detail::ErasedHandler* walk_fresh(std::type_index type, std::uint64_t& steps,
                                           std::vector<detail::Upcast>& path) const {
     std::vector<Ancestor> chain{{type, {}, {}, true}};
     std::unordered_set<std::type_index> seen{type};
     for (std::size_t i = 0; i < chain.size(); ++i) {
-      ++steps;
+      if (i > 0) ++steps;
       if (auto h = exact.find(chain[i].type); h != exact.end()) {
         path = std::move(chain[i].path);
         return h->second;
@@ -326,25 +357,12 @@ Registry RegistryBuilder::freeze(LookupStrategy strategy) && {
     state->ancestors.emplace(type, std::move(order));
   }
 
-  if (!state->handlers.empty()) {
-    if (state->handlers.size() > Registry::State::kSlots / 2)
-      detail::throw_error(Errc::invalid_argument, "more than 512 handlers in one registry");
-    state->exact_keys.assign(Registry::State::kSlots, nullptr);
-    state->exact_by_address.assign(Registry::State::kSlots, nullptr);
-    // type_index does not expose its type_info, so the address table is keyed by the
-    // type_info each handler was registered with, kept in the handler's type_key.
-    for (auto& [type, handler] : state->exact) {
-      const std::type_info* key = handler->type_key;
-      for (std::size_t i = pointer_hash(key) & (Registry::State::kSlots - 1);;
-           i = (i + 1) & (Registry::State::kSlots - 1)) {
-        if (!state->exact_keys[i]) {
-          state->exact_keys[i] = key;
-          state->exact_by_address[i] = handler;
-          break;
-        }
-      }
-    }
-  }
+  // The exact types go into the lookup table first; derived types join it as they resolve.
+  // type_index does not expose its type_info, so the key is the type_info each handler was
+  // registered with, kept in the handler's type_key.
+  for (const detail::ErasedHandler& handler : state->handlers)
+    state->publish({handler.type_key, &handler, Registry::State::Via::own, false, 0, nullptr, nullptr},
+                   0);
   impl_ = std::make_unique<Impl>();
   return Registry(std::move(state));
 }
@@ -360,6 +378,8 @@ bool Registry::empty() const noexcept { return state_->handlers.empty() && !stat
 
 namespace {
 
+using State = Registry::State;
+
 struct Resolution {
   const detail::ErasedHandler* handler;
   enum Via { exact, memo, walk, fallback, none } via;
@@ -371,8 +391,45 @@ const void* upcast_along(const std::vector<detail::Upcast>& path, const void* ob
   return obj;
 }
 
-Resolution resolve_with(const Registry::State& s, const std::type_info& type, const void*& obj) {
-  using State = Registry::State;
+const void* adjust(const State::Slot& s, const void* obj) {
+  if (!obj) return obj;
+  if (s.offset == State::kUsePath) return upcast_along(*s.entry->path, obj);
+  return static_cast<const char*>(obj) + s.offset;
+}
+
+// A hit: the handler, with `obj` moved to the handler's base (almost always by nothing).
+inline const detail::ErasedHandler* take(const State::Slot& s, const void*& obj) {
+  if (s.offset != 0) [[unlikely]]
+    obj = adjust(s, obj);
+  return s.handler;
+}
+
+// The first resolution of a type under `memoized`: walk the ancestors once and publish what
+// was found (or the default, or nothing) in the lookup table.
+const State::Slot& first_resolution(const State& s, const std::type_info& type, const void* obj,
+                                    std::uint64_t& steps) {
+  const State::Found f = s.walk(type, steps);
+  const detail::ErasedHandler* fallback = s.fallback ? &*s.fallback : nullptr;
+  State::Entry e{&type,   f.handler ? f.handler : fallback,
+                 State::Via::own, true, f.distance, f.via, nullptr};
+  if (!f.handler) e.via = fallback ? State::Via::fallback : State::Via::none;
+  std::int32_t offset = 0;
+  if (f.via) {
+    e.via = State::Via::ancestor;
+    e.path = &f.via->path;
+    offset = State::kUsePath;
+    // The offset to a non-virtual base is the same for every object of the type; without an
+    // object to measure it on, the upcasts are kept instead.
+    if (f.via->fixed_offset && obj) {
+      const std::ptrdiff_t d = static_cast<const char*>(upcast_along(f.via->path, obj)) -
+                               static_cast<const char*>(obj);
+      if (d > INT32_MIN && d <= INT32_MAX) offset = static_cast<std::int32_t>(d);
+    }
+  }
+  return *s.publish(e, offset);
+}
+
+Resolution resolve_slow(const State& s, const std::type_info& type, const void*& obj) {
   std::uint64_t steps = 0;
   const detail::ErasedHandler* fallback = s.fallback ? &*s.fallback : nullptr;
   switch (s.strategy) {
@@ -380,12 +437,11 @@ Resolution resolve_with(const Registry::State& s, const std::type_info& type, co
       std::vector<detail::Upcast> path;
       if (const auto* h = s.walk_fresh(type, steps, path)) {
         obj = upcast_along(path, obj);
-        return {h, steps == 1 ? Resolution::exact : Resolution::walk, steps};
+        return {h, steps == 0 ? Resolution::exact : Resolution::walk, steps};
       }
       break;
     }
     case LookupStrategy::exact_first: {
-      if (const auto* h = s.probe_exact(type)) return {h, Resolution::exact, 0};
       const State::Found f = s.walk(type, steps);
       if (f.handler) {
         if (f.via) obj = upcast_along(f.via->path, obj);
@@ -394,38 +450,40 @@ Resolution resolve_with(const Registry::State& s, const std::type_info& type, co
       break;
     }
     case LookupStrategy::memoized: {
-      if (const auto* h = s.probe_exact(type)) return {h, Resolution::exact, 0};
-      if (const State::MemoEntry* e = s.probe_memo(type)) {
-        if (e->fixed_offset)
-          obj = static_cast<const char*>(obj) + e->offset;
-        else
-          obj = upcast_along(*e->path, obj);
-        return {e->handler, e->is_default ? Resolution::fallback : Resolution::memo, 0};
-      }
-      const State::Found f = s.walk(type, steps);
-      State::MemoEntry entry{&type, f.handler ? f.handler : fallback, !f.handler, true, 0, nullptr};
-      if (f.via) {
-        const void* adjusted = upcast_along(f.via->path, obj);
-        entry.fixed_offset = f.via->fixed_offset;
-        entry.offset = static_cast<const char*>(adjusted) - static_cast<const char*>(obj);
-        entry.path = &f.via->path;
-        obj = adjusted;
-      }
-      s.memoize(entry);
-      if (f.handler) return {f.handler, Resolution::walk, steps};
-      return {fallback, fallback ? Resolution::fallback : Resolution::none, steps};
+      const State::Slot& slot = first_resolution(s, type, obj, steps);
+      const detail::ErasedHandler* h = take(slot, obj);
+      if (slot.entry->via == State::Via::own || slot.entry->via == State::Via::ancestor)
+        return {h, Resolution::walk, steps};
+      return {h, h ? Resolution::fallback : Resolution::none, steps};
     }
   }
   return {fallback, fallback ? Resolution::fallback : Resolution::none, steps};
+}
+
+Resolution resolve_with(const State& s, const std::type_info& type, const void*& obj) {
+  if (s.strategy != LookupStrategy::walk_every_time)
+    if (const State::Slot* hit = s.probe(type)) {
+      const detail::ErasedHandler* h = take(*hit, obj);
+      const State::Via via = hit->entry->via;
+      if (via == State::Via::fallback || via == State::Via::none)
+        return {h, h ? Resolution::fallback : Resolution::none, 0};
+      return {h, hit->entry->memo ? Resolution::memo : Resolution::exact, 0};
+    }
+  return resolve_slow(s, type, obj);
 }
 
 }  // namespace
 
 const detail::ErasedHandler* Registry::find(const std::type_info& type, const void*& obj,
                                             LookupProfiler* profiler) const {
-  if (!profiler) return resolve_with(*state_, type, obj).handler;
+  const State& s = *state_;
+  if (!profiler) [[likely]] {
+    if (s.strategy != LookupStrategy::walk_every_time)
+      if (const State::Slot* hit = s.probe(type)) return take(*hit, obj);
+    return resolve_slow(s, type, obj).handler;
+  }
   const auto start = std::chrono::steady_clock::now();
-  const Resolution r = resolve_with(*state_, type, obj);
+  const Resolution r = resolve_with(s, type, obj);
   const auto elapsed = std::chrono::steady_clock::now() - start;
   LookupStats& stats = profiler->stats_for(type, type.name());
   stats.time += std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed);

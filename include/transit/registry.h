@@ -172,8 +172,10 @@ class RegistryBuilder {
   std::unique_ptr<Impl> impl_;
 };
 
-/// A frozen registry: immutable, shared by any number of threads; lookups take no lock (the
-/// memo is an insert-only table of atomic slots). Cheap to copy (shared state).
+/// A frozen registry: immutable, shared by any number of threads; lookups take no lock. Exact
+/// types and memoized derived types share one open-addressing table, so after its first
+/// resolution every type costs one probe; the table has no size limit and grows by publishing a
+/// larger copy (old copies live as long as the registry). Cheap to copy (shared state).
 class Registry {
  public:
   /// An empty registry: only the built-in types can be written.
