@@ -132,9 +132,10 @@ const std::vector<ObjPtr>& workload() {
   return maps;
 }
 
-// Lookups per write: each map (4 per seed) and each value (the array and the string) once,
-// each keyword (5) twice: once to decide that the map's keys are all scalars, once to write.
-constexpr int kLookupsPerSeed = 4 + 2 + 2 * 5;
+// Lookups per write: one per object: the maps (4 per seed), the values (the array and the
+// string) and the keywords (5; a key is resolved once, when the map checks that its keys are
+// all scalars, and written with that handler).
+constexpr int kLookupsPerSeed = 4 + 2 + 5;
 
 // What every strategy must write, checked before anything is timed.
 const std::string& expected_text() {
@@ -180,10 +181,12 @@ void write_workload(benchmark::State& state, transit::LookupStrategy strategy, b
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * out.size()));
 }
 
+// `sample_every`: 0 for no profiler, else the profiler's timing interval.
 void single_lookup(benchmark::State& state, transit::LookupStrategy strategy,
-                   const std::type_info& type, bool profile) {
+                   const std::type_info& type, std::uint32_t sample_every) {
   const transit::Registry registry = make_registry(strategy);
-  transit::LookupProfiler profiler;
+  const bool profile = sample_every != 0;
+  transit::LookupProfiler profiler(profile ? sample_every : 1);
   Map object;
   const void* base = static_cast<const Obj*>(&object);
   const void* warm = base;
@@ -241,11 +244,16 @@ BENCHMARK_CAPTURE(write_workload, Lookup/Memoized, S::memoized, false)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(write_workload, Lookup/MemoizedProfiled, S::memoized, true)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(single_lookup, Lookup/ExactHit, S::memoized, typeid(MapL<0>), false);
-BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHit, S::memoized, typeid(Map), false);
-BENCHMARK_CAPTURE(single_lookup, Lookup/WalkHit, S::exact_first, typeid(Map), false);
-BENCHMARK_CAPTURE(single_lookup, Lookup/WalkEveryTimeHit, S::walk_every_time, typeid(Map), false);
-BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiled, S::memoized, typeid(Map), true);
+BENCHMARK_CAPTURE(single_lookup, Lookup/ExactHit, S::memoized, typeid(MapL<0>), 0);
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHit, S::memoized, typeid(Map), 0);
+BENCHMARK_CAPTURE(single_lookup, Lookup/WalkHit, S::exact_first, typeid(Map), 0);
+BENCHMARK_CAPTURE(single_lookup, Lookup/WalkEveryTimeHit, S::walk_every_time, typeid(Map), 0);
+// The profiler at its default (a hit timed one in ~64), and the interval's cost either side.
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiled, S::memoized, typeid(Map), 64);
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiledEvery1, S::memoized, typeid(Map), 1);
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiledEvery16, S::memoized, typeid(Map), 16);
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiledEvery256, S::memoized, typeid(Map), 256);
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiledEvery4096, S::memoized, typeid(Map), 4096);
 BENCHMARK_CAPTURE(scale_lookup, Lookup/Scale10kExactHit, false);
 BENCHMARK_CAPTURE(scale_lookup, Lookup/Scale100kMemoHit, true);
 

@@ -5,6 +5,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <deque>
 #include <iomanip>
@@ -28,67 +29,6 @@ std::string readable_name(const char* mangled) {
 }
 
 }  // namespace
-
-// ---- profiler --------------------------------------------------------------------------------------
-
-struct LookupProfiler::Impl {
-  std::unordered_map<std::type_index, LookupStats> stats;
-};
-
-LookupProfiler::LookupProfiler() : impl_(std::make_unique<Impl>()) {}
-LookupProfiler::~LookupProfiler() = default;
-
-LookupStats& LookupProfiler::stats_for(std::type_index type, std::string_view name) {
-  auto [it, inserted] = impl_->stats.try_emplace(type);
-  if (inserted) it->second.type_name = readable_name(std::string(name).c_str());
-  return it->second;
-}
-
-void LookupProfiler::clear() { impl_->stats.clear(); }
-
-std::vector<LookupStats> LookupProfiler::report() const {
-  std::vector<LookupStats> out;
-  for (const auto& [type, stats] : impl_->stats) out.push_back(stats);
-  std::sort(out.begin(), out.end(), [](const LookupStats& a, const LookupStats& b) {
-    return a.time != b.time ? a.time > b.time : a.type_name < b.type_name;
-  });
-  return out;
-}
-
-std::string LookupProfiler::table() const {
-  const auto rows = report();
-  LookupStats total;
-  std::size_t width = 4;
-  for (const auto& r : rows) {
-    width = std::max(width, r.type_name.size());
-    total.exact_hits += r.exact_hits;
-    total.memo_hits += r.memo_hits;
-    total.walks += r.walks;
-    total.walk_steps += r.walk_steps;
-    total.default_fallbacks += r.default_fallbacks;
-    total.time += r.time;
-  }
-  total.type_name = "total";
-  std::ostringstream out;
-  auto line = [&](const LookupStats& r) {
-    const double ns = static_cast<double>(r.time.count());
-    const double per = r.lookups() ? ns / static_cast<double>(r.lookups()) : 0.0;
-    const double share =
-        total.time.count() ? 100.0 * ns / static_cast<double>(total.time.count()) : 0.0;
-    out << std::left << std::setw(static_cast<int>(width)) << r.type_name << std::right
-        << std::setw(10) << r.lookups() << std::setw(10) << r.exact_hits << std::setw(10)
-        << r.memo_hits << std::setw(8) << r.walks << std::setw(8) << r.walk_steps << std::setw(9)
-        << r.default_fallbacks << std::setw(12) << std::fixed << std::setprecision(0) << ns
-        << std::setw(9) << std::setprecision(1) << per << std::setw(7) << share << "%\n";
-  };
-  out << std::left << std::setw(static_cast<int>(width)) << "type" << std::right << std::setw(10)
-      << "lookups" << std::setw(10) << "exact" << std::setw(10) << "memo" << std::setw(8)
-      << "walks" << std::setw(8) << "steps" << std::setw(9) << "default" << std::setw(12)
-      << "time ns" << std::setw(9) << "ns/look" << std::setw(8) << "share" << "\n";
-  for (const auto& r : rows) line(r);
-  line(total);
-  return out.str();
-}
 
 // ---- frozen state -------------------------------------------------------------------------------
 
@@ -380,10 +320,12 @@ namespace {
 
 using State = Registry::State;
 
-struct Resolution {
+// What one lookup did, for the profiler.
+struct Outcome {
   const detail::ErasedHandler* handler;
   enum Via { exact, memo, walk, fallback, none } via;
   std::uint64_t steps;
+  const State::Slot* slot;  // the table entry used or published; null when none was
 };
 
 const void* upcast_along(const std::vector<detail::Upcast>& path, const void* obj) {
@@ -429,7 +371,15 @@ const State::Slot& first_resolution(const State& s, const std::type_info& type, 
   return *s.publish(e, offset);
 }
 
-Resolution resolve_slow(const State& s, const std::type_info& type, const void*& obj) {
+Outcome::Via via_of_hit(const State::Slot& slot) {
+  switch (slot.entry->via) {
+    case State::Via::fallback: return Outcome::fallback;
+    case State::Via::none: return Outcome::none;
+    default: return slot.entry->memo ? Outcome::memo : Outcome::exact;
+  }
+}
+
+Outcome resolve_with(const State& s, const std::type_info& type, const void*& obj) {
   std::uint64_t steps = 0;
   const detail::ErasedHandler* fallback = s.fallback ? &*s.fallback : nullptr;
   switch (s.strategy) {
@@ -437,42 +387,346 @@ Resolution resolve_slow(const State& s, const std::type_info& type, const void*&
       std::vector<detail::Upcast> path;
       if (const auto* h = s.walk_fresh(type, steps, path)) {
         obj = upcast_along(path, obj);
-        return {h, steps == 0 ? Resolution::exact : Resolution::walk, steps};
+        return {h, steps == 0 ? Outcome::exact : Outcome::walk, steps, nullptr};
       }
       break;
     }
     case LookupStrategy::exact_first: {
+      if (const State::Slot* hit = s.probe(type)) return {take(*hit, obj), Outcome::exact, 0, hit};
       const State::Found f = s.walk(type, steps);
       if (f.handler) {
         if (f.via) obj = upcast_along(f.via->path, obj);
-        return {f.handler, Resolution::walk, steps};
+        return {f.handler, Outcome::walk, steps, nullptr};
       }
       break;
     }
     case LookupStrategy::memoized: {
+      if (const State::Slot* hit = s.probe(type)) return {take(*hit, obj), via_of_hit(*hit), 0, hit};
       const State::Slot& slot = first_resolution(s, type, obj, steps);
-      const detail::ErasedHandler* h = take(slot, obj);
-      if (slot.entry->via == State::Via::own || slot.entry->via == State::Via::ancestor)
-        return {h, Resolution::walk, steps};
-      return {h, h ? Resolution::fallback : Resolution::none, steps};
+      return {take(slot, obj), Outcome::walk, steps, &slot};
     }
   }
-  return {fallback, fallback ? Resolution::fallback : Resolution::none, steps};
-}
-
-Resolution resolve_with(const State& s, const std::type_info& type, const void*& obj) {
-  if (s.strategy != LookupStrategy::walk_every_time)
-    if (const State::Slot* hit = s.probe(type)) {
-      const detail::ErasedHandler* h = take(*hit, obj);
-      const State::Via via = hit->entry->via;
-      if (via == State::Via::fallback || via == State::Via::none)
-        return {h, h ? Resolution::fallback : Resolution::none, 0};
-      return {h, hit->entry->memo ? Resolution::memo : Resolution::exact, 0};
-    }
-  return resolve_slow(s, type, obj);
+  return {fallback, Outcome::walk, steps, nullptr};
 }
 
 }  // namespace
+
+// ---- profiler --------------------------------------------------------------------------------------
+
+struct LookupProfiler::Impl {
+  // Counters for one entry of the bound registry's lookup table.
+  struct Counter {
+    std::uint64_t hits = 0;
+    std::uint64_t walks = 0;
+    std::uint64_t steps = 0;
+    std::uint64_t timed_hits = 0;
+    std::uint64_t timed_hit_ns = 0;
+    std::uint64_t walk_ns = 0;
+  };
+
+  explicit Impl(std::uint32_t every) : sample_every(std::bit_ceil(std::max<std::uint32_t>(every, 1))) {
+    sample_mask = sample_every - 1;
+    // The cost of reading the clock twice, taken off every timed lookup.
+    std::chrono::nanoseconds least = std::chrono::nanoseconds::max();
+    for (int i = 0; i < 64; ++i) {
+      const auto a = std::chrono::steady_clock::now();
+      const auto b = std::chrono::steady_clock::now();
+      least = std::min(least, std::chrono::duration_cast<std::chrono::nanoseconds>(b - a));
+    }
+    clock_cost = least;
+  }
+
+  Counter& counter(std::uint32_t id) {
+    if (id >= by_id.size()) [[unlikely]]
+      by_id.resize(std::max<std::size_t>(id + 1, 2 * by_id.size()));
+    return by_id[id];
+  }
+
+  // Counters for the entries of another registry are kept per type; then this one is bound.
+  void bind(const std::shared_ptr<const Registry::State>& state) {
+    fold();
+    bound = state;
+  }
+
+  void fold() {
+    if (!bound) return;
+    const std::vector<LookupStats> rows = rows_of_bound();
+    for (std::size_t i = 0; i < rows.size(); ++i) merge(other[std::type_index(*row_types[i])], rows[i]);
+    by_id.clear();
+    row_types.clear();
+  }
+
+  std::uint64_t mean_hit_ns() const noexcept {
+    std::uint64_t n = 0, ns = 0;
+    for (const Counter& c : by_id) {
+      n += c.timed_hits;
+      ns += c.timed_hit_ns;
+    }
+    return n ? ns / n : 0;
+  }
+
+  // The rows of the bound registry's entries that were looked up. Fills `row_types` alike.
+  std::vector<LookupStats> rows_of_bound() {
+    std::vector<LookupStats> rows;
+    row_types.clear();
+    if (!bound) return rows;
+    const std::uint64_t fallback_ns = mean_hit_ns();
+    std::lock_guard<std::mutex> lock(bound->mutex);  // entries may be appended meanwhile
+    for (std::size_t id = 0; id < by_id.size() && id < bound->entries.size(); ++id) {
+      const Counter& c = by_id[id];
+      if (c.hits + c.walks == 0) continue;
+      const Registry::State::Entry& e = bound->entries[id];
+      LookupStats s;
+      s.type_name = readable_name(e.type->name());
+      switch (e.via) {
+        case Registry::State::Via::own:
+          s.resolution = Resolution::own;
+          s.handler_type = s.type_name;
+          break;
+        case Registry::State::Via::ancestor:
+          s.resolution = Resolution::ancestor;
+          s.handler_type = readable_name(e.ancestor->name.c_str());
+          s.distance = e.distance;
+          break;
+        case Registry::State::Via::fallback:
+          s.resolution = Resolution::fallback;
+          s.default_fallbacks = c.hits + c.walks;
+          break;
+        case Registry::State::Via::none:
+          s.resolution = Resolution::failure;
+          s.failures = c.hits + c.walks;
+          break;
+      }
+      (e.memo ? s.memo_hits : s.exact_hits) = c.hits;
+      s.walks = c.walks;
+      s.walk_steps = c.steps;
+      s.timed = c.timed_hits + c.walks;
+      const std::uint64_t per_hit = c.timed_hits ? c.timed_hit_ns / c.timed_hits : fallback_ns;
+      s.time = std::chrono::nanoseconds(c.walk_ns + per_hit * c.hits);
+      rows.push_back(std::move(s));
+      row_types.push_back(e.type);
+    }
+    return rows;
+  }
+
+  static void merge(LookupStats& into, const LookupStats& row) {
+    if (into.lookups() == 0 && into.type_name.empty()) {
+      into = row;
+      return;
+    }
+    into.exact_hits += row.exact_hits;
+    into.memo_hits += row.memo_hits;
+    into.walks += row.walks;
+    into.walk_steps += row.walk_steps;
+    into.default_fallbacks += row.default_fallbacks;
+    into.failures += row.failures;
+    into.time += row.time;
+    into.timed += row.timed;
+  }
+
+  // A lookup that is timed: a sampled hit (the type's first, then one in `sample_every`), a
+  // first resolution, or any lookup of the strategies that do not memoize.
+  const detail::ErasedHandler* timed(const Registry::State& s, const std::type_info& type,
+                                     const void*& obj, bool sampled) {
+    const auto start = std::chrono::steady_clock::now();
+    const Outcome r = resolve_with(s, type, obj);
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    const auto ns = static_cast<std::uint64_t>(
+        std::max(std::chrono::nanoseconds(0),
+                 std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed) - clock_cost)
+            .count());
+    if (r.slot && (r.via != Outcome::walk || s.strategy == LookupStrategy::memoized)) {
+      Counter& c = counter(r.slot->id);
+      if (r.via == Outcome::walk) {
+        ++c.walks;
+        c.steps += r.steps;
+        c.walk_ns += ns;
+      } else {
+        ++c.hits;
+        if (sampled) {
+          ++c.timed_hits;
+          c.timed_hit_ns += ns;
+        }
+      }
+      return r.handler;
+    }
+    // Not in the table: counted per type (exact_first's and walk_every_time's walks).
+    LookupStats& st = other[std::type_index(type)];
+    if (st.type_name.empty()) st.type_name = readable_name(type.name());
+    if (r.via == Outcome::exact) {
+      ++st.exact_hits;
+      st.handler_type = st.type_name;
+    } else {
+      ++st.walks;
+      st.walk_steps += r.steps;
+      if (!r.handler) {
+        st.resolution = Resolution::failure;
+        ++st.failures;
+      } else if (s.fallback && r.handler == &*s.fallback) {
+        st.resolution = Resolution::fallback;
+        ++st.default_fallbacks;
+      } else if (r.steps > 0) {
+        st.resolution = Resolution::ancestor;
+      }
+    }
+    st.time += std::chrono::nanoseconds(ns);
+    ++st.timed;
+    return r.handler;
+  }
+
+  std::uint32_t sample_every;  // a power of two
+  std::uint32_t sample_mask;
+  std::chrono::nanoseconds clock_cost{0};
+  std::chrono::nanoseconds writer{0};
+  std::vector<Counter> by_id;
+  std::shared_ptr<const Registry::State> bound;
+  std::vector<const std::type_info*> row_types;
+  std::unordered_map<std::type_index, LookupStats> other;
+};
+
+LookupProfiler::LookupProfiler(std::uint32_t sample_every)
+    : impl_(std::make_unique<Impl>(sample_every)) {}
+LookupProfiler::~LookupProfiler() = default;
+
+void LookupProfiler::clear() {
+  const std::uint32_t every = impl_->sample_every;
+  impl_ = std::make_unique<Impl>(every);
+}
+
+void LookupProfiler::add_writer_time(std::chrono::nanoseconds t) noexcept { impl_->writer += t; }
+std::chrono::nanoseconds LookupProfiler::writer_time() const noexcept { return impl_->writer; }
+
+std::vector<LookupStats> LookupProfiler::report() const {
+  std::unordered_map<std::type_index, LookupStats> by_type = impl_->other;
+  std::vector<LookupStats> rows = impl_->rows_of_bound();
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    Impl::merge(by_type[std::type_index(*impl_->row_types[i])], rows[i]);
+  std::vector<LookupStats> out;
+  out.reserve(by_type.size());
+  for (auto& [type, stats] : by_type) out.push_back(std::move(stats));
+  std::sort(out.begin(), out.end(), [](const LookupStats& a, const LookupStats& b) {
+    return a.time != b.time ? a.time > b.time : a.type_name < b.type_name;
+  });
+  return out;
+}
+
+std::chrono::nanoseconds LookupProfiler::lookup_time() const {
+  std::chrono::nanoseconds total{0};
+  for (const LookupStats& r : report()) total += r.time;
+  return total;
+}
+
+namespace {
+
+std::string resolved_by(const LookupStats& r) {
+  switch (r.resolution) {
+    case Resolution::own: return "own";
+    case Resolution::ancestor:
+      return r.handler_type.empty() ? "ancestor"
+                                    : r.handler_type + " @" + std::to_string(r.distance);
+    case Resolution::fallback: return "default";
+    case Resolution::failure: return "none";
+  }
+  return "";
+}
+
+const char* resolution_name(Resolution r) {
+  switch (r) {
+    case Resolution::own: return "own";
+    case Resolution::ancestor: return "ancestor";
+    case Resolution::fallback: return "fallback";
+    case Resolution::failure: return "failure";
+  }
+  return "";
+}
+
+void json_string(std::ostringstream& out, std::string_view s) {
+  out << '"';
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out << '\\' << c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out << "\\u00" << "0123456789abcdef"[(c >> 4) & 0xf] << "0123456789abcdef"[c & 0xf];
+    } else {
+      out << c;
+    }
+  }
+  out << '"';
+}
+
+double share(std::chrono::nanoseconds part, std::chrono::nanoseconds whole) {
+  return whole.count() > 0 ? static_cast<double>(part.count()) / static_cast<double>(whole.count())
+                           : 0.0;
+}
+
+}  // namespace
+
+std::string LookupProfiler::table() const {
+  const auto rows = report();
+  const std::chrono::nanoseconds writer = impl_->writer;
+  LookupStats total;
+  total.type_name = "total";
+  std::size_t width = 5, via_width = 11;
+  for (const auto& r : rows) {
+    width = std::max(width, r.type_name.size());
+    via_width = std::max(via_width, resolved_by(r).size());
+    Impl::merge(total, r);
+  }
+  total.type_name = "total";
+  std::ostringstream out;
+  auto line = [&](const LookupStats& r, const std::string& via) {
+    const double ns = static_cast<double>(r.time.count());
+    const double per = r.lookups() ? ns / static_cast<double>(r.lookups()) : 0.0;
+    out << std::left << std::setw(static_cast<int>(width)) << r.type_name << "  "
+        << std::setw(static_cast<int>(via_width)) << via << std::right << std::setw(10)
+        << r.lookups() << std::setw(10) << r.exact_hits << std::setw(10) << r.memo_hits
+        << std::setw(7) << r.walks << std::setw(7) << r.walk_steps << std::setw(8)
+        << r.default_fallbacks << std::setw(7) << r.failures << std::setw(12) << std::fixed
+        << std::setprecision(0) << ns << std::setw(9) << std::setprecision(1) << per
+        << std::setw(8) << 100.0 * share(r.time, total.time) << "%" << std::setw(8)
+        << 100.0 * share(r.time, writer) << "%\n";
+  };
+  out << std::left << std::setw(static_cast<int>(width)) << "type" << "  "
+      << std::setw(static_cast<int>(via_width)) << "resolved by" << std::right << std::setw(10)
+      << "lookups" << std::setw(10) << "exact" << std::setw(10) << "memo" << std::setw(7)
+      << "walks" << std::setw(7) << "steps" << std::setw(8) << "default" << std::setw(7)
+      << "failed" << std::setw(12) << "time ns" << std::setw(9) << "ns/look" << std::setw(9)
+      << "%lookup" << std::setw(9) << "%write" << "\n";
+  for (const auto& r : rows) line(r, resolved_by(r));
+  line(total, "");
+  out << "lookup time is " << std::fixed << std::setprecision(1) << 100.0 * share(total.time, writer)
+      << "% of " << writer.count() << " ns spent writing; hits timed 1 in ~" << impl_->sample_every
+      << ", every walk timed\n";
+  return out.str();
+}
+
+std::string LookupProfiler::json() const {
+  const auto rows = report();
+  const std::chrono::nanoseconds writer = impl_->writer;
+  std::chrono::nanoseconds lookup{0};
+  for (const auto& r : rows) lookup += r.time;
+  std::ostringstream out;
+  out << "{\"writer_ns\":" << writer.count() << ",\"lookup_ns\":" << lookup.count()
+      << ",\"lookup_share\":" << share(lookup, writer) << ",\"sample_every\":"
+      << impl_->sample_every << ",\"types\":[";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const LookupStats& r = rows[i];
+    out << (i ? "," : "") << "{\"type\":";
+    json_string(out, r.type_name);
+    out << ",\"resolution\":\"" << resolution_name(r.resolution) << "\",\"handler_type\":";
+    json_string(out, r.handler_type);
+    out << ",\"distance\":" << r.distance << ",\"lookups\":" << r.lookups()
+        << ",\"exact_hits\":" << r.exact_hits << ",\"memo_hits\":" << r.memo_hits
+        << ",\"walks\":" << r.walks << ",\"walk_steps\":" << r.walk_steps
+        << ",\"default_fallbacks\":" << r.default_fallbacks << ",\"failures\":" << r.failures
+        << ",\"time_ns\":" << r.time.count() << ",\"timed\":" << r.timed
+        << ",\"writer_share\":" << share(r.time, writer) << "}";
+  }
+  out << "]}";
+  return out.str();
+}
+
+// ---- find ------------------------------------------------------------------------------------------
 
 const detail::ErasedHandler* Registry::find(const std::type_info& type, const void*& obj,
                                             LookupProfiler* profiler) const {
@@ -480,25 +734,22 @@ const detail::ErasedHandler* Registry::find(const std::type_info& type, const vo
   if (!profiler) [[likely]] {
     if (s.strategy != LookupStrategy::walk_every_time)
       if (const State::Slot* hit = s.probe(type)) return take(*hit, obj);
-    return resolve_slow(s, type, obj).handler;
+    return resolve_with(s, type, obj).handler;
   }
-  const auto start = std::chrono::steady_clock::now();
-  const Resolution r = resolve_with(s, type, obj);
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  LookupStats& stats = profiler->stats_for(type, type.name());
-  stats.time += std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed);
-  switch (r.via) {
-    case Resolution::exact: ++stats.exact_hits; break;
-    case Resolution::memo: ++stats.memo_hits; break;
-    case Resolution::walk: ++stats.walks; break;
-    case Resolution::fallback:
-    case Resolution::none:
-      ++stats.default_fallbacks;
-      if (r.steps) ++stats.walks;
-      break;
-  }
-  stats.walk_steps += r.steps;
-  return r.handler;
+  // Profiled: a hit costs one counter increment more, and the first hit of a type and every
+  // `sample_every`-th after it are timed.
+  LookupProfiler::Impl& p = *profiler->impl_;
+  if (p.bound.get() != &s) [[unlikely]]
+    p.bind(state_);
+  if (s.strategy != LookupStrategy::walk_every_time) [[likely]]
+    if (const State::Slot* hit = s.probe(type)) {
+      LookupProfiler::Impl::Counter& c = p.counter(hit->id);
+      if ((c.hits++ & p.sample_mask) != 0) [[likely]]
+        return take(*hit, obj);
+      --c.hits;  // counted again below, timed
+      return p.timed(s, type, obj, true);
+    }
+  return p.timed(s, type, obj, false);
 }
 
 const detail::ErasedHandler& Registry::resolve(const std::type_info& type, const void*& obj,
