@@ -361,6 +361,23 @@ TEST(UserTypes, ProfilerCountsOneLookupPerObjectWritten) {
                          {"Polygon", 1}, {"Square", 1}}));
 }
 
+TEST(UserTypes, ProfilerSampleOfTheDocs) {
+  const transit::Registry registry = shapes_registry();
+  const auto objects = sample_shapes();
+  // doc-sample begin
+  transit::LookupProfiler profiler;          // times one hit in 64 of each type, every walk
+  transit::WriteOptions options;
+  options.registry = &registry;
+  options.profiler = &profiler;              // attach it to a writer
+  transit::write(objects, transit::Encoding::json, options);
+  const std::string table = profiler.table();  // the hot-spot table
+  const std::string json = profiler.json();    // the same, for tools
+  // doc-sample end
+  EXPECT_NE(table.find("Polygon @1"), std::string::npos) << table;
+  EXPECT_NE(json.find(R"("resolution":"ancestor")"), std::string::npos) << json;
+  EXPECT_GT(profiler.writer_time().count(), 0);
+}
+
 // ---- read handlers -----------------------------------------------------------------------------------
 
 TEST(ReadHandlers, GroundTagsCannotBeOverridden) {
