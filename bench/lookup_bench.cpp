@@ -8,9 +8,11 @@
 //   Lookup/ExactFirst     exact hit, else walk (transit-ruby's fix)
 //   Lookup/Memoized       exact hit, else memo hit, else walk once (ours)
 // plus single lookups: Lookup/ExactHit, Lookup/MemoHit, Lookup/WalkHit, and the profiler's
-// cost when it is on.
+// cost when it is on; and Lookup/Scale*, lookups spread over a registry of 10,000 handlers and
+// 100,000 derived types (tests/support/generated_hierarchy.h), every type resolved once first.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -18,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "../tests/support/generated_hierarchy.h"
 #include "transit/transit.h"
 
 namespace {
@@ -129,9 +132,10 @@ const std::vector<ObjPtr>& workload() {
   return maps;
 }
 
-// Lookups per write: each map (4 per seed) and each value (the array and the string) once,
-// each keyword (5) twice: once to decide that the map's keys are all scalars, once to write.
-constexpr int kLookupsPerSeed = 4 + 2 + 2 * 5;
+// Lookups per write: one per object: the maps (4 per seed), the values (the array and the
+// string) and the keywords (5; a key is resolved once, when the map checks that its keys are
+// all scalars, and written with that handler).
+constexpr int kLookupsPerSeed = 4 + 2 + 5;
 
 // What every strategy must write, checked before anything is timed.
 const std::string& expected_text() {
@@ -177,10 +181,12 @@ void write_workload(benchmark::State& state, transit::LookupStrategy strategy, b
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * out.size()));
 }
 
+// `sample_every`: 0 for no profiler, else the profiler's timing interval.
 void single_lookup(benchmark::State& state, transit::LookupStrategy strategy,
-                   const std::type_info& type, bool profile) {
+                   const std::type_info& type, std::uint32_t sample_every) {
   const transit::Registry registry = make_registry(strategy);
-  transit::LookupProfiler profiler;
+  const bool profile = sample_every != 0;
+  transit::LookupProfiler profiler(profile ? sample_every : 1);
   Map object;
   const void* base = static_cast<const Obj*>(&object);
   const void* warm = base;
@@ -195,6 +201,39 @@ void single_lookup(benchmark::State& state, transit::LookupStrategy strategy,
   }
 }
 
+// Lookups of `count` types of the generated hierarchy in a shuffled order (so the table, about
+// 8 MB, is read from all over memory), after each has been resolved once. The handlers found
+// are checked before anything is timed.
+void scale_lookup(benchmark::State& state, bool derived) {
+  namespace gen = transit::generated;
+  static const transit::Registry registry = gen::builder().freeze();
+  const gen::Types& t = gen::types();
+  std::vector<std::pair<const std::type_info*, int>> order;
+  if (derived)
+    for (int n = 0; n < gen::kDerived; ++n) order.emplace_back(t.derived[static_cast<std::size_t>(n)], n % gen::kHandlers);
+  else
+    for (int m = 0; m < gen::kHandlers; ++m) order.emplace_back(t.bases[static_cast<std::size_t>(m)], m);
+  std::uint64_t x = 88172645463325252ULL;
+  for (std::size_t i = order.size() - 1; i > 0; --i) {  // Fisher-Yates with xorshift
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    std::swap(order[i], order[x % (i + 1)]);
+  }
+  for (const auto& [type, m] : order) {
+    const void* obj = nullptr;
+    const transit::detail::ErasedHandler* h = registry.find(*type, obj, nullptr);
+    if (!h || h->tag != gen::tag_of_base(m)) {
+      std::cerr << "transit-bench: Lookup/Scale: wrong handler\n";
+      std::exit(EXIT_FAILURE);
+    }
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const void* obj = nullptr;
+    benchmark::DoNotOptimize(registry.find(*order[i].first, obj, nullptr));
+    if (++i == order.size()) i = 0;
+  }
+}
+
 using S = transit::LookupStrategy;
 
 BENCHMARK_CAPTURE(write_workload, Lookup/WalkEveryTime, S::walk_every_time, false)
@@ -205,10 +244,17 @@ BENCHMARK_CAPTURE(write_workload, Lookup/Memoized, S::memoized, false)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(write_workload, Lookup/MemoizedProfiled, S::memoized, true)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(single_lookup, Lookup/ExactHit, S::memoized, typeid(MapL<0>), false);
-BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHit, S::memoized, typeid(Map), false);
-BENCHMARK_CAPTURE(single_lookup, Lookup/WalkHit, S::exact_first, typeid(Map), false);
-BENCHMARK_CAPTURE(single_lookup, Lookup/WalkEveryTimeHit, S::walk_every_time, typeid(Map), false);
-BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiled, S::memoized, typeid(Map), true);
+BENCHMARK_CAPTURE(single_lookup, Lookup/ExactHit, S::memoized, typeid(MapL<0>), 0);
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHit, S::memoized, typeid(Map), 0);
+BENCHMARK_CAPTURE(single_lookup, Lookup/WalkHit, S::exact_first, typeid(Map), 0);
+BENCHMARK_CAPTURE(single_lookup, Lookup/WalkEveryTimeHit, S::walk_every_time, typeid(Map), 0);
+// The profiler at its default (a hit timed one in ~64), and the interval's cost either side.
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiled, S::memoized, typeid(Map), 64);
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiledEvery1, S::memoized, typeid(Map), 1);
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiledEvery16, S::memoized, typeid(Map), 16);
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiledEvery256, S::memoized, typeid(Map), 256);
+BENCHMARK_CAPTURE(single_lookup, Lookup/MemoHitProfiledEvery4096, S::memoized, typeid(Map), 4096);
+BENCHMARK_CAPTURE(scale_lookup, Lookup/Scale10kExactHit, false);
+BENCHMARK_CAPTURE(scale_lookup, Lookup/Scale100kMemoHit, true);
 
 }  // namespace

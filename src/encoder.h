@@ -8,6 +8,7 @@
 #pragma once
 
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -151,7 +152,7 @@ class Encoder final : public ObjectEncoder {
   void value(const Value& v, bool as_key) override { write(v, as_key); }
 
   void object(const std::type_info& type, const void* obj, bool as_key) override {
-    const ErasedHandler& h = handler_for(type, obj);
+    const ErasedHandler& h = claimed_handler(type, obj);
     if (h.write_typed_rep) {
       tagged_begin(h.tag);
       h.write_typed_rep(type, obj, *this);
@@ -168,7 +169,9 @@ class Encoder final : public ObjectEncoder {
   }
 
   bool object_is_scalar(const std::type_info& type, const void* obj) override {
+    const void* original = obj;
     const ErasedHandler& h = handler_for(type, obj);
+    resolved_.push_back({&type, original, obj, &h});
     if (h.write_typed_rep) return false;
     const std::string tag = h.tag_of ? h.tag_of(obj) : h.tag;
     if (tag == "array" || tag == "map") return false;
@@ -179,6 +182,7 @@ class Encoder final : public ObjectEncoder {
   void array_end() override { close_array(); }
 
   void map_begin(std::size_t n, bool scalar_keys) override {
+    claim_resolved();
     map_forms_.push_back(scalar_keys);
     if (!scalar_keys) {
       // A cmap: ["~#cmap", [k, v, ...]] with the keys written as ordinary values.
@@ -192,6 +196,7 @@ class Encoder final : public ObjectEncoder {
     }
   }
   void map_end() override {
+    release_resolved();
     const bool scalar_keys = map_forms_.back();
     map_forms_.pop_back();
     if (!scalar_keys) {
@@ -222,11 +227,20 @@ class Encoder final : public ObjectEncoder {
     depth_ = 0;
     cache_.reset();
     map_forms_.clear();
+    claim_resolved();
     if (scalar) tagged_begin("'");
   }
   void top_end(bool scalar) override {
     if (scalar) tagged_end();
     cache_.release_values();  // the next value resets the cache before any lookup
+    release_resolved();
+  }
+
+  /// Forgets what a value that failed half-way left behind; called before each top-level value.
+  void begin_value() noexcept {
+    resolved_.clear();
+    claims_.clear();
+    unclaimed_ = 0;
   }
 
  private:
@@ -235,6 +249,42 @@ class Encoder final : public ObjectEncoder {
       throw_error(Errc::no_handler, "no write handler for C++ type " + std::string(type.name()) +
                                         ": the writer has no registry (WriteOptions::registry)");
     return registry_->resolve(type, obj, profiler_);
+  }
+
+  // Each user object is looked up once. Deciding whether a map's keys (or a top-level value)
+  // are scalars resolves their handlers before any is written; object_is_scalar() keeps them
+  // here, the map (or top-level value) that begins next claims them, and its keys take them in
+  // order. A nested map claims only what was resolved for it.
+  struct Resolved {
+    const std::type_info* type;
+    const void* obj;       // as given
+    const void* adjusted;  // converted to the handler's base
+    const ErasedHandler* handler;
+  };
+  struct Claim {
+    std::size_t begin, next, end;
+  };
+
+  void claim_resolved() {
+    claims_.push_back({unclaimed_, unclaimed_, resolved_.size()});
+    unclaimed_ = resolved_.size();
+  }
+  void release_resolved() {
+    if (claims_.empty()) return;
+    resolved_.resize(claims_.back().begin);
+    unclaimed_ = resolved_.size();
+    claims_.pop_back();
+  }
+  const ErasedHandler& claimed_handler(const std::type_info& type, const void*& obj) {
+    if (!claims_.empty()) {
+      Claim& c = claims_.back();
+      if (c.next < c.end && resolved_[c.next].type == &type && resolved_[c.next].obj == obj) {
+        const Resolved& r = resolved_[c.next++];
+        obj = r.adjusted;
+        return *r.handler;
+      }
+    }
+    return handler_for(type, obj);
   }
 
   void write(const Value& v, bool as_key) {
@@ -423,6 +473,9 @@ class Encoder final : public ObjectEncoder {
   std::size_t depth_ = 0;  // arrays and maps open in the output
   std::string scratch_;          // "~X" + text for the string being written; reused
   std::vector<bool> map_forms_;  // per open map: keys are scalars (else it is a cmap)
+  std::vector<Resolved> resolved_;
+  std::vector<Claim> claims_;    // per open map and top-level value
+  std::size_t unclaimed_ = 0;    // resolved_[unclaimed_...] await the next map or top-level value
 };
 
 /// A Writer::Impl for any backend: `Buffer` collects bytes and spills them to the sink,
@@ -434,28 +487,43 @@ class BackendWriter final : public Writer::Impl {
   BackendWriter(Sink& sink, Mode mode, const WriteOptions& options, EmitterArgs&&... args)
       : out_(sink, options.buffer_size, options.max_output_bytes),
         emitter_(out_, std::forward<EmitterArgs>(args)...),
-        encoder_(emitter_, mode, options.registry, options.profiler, options.max_depth) {}
+        encoder_(emitter_, mode, options.registry, options.profiler, options.max_depth),
+        profiler_(options.profiler) {}
 
   void write(const Value& v) override {
     begin_value();
-    encoder_.write_top(v);
+    encoder_.write_top(v);  // Writer::write abandons the value when this throws
     end_value();
   }
   ObjectEncoder& begin_value() override {
     out_.mark();
+    encoder_.begin_value();
+    if (profiler_) started_ = std::chrono::steady_clock::now();
     return encoder_;
   }
   void end_value() override {
     out_.check_limit();
     if (out_.buffered() >= out_.capacity() / 2) out_.spill();
+    if (profiler_) add_writer_time();
   }
-  void abandon_value() noexcept override { out_.rollback(); }
+  void abandon_value() noexcept override {
+    out_.rollback();
+    if (profiler_) add_writer_time();
+  }
   void flush() override { out_.flush_sink(); }
 
  private:
+  // The profiler's share of lookup in writing needs the time spent writing.
+  void add_writer_time() noexcept {
+    profiler_->add_writer_time(std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now() - started_));
+  }
+
   Buffer out_;
   Emitter emitter_;
   Encoder<Emitter> encoder_;
+  LookupProfiler* profiler_;
+  std::chrono::steady_clock::time_point started_;
 };
 
 }  // namespace transit::detail

@@ -5,11 +5,13 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <deque>
 #include <iomanip>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -26,76 +28,7 @@ std::string readable_name(const char* mangled) {
   return status == 0 && demangled ? std::string(demangled.get()) : std::string(mangled);
 }
 
-std::size_t pointer_hash(const void* p) noexcept {
-  auto x = reinterpret_cast<std::uintptr_t>(p);
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return static_cast<std::size_t>(x);
-}
-
 }  // namespace
-
-// ---- profiler --------------------------------------------------------------------------------------
-
-struct LookupProfiler::Impl {
-  std::unordered_map<std::type_index, LookupStats> stats;
-};
-
-LookupProfiler::LookupProfiler() : impl_(std::make_unique<Impl>()) {}
-LookupProfiler::~LookupProfiler() = default;
-
-LookupStats& LookupProfiler::stats_for(std::type_index type, std::string_view name) {
-  auto [it, inserted] = impl_->stats.try_emplace(type);
-  if (inserted) it->second.type_name = readable_name(std::string(name).c_str());
-  return it->second;
-}
-
-void LookupProfiler::clear() { impl_->stats.clear(); }
-
-std::vector<LookupStats> LookupProfiler::report() const {
-  std::vector<LookupStats> out;
-  for (const auto& [type, stats] : impl_->stats) out.push_back(stats);
-  std::sort(out.begin(), out.end(), [](const LookupStats& a, const LookupStats& b) {
-    return a.time != b.time ? a.time > b.time : a.type_name < b.type_name;
-  });
-  return out;
-}
-
-std::string LookupProfiler::table() const {
-  const auto rows = report();
-  LookupStats total;
-  std::size_t width = 4;
-  for (const auto& r : rows) {
-    width = std::max(width, r.type_name.size());
-    total.exact_hits += r.exact_hits;
-    total.memo_hits += r.memo_hits;
-    total.walks += r.walks;
-    total.walk_steps += r.walk_steps;
-    total.default_fallbacks += r.default_fallbacks;
-    total.time += r.time;
-  }
-  total.type_name = "total";
-  std::ostringstream out;
-  auto line = [&](const LookupStats& r) {
-    const double ns = static_cast<double>(r.time.count());
-    const double per = r.lookups() ? ns / static_cast<double>(r.lookups()) : 0.0;
-    const double share =
-        total.time.count() ? 100.0 * ns / static_cast<double>(total.time.count()) : 0.0;
-    out << std::left << std::setw(static_cast<int>(width)) << r.type_name << std::right
-        << std::setw(10) << r.lookups() << std::setw(10) << r.exact_hits << std::setw(10)
-        << r.memo_hits << std::setw(8) << r.walks << std::setw(8) << r.walk_steps << std::setw(9)
-        << r.default_fallbacks << std::setw(12) << std::fixed << std::setprecision(0) << ns
-        << std::setw(9) << std::setprecision(1) << per << std::setw(7) << share << "%\n";
-  };
-  out << std::left << std::setw(static_cast<int>(width)) << "type" << std::right << std::setw(10)
-      << "lookups" << std::setw(10) << "exact" << std::setw(10) << "memo" << std::setw(8)
-      << "walks" << std::setw(8) << "steps" << std::setw(9) << "default" << std::setw(12)
-      << "time ns" << std::setw(9) << "ns/look" << std::setw(8) << "share" << "\n";
-  for (const auto& r : rows) line(r);
-  line(total);
-  return out.str();
-}
 
 // ---- frozen state -------------------------------------------------------------------------------
 
@@ -106,15 +39,43 @@ struct Registry::State {
     std::vector<detail::Upcast> path;  // from the derived type to this ancestor
     bool fixed_offset;                 // every step is a non-virtual base
   };
-  struct MemoEntry {
+
+  /// How one type resolved, once and for all: kept for the profiler's report.
+  enum class Via : std::uint8_t { own, ancestor, fallback, none };
+  struct Entry {
     const std::type_info* type;
     const detail::ErasedHandler* handler;  // null: nothing resolves and there is no default
-    bool is_default;
-    // How to get from the most-derived object to the handler's type: a constant offset when
-    // no virtual base is on the way, else the upcasts themselves.
-    bool fixed_offset;
-    std::ptrdiff_t offset;
-    const std::vector<detail::Upcast>* path;
+    Via via;
+    bool memo;                              // false: registered for exactly this type_info
+    std::uint32_t distance;                 // of the ancestor whose handler it is; 0 otherwise
+    const Ancestor* ancestor;               // that ancestor (via == ancestor)
+    const std::vector<detail::Upcast>* path;  // the upcasts, when no constant offset will do
+  };
+
+  // One open-addressing table serves exact and memoized types alike, keyed by type_info
+  // address with a multiply-shift hash: a hit is one typeid, one multiply, one compare. A slot
+  // carries what the hit needs, so it touches one cache line.
+  static constexpr std::int32_t kUsePath = INT32_MIN;
+  struct Slot {
+    std::atomic<const std::type_info*> key{nullptr};  // published last (release)
+    const detail::ErasedHandler* handler = nullptr;
+    const Entry* entry = nullptr;
+    std::int32_t offset = 0;  // from the most-derived object to the handler's base, or kUsePath
+    std::uint32_t id = 0;     // the entry's index in `entries`: the profiler's counter
+  };
+  struct Table {
+    explicit Table(unsigned bits_)
+        : bits(bits_), mask((std::size_t{1} << bits_) - 1), slots(new Slot[mask + 1]) {}
+    unsigned bits;
+    std::size_t mask;
+    std::unique_ptr<Slot[]> slots;
+    std::size_t used = 0;
+    std::size_t home(const std::type_info* type) const noexcept {
+      return static_cast<std::size_t>(
+          (static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(type)) *
+           0x9E3779B97F4A7C15ULL) >>
+          (64 - bits));
+    }
   };
 
   LookupStrategy strategy = LookupStrategy::memoized;
@@ -125,85 +86,95 @@ struct Registry::State {
   std::unordered_map<std::type_index, std::vector<Ancestor>> ancestors;
   std::optional<detail::ErasedHandler> fallback;
 
-  // Exact hits by type_info address: pointer hashing, no name hashing on the hot path. A type
-  // whose type_info lives elsewhere (another shared library) misses here and is found by
-  // name in the walk, then memoized.
-  static constexpr std::size_t kSlots = 1024;  // a power of two; half full at most
-  std::vector<const detail::ErasedHandler*> exact_by_address;
-  std::vector<const std::type_info*> exact_keys;
+  // The current table; readers load it once per lookup and never lock. Inserts take `mutex`;
+  // a full table is copied into one twice the size and published, and the old one stays in
+  // `tables` until the registry dies, since a reader may still be probing it.
+  mutable std::atomic<const Table*> table{nullptr};
+  mutable std::mutex mutex;
+  mutable std::vector<std::unique_ptr<Table>> tables;
+  mutable std::deque<Entry> entries;  // by id; stable addresses
 
-  // The memo: insert-only, lock-free. A slot goes from null to an entry once and never back.
-  mutable std::unique_ptr<std::atomic<const MemoEntry*>[]> memo =
-      std::make_unique<std::atomic<const MemoEntry*>[]>(kSlots);
-  mutable std::atomic<std::size_t> memo_size{0};
-
-  ~State() {
-    for (std::size_t i = 0; i < kSlots; ++i) delete memo[i].load(std::memory_order_relaxed);
+  State() {
+    tables.push_back(std::make_unique<Table>(4));
+    table.store(tables.back().get(), std::memory_order_release);
   }
 
-  const detail::ErasedHandler* probe_exact(const std::type_info& type) const noexcept {
-    if (exact_keys.empty()) return nullptr;
-    for (std::size_t i = pointer_hash(&type) & (kSlots - 1);; i = (i + 1) & (kSlots - 1)) {
-      if (exact_keys[i] == &type) return exact_by_address[i];
-      if (!exact_keys[i]) return nullptr;
+  const Slot* probe(const std::type_info& type) const noexcept {
+    const Table* t = table.load(std::memory_order_acquire);
+    for (std::size_t i = t->home(&type);; i = (i + 1) & t->mask) {
+      const std::type_info* key = t->slots[i].key.load(std::memory_order_acquire);
+      if (key == &type) return &t->slots[i];
+      if (!key) return nullptr;  // never full: at most half the slots are used
     }
   }
 
-  const MemoEntry* probe_memo(const std::type_info& type) const noexcept {
-    for (std::size_t i = pointer_hash(&type) & (kSlots - 1), n = 0; n < kSlots;
-         i = (i + 1) & (kSlots - 1), ++n) {
-      const MemoEntry* e = memo[i].load(std::memory_order_acquire);
-      if (!e) return nullptr;
-      if (e->type == &type) return e;
-    }
-    return nullptr;
+  // Adds `entry` (with the constant `offset`, or kUsePath) unless another thread published
+  // the same type first; returns the slot that holds it. Takes the lock.
+  const Slot* publish(const Entry& entry, std::int32_t offset) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const Slot* s = probe(*entry.type)) return s;
+    Table* t = tables.back().get();
+    if (2 * (t->used + 1) > t->mask + 1) t = grow();
+    entries.push_back(entry);
+    return place(*t, &entries.back(), static_cast<std::uint32_t>(entries.size() - 1), offset);
   }
 
-  void memoize(const MemoEntry& resolved) const {
-    // Keep the table at most half full so probes stay short; beyond that, resolve by walking.
-    if (memo_size.load(std::memory_order_relaxed) >= kSlots / 2) return;
-    const std::type_info& type = *resolved.type;
-    auto entry = std::make_unique<MemoEntry>(resolved);
-    for (std::size_t i = pointer_hash(&type) & (kSlots - 1);; i = (i + 1) & (kSlots - 1)) {
-      const MemoEntry* expected = nullptr;
-      if (memo[i].compare_exchange_strong(expected, entry.get(), std::memory_order_acq_rel)) {
-        entry.release();
-        memo_size.fetch_add(1, std::memory_order_relaxed);
-        return;
-      }
-      if (expected->type == &type) return;  // another thread got there first
+  Slot* place(Table& t, const Entry* entry, std::uint32_t id, std::int32_t offset) const {
+    std::size_t i = t.home(entry->type);
+    while (t.slots[i].key.load(std::memory_order_relaxed)) i = (i + 1) & t.mask;
+    Slot& s = t.slots[i];
+    s.handler = entry->handler;
+    s.entry = entry;
+    s.offset = offset;
+    s.id = id;
+    s.key.store(entry->type, std::memory_order_release);
+    ++t.used;
+    return &s;
+  }
+
+  Table* grow() const {
+    const Table& old = *tables.back();
+    auto next = std::make_unique<Table>(old.bits + 1);
+    for (std::size_t i = 0; i <= old.mask; ++i) {
+      const Slot& s = old.slots[i];
+      if (s.key.load(std::memory_order_relaxed)) place(*next, s.entry, s.id, s.offset);
     }
+    tables.push_back(std::move(next));
+    table.store(tables.back().get(), std::memory_order_release);
+    return tables.back().get();
   }
 
   struct Found {
     const detail::ErasedHandler* handler = nullptr;
     const Ancestor* via = nullptr;  // null: the type's own handler
+    std::uint32_t distance = 0;
   };
 
   // Walks the precomputed ancestor list: the first with a handler wins (freeze() has ruled out
-  // ties). `steps` counts the ancestors probed.
+  // ties). `steps` counts the ancestors probed. Types are compared as std::type_index does,
+  // by name where the type_info objects differ: a type whose type_info is duplicated in a
+  // shared library (the Itanium ABI allows it) is still found, then memoized by its address.
   Found walk(std::type_index type, std::uint64_t& steps) const {
-    if (auto own = exact.find(type); own != exact.end()) {
-      ++steps;
-      return {own->second, nullptr};  // found by name: the type_info lives in another library
-    }
+    if (auto own = exact.find(type); own != exact.end()) return {own->second, nullptr, 0};
     auto it = ancestors.find(type);
     if (it == ancestors.end()) return {};
     for (const Ancestor& a : it->second) {
       ++steps;
-      if (auto h = exact.find(a.type); h != exact.end()) return {h->second, &a};
+      if (auto h = exact.find(a.type); h != exact.end())
+        return {h->second, &a, static_cast<std::uint32_t>(a.path.size())};
     }
     return {};
   }
 
   // transit-ruby's way: build the ancestor list (the type first) afresh for every value, then
-  // probe each. `path` receives the upcasts to the one found.
+  // probe each. `path` receives the upcasts to the one found; `steps` counts the ancestors
+  // probed (an exact hit probes none).
   const detail::ErasedHandler* walk_fresh(std::type_index type, std::uint64_t& steps,
                                           std::vector<detail::Upcast>& path) const {
     std::vector<Ancestor> chain{{type, {}, {}, true}};
     std::unordered_set<std::type_index> seen{type};
     for (std::size_t i = 0; i < chain.size(); ++i) {
-      ++steps;
+      if (i > 0) ++steps;
       if (auto h = exact.find(chain[i].type); h != exact.end()) {
         path = std::move(chain[i].path);
         return h->second;
@@ -326,25 +297,12 @@ Registry RegistryBuilder::freeze(LookupStrategy strategy) && {
     state->ancestors.emplace(type, std::move(order));
   }
 
-  if (!state->handlers.empty()) {
-    if (state->handlers.size() > Registry::State::kSlots / 2)
-      detail::throw_error(Errc::invalid_argument, "more than 512 handlers in one registry");
-    state->exact_keys.assign(Registry::State::kSlots, nullptr);
-    state->exact_by_address.assign(Registry::State::kSlots, nullptr);
-    // type_index does not expose its type_info, so the address table is keyed by the
-    // type_info each handler was registered with, kept in the handler's type_key.
-    for (auto& [type, handler] : state->exact) {
-      const std::type_info* key = handler->type_key;
-      for (std::size_t i = pointer_hash(key) & (Registry::State::kSlots - 1);;
-           i = (i + 1) & (Registry::State::kSlots - 1)) {
-        if (!state->exact_keys[i]) {
-          state->exact_keys[i] = key;
-          state->exact_by_address[i] = handler;
-          break;
-        }
-      }
-    }
-  }
+  // The exact types go into the lookup table first; derived types join it as they resolve.
+  // type_index does not expose its type_info, so the key is the type_info each handler was
+  // registered with, kept in the handler's type_key.
+  for (const detail::ErasedHandler& handler : state->handlers)
+    state->publish({handler.type_key, &handler, Registry::State::Via::own, false, 0, nullptr, nullptr},
+                   0);
   impl_ = std::make_unique<Impl>();
   return Registry(std::move(state));
 }
@@ -360,10 +318,14 @@ bool Registry::empty() const noexcept { return state_->handlers.empty() && !stat
 
 namespace {
 
-struct Resolution {
+using State = Registry::State;
+
+// What one lookup did, for the profiler.
+struct Outcome {
   const detail::ErasedHandler* handler;
   enum Via { exact, memo, walk, fallback, none } via;
   std::uint64_t steps;
+  const State::Slot* slot;  // the table entry used or published; null when none was
 };
 
 const void* upcast_along(const std::vector<detail::Upcast>& path, const void* obj) {
@@ -371,8 +333,53 @@ const void* upcast_along(const std::vector<detail::Upcast>& path, const void* ob
   return obj;
 }
 
-Resolution resolve_with(const Registry::State& s, const std::type_info& type, const void*& obj) {
-  using State = Registry::State;
+const void* adjust(const State::Slot& s, const void* obj) {
+  if (!obj) return obj;
+  if (s.offset == State::kUsePath) return upcast_along(*s.entry->path, obj);
+  return static_cast<const char*>(obj) + s.offset;
+}
+
+// A hit: the handler, with `obj` moved to the handler's base (almost always by nothing).
+inline const detail::ErasedHandler* take(const State::Slot& s, const void*& obj) {
+  if (s.offset != 0) [[unlikely]]
+    obj = adjust(s, obj);
+  return s.handler;
+}
+
+// The first resolution of a type under `memoized`: walk the ancestors once and publish what
+// was found (or the default, or nothing) in the lookup table.
+const State::Slot& first_resolution(const State& s, const std::type_info& type, const void* obj,
+                                    std::uint64_t& steps) {
+  const State::Found f = s.walk(type, steps);
+  const detail::ErasedHandler* fallback = s.fallback ? &*s.fallback : nullptr;
+  State::Entry e{&type,   f.handler ? f.handler : fallback,
+                 State::Via::own, true, f.distance, f.via, nullptr};
+  if (!f.handler) e.via = fallback ? State::Via::fallback : State::Via::none;
+  std::int32_t offset = 0;
+  if (f.via) {
+    e.via = State::Via::ancestor;
+    e.path = &f.via->path;
+    offset = State::kUsePath;
+    // The offset to a non-virtual base is the same for every object of the type; without an
+    // object to measure it on, the upcasts are kept instead.
+    if (f.via->fixed_offset && obj) {
+      const std::ptrdiff_t d = static_cast<const char*>(upcast_along(f.via->path, obj)) -
+                               static_cast<const char*>(obj);
+      if (d > INT32_MIN && d <= INT32_MAX) offset = static_cast<std::int32_t>(d);
+    }
+  }
+  return *s.publish(e, offset);
+}
+
+Outcome::Via via_of_hit(const State::Slot& slot) {
+  switch (slot.entry->via) {
+    case State::Via::fallback: return Outcome::fallback;
+    case State::Via::none: return Outcome::none;
+    default: return slot.entry->memo ? Outcome::memo : Outcome::exact;
+  }
+}
+
+Outcome resolve_with(const State& s, const std::type_info& type, const void*& obj) {
   std::uint64_t steps = 0;
   const detail::ErasedHandler* fallback = s.fallback ? &*s.fallback : nullptr;
   switch (s.strategy) {
@@ -380,67 +387,369 @@ Resolution resolve_with(const Registry::State& s, const std::type_info& type, co
       std::vector<detail::Upcast> path;
       if (const auto* h = s.walk_fresh(type, steps, path)) {
         obj = upcast_along(path, obj);
-        return {h, steps == 1 ? Resolution::exact : Resolution::walk, steps};
+        return {h, steps == 0 ? Outcome::exact : Outcome::walk, steps, nullptr};
       }
       break;
     }
     case LookupStrategy::exact_first: {
-      if (const auto* h = s.probe_exact(type)) return {h, Resolution::exact, 0};
+      if (const State::Slot* hit = s.probe(type)) return {take(*hit, obj), Outcome::exact, 0, hit};
       const State::Found f = s.walk(type, steps);
       if (f.handler) {
         if (f.via) obj = upcast_along(f.via->path, obj);
-        return {f.handler, Resolution::walk, steps};
+        return {f.handler, Outcome::walk, steps, nullptr};
       }
       break;
     }
     case LookupStrategy::memoized: {
-      if (const auto* h = s.probe_exact(type)) return {h, Resolution::exact, 0};
-      if (const State::MemoEntry* e = s.probe_memo(type)) {
-        if (e->fixed_offset)
-          obj = static_cast<const char*>(obj) + e->offset;
-        else
-          obj = upcast_along(*e->path, obj);
-        return {e->handler, e->is_default ? Resolution::fallback : Resolution::memo, 0};
-      }
-      const State::Found f = s.walk(type, steps);
-      State::MemoEntry entry{&type, f.handler ? f.handler : fallback, !f.handler, true, 0, nullptr};
-      if (f.via) {
-        const void* adjusted = upcast_along(f.via->path, obj);
-        entry.fixed_offset = f.via->fixed_offset;
-        entry.offset = static_cast<const char*>(adjusted) - static_cast<const char*>(obj);
-        entry.path = &f.via->path;
-        obj = adjusted;
-      }
-      s.memoize(entry);
-      if (f.handler) return {f.handler, Resolution::walk, steps};
-      return {fallback, fallback ? Resolution::fallback : Resolution::none, steps};
+      if (const State::Slot* hit = s.probe(type)) return {take(*hit, obj), via_of_hit(*hit), 0, hit};
+      const State::Slot& slot = first_resolution(s, type, obj, steps);
+      return {take(slot, obj), Outcome::walk, steps, &slot};
     }
   }
-  return {fallback, fallback ? Resolution::fallback : Resolution::none, steps};
+  return {fallback, Outcome::walk, steps, nullptr};
 }
 
 }  // namespace
 
+// ---- profiler --------------------------------------------------------------------------------------
+
+struct LookupProfiler::Impl {
+  // Counters for one entry of the bound registry's lookup table.
+  struct Counter {
+    std::uint64_t hits = 0;
+    std::uint64_t walks = 0;
+    std::uint64_t steps = 0;
+    std::uint64_t timed_hits = 0;
+    std::uint64_t timed_hit_ns = 0;
+    std::uint64_t walk_ns = 0;
+  };
+
+  explicit Impl(std::uint32_t every) : sample_every(std::bit_ceil(std::max<std::uint32_t>(every, 1))) {
+    sample_mask = sample_every - 1;
+    // The cost of reading the clock twice, taken off every timed lookup.
+    std::chrono::nanoseconds least = std::chrono::nanoseconds::max();
+    for (int i = 0; i < 64; ++i) {
+      const auto a = std::chrono::steady_clock::now();
+      const auto b = std::chrono::steady_clock::now();
+      least = std::min(least, std::chrono::duration_cast<std::chrono::nanoseconds>(b - a));
+    }
+    clock_cost = least;
+  }
+
+  Counter& counter(std::uint32_t id) {
+    if (id >= by_id.size()) [[unlikely]]
+      by_id.resize(std::max<std::size_t>(id + 1, 2 * by_id.size()));
+    return by_id[id];
+  }
+
+  // Counters for the entries of another registry are kept per type; then this one is bound.
+  void bind(const std::shared_ptr<const Registry::State>& state) {
+    fold();
+    bound = state;
+  }
+
+  void fold() {
+    if (!bound) return;
+    const std::vector<LookupStats> rows = rows_of_bound();
+    for (std::size_t i = 0; i < rows.size(); ++i) merge(other[std::type_index(*row_types[i])], rows[i]);
+    by_id.clear();
+    row_types.clear();
+  }
+
+  std::uint64_t mean_hit_ns() const noexcept {
+    std::uint64_t n = 0, ns = 0;
+    for (const Counter& c : by_id) {
+      n += c.timed_hits;
+      ns += c.timed_hit_ns;
+    }
+    return n ? ns / n : 0;
+  }
+
+  // The rows of the bound registry's entries that were looked up. Fills `row_types` alike.
+  std::vector<LookupStats> rows_of_bound() {
+    std::vector<LookupStats> rows;
+    row_types.clear();
+    if (!bound) return rows;
+    const std::uint64_t fallback_ns = mean_hit_ns();
+    std::lock_guard<std::mutex> lock(bound->mutex);  // entries may be appended meanwhile
+    for (std::size_t id = 0; id < by_id.size() && id < bound->entries.size(); ++id) {
+      const Counter& c = by_id[id];
+      if (c.hits + c.walks == 0) continue;
+      const Registry::State::Entry& e = bound->entries[id];
+      LookupStats s;
+      s.type_name = readable_name(e.type->name());
+      switch (e.via) {
+        case Registry::State::Via::own:
+          s.resolution = Resolution::own;
+          s.handler_type = s.type_name;
+          break;
+        case Registry::State::Via::ancestor:
+          s.resolution = Resolution::ancestor;
+          s.handler_type = readable_name(e.ancestor->name.c_str());
+          s.distance = e.distance;
+          break;
+        case Registry::State::Via::fallback:
+          s.resolution = Resolution::fallback;
+          s.default_fallbacks = c.hits + c.walks;
+          break;
+        case Registry::State::Via::none:
+          s.resolution = Resolution::failure;
+          s.failures = c.hits + c.walks;
+          break;
+      }
+      (e.memo ? s.memo_hits : s.exact_hits) = c.hits;
+      s.walks = c.walks;
+      s.walk_steps = c.steps;
+      s.timed = c.timed_hits + c.walks;
+      const std::uint64_t per_hit = c.timed_hits ? c.timed_hit_ns / c.timed_hits : fallback_ns;
+      s.time = std::chrono::nanoseconds(c.walk_ns + per_hit * c.hits);
+      rows.push_back(std::move(s));
+      row_types.push_back(e.type);
+    }
+    return rows;
+  }
+
+  static void merge(LookupStats& into, const LookupStats& row) {
+    if (into.lookups() == 0 && into.type_name.empty()) {
+      into = row;
+      return;
+    }
+    into.exact_hits += row.exact_hits;
+    into.memo_hits += row.memo_hits;
+    into.walks += row.walks;
+    into.walk_steps += row.walk_steps;
+    into.default_fallbacks += row.default_fallbacks;
+    into.failures += row.failures;
+    into.time += row.time;
+    into.timed += row.timed;
+  }
+
+  // A lookup that is timed: a sampled hit (the type's first, then one in `sample_every`), a
+  // first resolution, or any lookup of the strategies that do not memoize.
+  const detail::ErasedHandler* timed(const Registry::State& s, const std::type_info& type,
+                                     const void*& obj, bool sampled) {
+    const auto start = std::chrono::steady_clock::now();
+    const Outcome r = resolve_with(s, type, obj);
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    const auto ns = static_cast<std::uint64_t>(
+        std::max(std::chrono::nanoseconds(0),
+                 std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed) - clock_cost)
+            .count());
+    if (r.slot && (r.via != Outcome::walk || s.strategy == LookupStrategy::memoized)) {
+      Counter& c = counter(r.slot->id);
+      if (r.via == Outcome::walk) {
+        ++c.walks;
+        c.steps += r.steps;
+        c.walk_ns += ns;
+      } else {
+        ++c.hits;
+        if (sampled) {
+          ++c.timed_hits;
+          c.timed_hit_ns += ns;
+        }
+      }
+      return r.handler;
+    }
+    // Not in the table: counted per type (exact_first's and walk_every_time's walks).
+    LookupStats& st = other[std::type_index(type)];
+    if (st.type_name.empty()) st.type_name = readable_name(type.name());
+    if (r.via == Outcome::exact) {
+      ++st.exact_hits;
+      st.handler_type = st.type_name;
+    } else {
+      ++st.walks;
+      st.walk_steps += r.steps;
+      if (!r.handler) {
+        st.resolution = Resolution::failure;
+        ++st.failures;
+      } else if (s.fallback && r.handler == &*s.fallback) {
+        st.resolution = Resolution::fallback;
+        ++st.default_fallbacks;
+      } else if (r.steps > 0) {
+        st.resolution = Resolution::ancestor;
+      }
+    }
+    st.time += std::chrono::nanoseconds(ns);
+    ++st.timed;
+    return r.handler;
+  }
+
+  std::uint32_t sample_every;  // a power of two
+  std::uint32_t sample_mask;
+  std::chrono::nanoseconds clock_cost{0};
+  std::chrono::nanoseconds writer{0};
+  std::vector<Counter> by_id;
+  std::shared_ptr<const Registry::State> bound;
+  std::vector<const std::type_info*> row_types;
+  std::unordered_map<std::type_index, LookupStats> other;
+};
+
+LookupProfiler::LookupProfiler(std::uint32_t sample_every)
+    : impl_(std::make_unique<Impl>(sample_every)) {}
+LookupProfiler::~LookupProfiler() = default;
+
+void LookupProfiler::clear() {
+  const std::uint32_t every = impl_->sample_every;
+  impl_ = std::make_unique<Impl>(every);
+}
+
+void LookupProfiler::add_writer_time(std::chrono::nanoseconds t) noexcept { impl_->writer += t; }
+std::chrono::nanoseconds LookupProfiler::writer_time() const noexcept { return impl_->writer; }
+
+std::vector<LookupStats> LookupProfiler::report() const {
+  std::unordered_map<std::type_index, LookupStats> by_type = impl_->other;
+  std::vector<LookupStats> rows = impl_->rows_of_bound();
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    Impl::merge(by_type[std::type_index(*impl_->row_types[i])], rows[i]);
+  std::vector<LookupStats> out;
+  out.reserve(by_type.size());
+  for (auto& [type, stats] : by_type) out.push_back(std::move(stats));
+  std::sort(out.begin(), out.end(), [](const LookupStats& a, const LookupStats& b) {
+    return a.time != b.time ? a.time > b.time : a.type_name < b.type_name;
+  });
+  return out;
+}
+
+std::chrono::nanoseconds LookupProfiler::lookup_time() const {
+  std::chrono::nanoseconds total{0};
+  for (const LookupStats& r : report()) total += r.time;
+  return total;
+}
+
+namespace {
+
+std::string resolved_by(const LookupStats& r) {
+  switch (r.resolution) {
+    case Resolution::own: return "own";
+    case Resolution::ancestor:
+      return r.handler_type.empty() ? "ancestor"
+                                    : r.handler_type + " @" + std::to_string(r.distance);
+    case Resolution::fallback: return "default";
+    case Resolution::failure: return "none";
+  }
+  return "";
+}
+
+const char* resolution_name(Resolution r) {
+  switch (r) {
+    case Resolution::own: return "own";
+    case Resolution::ancestor: return "ancestor";
+    case Resolution::fallback: return "fallback";
+    case Resolution::failure: return "failure";
+  }
+  return "";
+}
+
+void json_string(std::ostringstream& out, std::string_view s) {
+  out << '"';
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out << '\\' << c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out << "\\u00" << "0123456789abcdef"[(c >> 4) & 0xf] << "0123456789abcdef"[c & 0xf];
+    } else {
+      out << c;
+    }
+  }
+  out << '"';
+}
+
+double share(std::chrono::nanoseconds part, std::chrono::nanoseconds whole) {
+  return whole.count() > 0 ? static_cast<double>(part.count()) / static_cast<double>(whole.count())
+                           : 0.0;
+}
+
+}  // namespace
+
+std::string LookupProfiler::table() const {
+  const auto rows = report();
+  const std::chrono::nanoseconds writer = impl_->writer;
+  LookupStats total;
+  total.type_name = "total";
+  std::size_t width = 5, via_width = 11;
+  for (const auto& r : rows) {
+    width = std::max(width, r.type_name.size());
+    via_width = std::max(via_width, resolved_by(r).size());
+    Impl::merge(total, r);
+  }
+  total.type_name = "total";
+  std::ostringstream out;
+  auto line = [&](const LookupStats& r, const std::string& via) {
+    const double ns = static_cast<double>(r.time.count());
+    const double per = r.lookups() ? ns / static_cast<double>(r.lookups()) : 0.0;
+    out << std::left << std::setw(static_cast<int>(width)) << r.type_name << "  "
+        << std::setw(static_cast<int>(via_width)) << via << std::right << std::setw(10)
+        << r.lookups() << std::setw(10) << r.exact_hits << std::setw(10) << r.memo_hits
+        << std::setw(7) << r.walks << std::setw(7) << r.walk_steps << std::setw(8)
+        << r.default_fallbacks << std::setw(7) << r.failures << std::setw(12) << std::fixed
+        << std::setprecision(0) << ns << std::setw(9) << std::setprecision(1) << per
+        << std::setw(8) << 100.0 * share(r.time, total.time) << "%" << std::setw(8)
+        << 100.0 * share(r.time, writer) << "%\n";
+  };
+  out << std::left << std::setw(static_cast<int>(width)) << "type" << "  "
+      << std::setw(static_cast<int>(via_width)) << "resolved by" << std::right << std::setw(10)
+      << "lookups" << std::setw(10) << "exact" << std::setw(10) << "memo" << std::setw(7)
+      << "walks" << std::setw(7) << "steps" << std::setw(8) << "default" << std::setw(7)
+      << "failed" << std::setw(12) << "time ns" << std::setw(9) << "ns/look" << std::setw(9)
+      << "%lookup" << std::setw(9) << "%write" << "\n";
+  for (const auto& r : rows) line(r, resolved_by(r));
+  line(total, "");
+  out << "lookup time is " << std::fixed << std::setprecision(1) << 100.0 * share(total.time, writer)
+      << "% of " << writer.count() << " ns spent writing; hits timed 1 in ~" << impl_->sample_every
+      << ", every walk timed\n";
+  return out.str();
+}
+
+std::string LookupProfiler::json() const {
+  const auto rows = report();
+  const std::chrono::nanoseconds writer = impl_->writer;
+  std::chrono::nanoseconds lookup{0};
+  for (const auto& r : rows) lookup += r.time;
+  std::ostringstream out;
+  out << "{\"writer_ns\":" << writer.count() << ",\"lookup_ns\":" << lookup.count()
+      << ",\"lookup_share\":" << share(lookup, writer) << ",\"sample_every\":"
+      << impl_->sample_every << ",\"types\":[";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const LookupStats& r = rows[i];
+    out << (i ? "," : "") << "{\"type\":";
+    json_string(out, r.type_name);
+    out << ",\"resolution\":\"" << resolution_name(r.resolution) << "\",\"handler_type\":";
+    json_string(out, r.handler_type);
+    out << ",\"distance\":" << r.distance << ",\"lookups\":" << r.lookups()
+        << ",\"exact_hits\":" << r.exact_hits << ",\"memo_hits\":" << r.memo_hits
+        << ",\"walks\":" << r.walks << ",\"walk_steps\":" << r.walk_steps
+        << ",\"default_fallbacks\":" << r.default_fallbacks << ",\"failures\":" << r.failures
+        << ",\"time_ns\":" << r.time.count() << ",\"timed\":" << r.timed
+        << ",\"writer_share\":" << share(r.time, writer) << "}";
+  }
+  out << "]}";
+  return out.str();
+}
+
+// ---- find ------------------------------------------------------------------------------------------
+
 const detail::ErasedHandler* Registry::find(const std::type_info& type, const void*& obj,
                                             LookupProfiler* profiler) const {
-  if (!profiler) return resolve_with(*state_, type, obj).handler;
-  const auto start = std::chrono::steady_clock::now();
-  const Resolution r = resolve_with(*state_, type, obj);
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  LookupStats& stats = profiler->stats_for(type, type.name());
-  stats.time += std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed);
-  switch (r.via) {
-    case Resolution::exact: ++stats.exact_hits; break;
-    case Resolution::memo: ++stats.memo_hits; break;
-    case Resolution::walk: ++stats.walks; break;
-    case Resolution::fallback:
-    case Resolution::none:
-      ++stats.default_fallbacks;
-      if (r.steps) ++stats.walks;
-      break;
+  const State& s = *state_;
+  if (!profiler) [[likely]] {
+    if (s.strategy != LookupStrategy::walk_every_time)
+      if (const State::Slot* hit = s.probe(type)) return take(*hit, obj);
+    return resolve_with(s, type, obj).handler;
   }
-  stats.walk_steps += r.steps;
-  return r.handler;
+  // Profiled: a hit costs one counter increment more, and the first hit of a type and every
+  // `sample_every`-th after it are timed.
+  LookupProfiler::Impl& p = *profiler->impl_;
+  if (p.bound.get() != &s) [[unlikely]]
+    p.bind(state_);
+  if (s.strategy != LookupStrategy::walk_every_time) [[likely]]
+    if (const State::Slot* hit = s.probe(type)) {
+      LookupProfiler::Impl::Counter& c = p.counter(hit->id);
+      if ((c.hits++ & p.sample_mask) != 0) [[likely]]
+        return take(*hit, obj);
+      --c.hits;  // counted again below, timed
+      return p.timed(s, type, obj, true);
+    }
+  return p.timed(s, type, obj, false);
 }
 
 const detail::ErasedHandler& Registry::resolve(const std::type_info& type, const void*& obj,

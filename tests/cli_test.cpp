@@ -92,6 +92,8 @@ TEST_F(Cli, DemoSaysRoundTripOk) {
   tool.close_input();
   const std::string out = tool.rest_of_stdout();
   EXPECT_NE(out.find("handler lookups"), std::string::npos);
+  EXPECT_NE(out.find("% of "), std::string::npos) << out;  // the share of writing time
+  EXPECT_NE(out.find("\"resolution\":\"ancestor\",\"handler_type\":"), std::string::npos) << out;
   EXPECT_NE(out.find("\nround trip: ok\n"), std::string::npos) << out;
   EXPECT_EQ(tool.wait(), 0);
 }

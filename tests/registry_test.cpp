@@ -176,6 +176,52 @@ TEST(Registry, VirtualBasesAreConvertedEveryTime) {
   }
 }
 
+TEST(Registry, ProfilerSeparatesFailuresFromDefaultsAndSaysHowEachTypeResolved) {
+  for (const bool with_default : {false, true}) {
+    RegistryBuilder b;
+    b.add_erased(typeid(Shape), tagged("shape")).derives<Circle, Shape>().derives<Unit, Circle>();
+    if (with_default) b.set_default(tagged("fallback"));
+    const Registry r = std::move(b).freeze();
+    LookupProfiler profiler;
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(tag_of(r, typeid(Untouched), nullptr, &profiler), with_default ? "fallback" : "<none>");
+      EXPECT_EQ(tag_of(r, typeid(Unit), nullptr, &profiler), "shape");
+      EXPECT_EQ(tag_of(r, typeid(Shape), nullptr, &profiler), "shape");
+    }
+    for (const transit::LookupStats& s : profiler.report()) {
+      EXPECT_EQ(s.lookups(), 2u) << s.type_name;
+      if (s.type_name == "(anonymous namespace)::Untouched") {
+        EXPECT_EQ(s.resolution, with_default ? transit::Resolution::fallback : transit::Resolution::failure);
+        EXPECT_EQ(s.default_fallbacks, with_default ? 2u : 0u);
+        EXPECT_EQ(s.failures, with_default ? 0u : 2u);
+        EXPECT_EQ(s.walks, 1u);
+        EXPECT_EQ(s.memo_hits, 1u);
+      } else if (s.type_name == "(anonymous namespace)::Shape") {
+        EXPECT_EQ(s.resolution, transit::Resolution::own);
+        EXPECT_EQ(s.exact_hits, 2u);
+      } else {
+        EXPECT_EQ(s.type_name, "(anonymous namespace)::Unit");
+        EXPECT_EQ(s.resolution, transit::Resolution::ancestor);
+        EXPECT_EQ(s.handler_type, "(anonymous namespace)::Shape");
+        EXPECT_EQ(s.distance, 2u);
+      }
+      EXPECT_GE(s.timed, 1u) << s.type_name;  // the walk, and the first hit
+    }
+    const std::string json = profiler.json();
+    EXPECT_NE(json.find(R"({"type":"(anonymous namespace)::Unit","resolution":"ancestor",)"
+                        R"("handler_type":"(anonymous namespace)::Shape","distance":2,"lookups":2,)"
+                        R"("exact_hits":0,"memo_hits":1,"walks":1,"walk_steps":2,)"
+                        R"("default_fallbacks":0,"failures":0,"time_ns":)"),
+              std::string::npos)
+        << json;
+    EXPECT_NE(json.find(with_default ? R"("resolution":"fallback")" : R"("resolution":"failure")"),
+              std::string::npos)
+        << json;
+    EXPECT_NE(profiler.table().find("(anonymous namespace)::Shape @2"), std::string::npos)
+        << profiler.table();
+  }
+}
+
 class Strategies : public ::testing::TestWithParam<LookupStrategy> {};
 
 TEST_P(Strategies, ResolveAlikeAndProfileHowTheyGotThere) {
@@ -206,7 +252,8 @@ TEST_P(Strategies, ResolveAlikeAndProfileHowTheyGotThere) {
       break;
     case LookupStrategy::walk_every_time:
       EXPECT_EQ(unit.walks, 3u);
-      EXPECT_EQ(unit.walk_steps, 9u);  // Unit itself, Circle, Shape
+      EXPECT_EQ(unit.walk_steps, 6u);  // Circle, Shape: the type itself is no step
+      EXPECT_EQ(shape.walk_steps, 0u);  // an exact hit probes no ancestor
       break;
   }
   EXPECT_NE(profiler.table().find("total"), std::string::npos);

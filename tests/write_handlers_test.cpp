@@ -323,6 +323,61 @@ TEST(UserTypes, ProfilerCountsLookupsOfTheObjectGraph) {
   EXPECT_EQ(point_exact, 2u * (1 + 3 + 4));
 }
 
+// Every object written is looked up exactly once, including user-type map keys (checked for
+// being scalars before the map is written) and top-level objects, at any nesting.
+TEST(UserTypes, ProfilerCountsOneLookupPerObjectWritten) {
+  const transit::Registry registry = shapes_registry();
+  transit::LookupProfiler profiler;
+  transit::WriteOptions options;
+  options.registry = &registry;
+  options.profiler = &profiler;
+  using Keys = std::vector<std::pair<Celsius, int>>;
+  std::vector<std::pair<Celsius, transit::MapView<Keys>>> nested;
+  nested.emplace_back(Celsius{1}, transit::as_map(Keys{{Celsius{2}, 2}, {Celsius{3}, 3}}));
+  nested.emplace_back(Celsius{4}, transit::as_map(Keys{{Celsius{5}, 5}}));
+  std::string out;
+  transit::StringSink sink(out);
+  transit::Writer writer(sink, Encoding::json, options);
+  writer.write(Celsius{0});                                                   // Celsius 1
+  writer.write(transit::as_map(std::vector<std::pair<Celsius, Point>>{
+      {Celsius{6}, {1, 1}}, {Celsius{7}, {2, 2}}, {Celsius{8}, {3, 3}}}));    // Celsius 3, Point 3
+  writer.write(transit::as_map(nested));                                      // Celsius 5
+  writer.write(Value::map({{Value::object(Celsius{9}), Value::object(Point{4, 4})}}));  // 1, 1
+  writer.write(sample_shapes());  // Circle 1, Polygon 1, Square 1, Point 1 + 3 + 4
+  writer.flush();
+  EXPECT_EQ(out,
+            R"(["~#'","~T0.000000"])"
+            R"(["^ ","~T6.000000",["~#point",[1,1]],"~T7.000000",["^1",[2,2]],"~T8.000000",["^1",[3,3]]])"
+            R"(["^ ","~T1.000000",["^ ","~T2.000000",2,"~T3.000000",3],"~T4.000000",["^ ","~T5.000000",5]])"
+            R"(["^ ","~T9.000000",["~#point",[4,4]]])"
+            R"([["~#circle",["sun",["~#point",[3,4]],1.5]],["~#polygon",["triangle",[["^1",[0,0]],["^1",[4,0]],["^1",[0,3]]]]],["^2",["square",[["^1",[0,0]],["^1",[1,0]],["^1",[1,1]],["^1",[0,1]]]]]])");
+  std::map<std::string, std::uint64_t> lookups;
+  for (const auto& s : profiler.report()) {
+    lookups[s.type_name.substr(s.type_name.rfind(':') + 1)] = s.lookups();
+    EXPECT_EQ(s.failures + s.default_fallbacks, 0u);
+  }
+  EXPECT_EQ(lookups, (std::map<std::string, std::uint64_t>{
+                         {"Celsius", 1 + 3 + 5 + 1}, {"Point", 3 + 1 + 1 + 3 + 4}, {"Circle", 1},
+                         {"Polygon", 1}, {"Square", 1}}));
+}
+
+TEST(UserTypes, ProfilerSampleOfTheDocs) {
+  const transit::Registry registry = shapes_registry();
+  const auto objects = sample_shapes();
+  // doc-sample begin
+  transit::LookupProfiler profiler;          // times one hit in 64 of each type, every walk
+  transit::WriteOptions options;
+  options.registry = &registry;
+  options.profiler = &profiler;              // attach it to a writer
+  transit::write(objects, transit::Encoding::json, options);
+  const std::string table = profiler.table();  // the hot-spot table
+  const std::string json = profiler.json();    // the same, for tools
+  // doc-sample end
+  EXPECT_NE(table.find("Polygon @1"), std::string::npos) << table;
+  EXPECT_NE(json.find(R"("resolution":"ancestor")"), std::string::npos) << json;
+  EXPECT_GT(profiler.writer_time().count(), 0);
+}
+
 // ---- read handlers -----------------------------------------------------------------------------------
 
 TEST(ReadHandlers, GroundTagsCannotBeOverridden) {

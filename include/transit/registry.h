@@ -64,39 +64,72 @@ enum class LookupStrategy : std::uint8_t {
   walk_every_time,  ///< build the ancestor list and walk it for every value, as transit-ruby did
 };
 
-/// Lookup counters for one C++ type.
+/// How a type's lookups resolve.
+enum class Resolution : std::uint8_t {
+  own,       ///< a handler registered for the type itself
+  ancestor,  ///< the handler of a declared ancestor (LookupStats::handler_type, at `distance`)
+  fallback,  ///< nothing resolves: the registry's default handler
+  failure,   ///< nothing resolves and there is no default handler (the write fails)
+};
+
+/// Lookup counters for one C++ type. Every lookup is exactly one of an exact hit, a memo hit or
+/// a walk; `default_fallbacks` and `failures` count how many of them ended at the default
+/// handler or found nothing.
 struct LookupStats {
   std::string type_name;
+  Resolution resolution = Resolution::own;
+  /// The type whose handler serves this one (itself, or the ancestor); empty when none does.
+  std::string handler_type;
+  std::uint32_t distance = 0;  ///< steps from the type up to `handler_type`
   std::uint64_t exact_hits = 0;
   std::uint64_t memo_hits = 0;
   std::uint64_t walks = 0;
   std::uint64_t walk_steps = 0;  ///< ancestors probed, summed over all walks
   std::uint64_t default_fallbacks = 0;
-  std::chrono::nanoseconds time{0};  ///< spent in lookup for this type
+  std::uint64_t failures = 0;
+  /// Spent in lookup for this type: every walk is timed; of the hits, the first and then one in
+  /// LookupProfiler's `sample_every` are, and their mean is scaled to all hits.
+  std::chrono::nanoseconds time{0};
+  std::uint64_t timed = 0;  ///< lookups actually timed
   std::uint64_t lookups() const noexcept { return exact_hits + memo_hits + walks; }
 };
 
-/// Collects lookup statistics while it is attached to a writer (WriteOptions::profile). Off by
+/// Collects lookup statistics while it is attached to a writer (WriteOptions::profiler). Off by
 /// default; when no profiler is attached the lookup path does no counting and reads no clock.
-/// A profiler is for one writer at a time (it is not synchronised).
+/// Attached, a hit increments one counter kept by the entry's index in the registry's lookup
+/// table; the clock is read only for walks, for a type's first hit and then one hit in
+/// `sample_every` (rounded up to a power of two) of each type, so it costs little enough to
+/// leave on. A profiler is for one writer at a time (it is not synchronised).
 class LookupProfiler {
  public:
-  LookupProfiler();
+  explicit LookupProfiler(std::uint32_t sample_every = 64);
   ~LookupProfiler();
   LookupProfiler(const LookupProfiler&) = delete;
   LookupProfiler& operator=(const LookupProfiler&) = delete;
 
   /// Per-type statistics, most time first.
   std::vector<LookupStats> report() const;
-  /// The report as an aligned hot-spot table with totals.
+  /// The report as an aligned hot-spot table: per type how it resolved, its lookups by kind,
+  /// its time and its share of the writers' time; then the totals.
   std::string table() const;
+  /// The same as one JSON object, for tools: {"writer_ns", "lookup_ns", "lookup_share",
+  /// "sample_every", "types": [{"type", "resolution", "handler_type", "distance", "lookups",
+  /// "exact_hits", "memo_hits", "walks", "walk_steps", "default_fallbacks", "failures",
+  /// "time_ns", "timed", "writer_share"}, ...]}.
+  std::string json() const;
+  /// Time spent in lookup (estimated as in LookupStats::time), summed over the types.
+  std::chrono::nanoseconds lookup_time() const;
+  /// Time the writers it was attached to spent writing values, lookups included.
+  std::chrono::nanoseconds writer_time() const noexcept;
   void clear();
 
-  /// Internal: the record for a type (created on first use).
-  LookupStats& stats_for(std::type_index type, std::string_view name);
+  /// Internal: the writer adds the time it spent on one top-level value.
+  void add_writer_time(std::chrono::nanoseconds t) noexcept;
+
+  struct Impl;
 
  private:
-  struct Impl;
+  friend class Registry;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -172,8 +205,10 @@ class RegistryBuilder {
   std::unique_ptr<Impl> impl_;
 };
 
-/// A frozen registry: immutable, shared by any number of threads; lookups take no lock (the
-/// memo is an insert-only table of atomic slots). Cheap to copy (shared state).
+/// A frozen registry: immutable, shared by any number of threads; lookups take no lock. Exact
+/// types and memoized derived types share one open-addressing table, so after its first
+/// resolution every type costs one probe; the table has no size limit and grows by publishing a
+/// larger copy (old copies live as long as the registry). Cheap to copy (shared state).
 class Registry {
  public:
   /// An empty registry: only the built-in types can be written.

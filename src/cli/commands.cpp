@@ -331,7 +331,9 @@ constexpr Usage kDemoUsage{
     "object graph (a small class hierarchy) directly through a handler registry and reads it\n"
     "back as objects.\n"
     "\n"
-    "  --profile  also print where handler lookup spent its time, per C++ type"};
+    "  --profile  also print where handler lookup spent its time, per C++ type: how each\n"
+    "             type resolved, its lookups, their time and share of writing; as a table,\n"
+    "             then as JSON"};
 
 }  // namespace
 

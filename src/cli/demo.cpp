@@ -159,7 +159,9 @@ int run_demo(std::ostream& out, bool profile) {
     out << "  " << encoding_name(encoding) << ": " << bytes.size() << " bytes, read back "
         << (same ? "and rewritten identically" : "DIFFERENTLY") << "\n";
   }
-  if (profile) out << "\nhandler lookups (all three encodings):\n" << profiler.table();
+  if (profile)
+    out << "\nhandler lookups (all three encodings):\n"
+        << profiler.table() << "\nthe same as JSON:\n" << profiler.json() << "\n";
   out << "\nround trip: " << (ok ? "ok" : "FAILED") << "\n";
   return ok ? 0 : 1;
 }

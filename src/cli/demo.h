@@ -15,7 +15,7 @@ Value demo_value();
 /// Writes the sample in each encoding, reads it back, prints texts and sizes; then writes a
 /// C++ object graph (a small class hierarchy of parcels) directly through a handler registry
 /// and reads it back through read handlers; says "round trip: ok". With `profile`, also prints
-/// the handler-lookup hot-spot table for the object graph. Returns the process exit status.
+/// the handler-lookup hot-spot table for the object graph, then the same as JSON. Returns the process exit status.
 int run_demo(std::ostream& out, bool profile = false);
 
 }  // namespace transit::cli
