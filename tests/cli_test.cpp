@@ -2,9 +2,13 @@
 // The transit tool as its users drive it: roundtrip over a live pipe, exit statuses, and
 // values completed before bad input.
 #include <signal.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -53,6 +57,66 @@ TEST_F(Cli, BadInputExitsOneAfterWritingTheCompleteValues) {
   const std::string err = tool.stderr_text();
   EXPECT_EQ(err, "transit: truncated at byte 41 (line 1, column 42) in $[:b]: input ends inside a value\n");
   EXPECT_EQ(tool.wait(), 1);
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// `transit convert f.json f.json` used to truncate f.json before reading it, lose it, and
+// exit 0 (issue 12, item 10). The same file by another name (a hard link) is the same file.
+TEST_F(Cli, ConvertRefusesToWriteOverItsInput) {
+  const std::string path = ::testing::TempDir() + "transit-cli-self-overwrite.json";
+  const std::string link = path + ".link";
+  const std::string text = R"(["^ ","~:a",1])";
+  std::ofstream(path, std::ios::binary) << text;
+  std::remove(link.c_str());
+  ASSERT_EQ(::link(path.c_str(), link.c_str()), 0);
+  for (const std::string& out : {path, link}) {
+    SCOPED_TRACE(out);
+    Tool tool({"convert", "--to", "msgpack", path, out});
+    tool.close_input();
+    EXPECT_NE(tool.stderr_text().find("refusing to write over the input '" + out + "'"),
+              std::string::npos);
+    EXPECT_EQ(tool.wait(), 1);
+    EXPECT_EQ(file_text(path), text);
+  }
+  // Another file is still written, and truncated first.
+  const std::string other = path + ".other";
+  std::ofstream(other, std::ios::binary) << std::string(1000, 'x');
+  Tool tool({"convert", "--to", "json-verbose", path, other});
+  tool.close_input();
+  EXPECT_EQ(tool.wait(), 0) << tool.stderr_text();
+  EXPECT_EQ(file_text(other), R"({"~:a":1})");
+  std::remove(path.c_str());
+  std::remove(link.c_str());
+  std::remove(other.c_str());
+}
+
+// A file that cannot be opened says why (issue 12, item 13).
+TEST_F(Cli, CannotOpenSaysWhy) {
+  const std::string dir = ::testing::TempDir();
+  const struct {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"convert", dir + "no-such-transit-input.json"},
+       "cannot open '" + dir + "no-such-transit-input.json': No such file or directory"},
+      {{"edn", dir}, "cannot read '" + dir + "': Is a directory"},
+      {{"stats", dir + "no-such-transit-input.json"}, "No such file or directory"},
+      {{"convert", "-", dir + "no-such-dir/out.json"},
+       "cannot create '" + dir + "no-such-dir/out.json': No such file or directory"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args[0] + " " + c.args[1]);
+    Tool tool(c.args);
+    tool.close_input();
+    EXPECT_NE(tool.stderr_text().find(c.message), std::string::npos) << tool.stderr_text();
+    EXPECT_EQ(tool.wait(), 1);
+  }
 }
 
 TEST_F(Cli, BadUsageExitsTwo) {

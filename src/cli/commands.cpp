@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -65,13 +67,31 @@ Parsed parse(Args args, const Usage& usage, Accepts accepts) {
 // ---- input and output ----------------------------------------------------------------------------
 
 /// An input file (or stdin for "-" or nothing), closed on scope exit.
+// "cannot open 'f': No such file or directory": what failed, on what, and the system's reason.
+[[noreturn]] void file_error(const char* what, std::string_view path, int error) {
+  throw std::runtime_error(std::string(what) + " '" + std::string(path) + "': " + std::strerror(error));
+}
+
+// True when the two descriptors are one file (a link or another path to it included).
+bool same_file(int a, int b) {
+  struct stat sa {}, sb {};
+  return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && S_ISREG(sa.st_mode) &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 class InputFile {
  public:
   explicit InputFile(std::optional<std::string_view> path) {
     if (!path || *path == "-") return;
     fd_ = ::open(std::string(*path).c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw std::runtime_error("cannot open '" + std::string(*path) + "'");
+    if (fd_ < 0) file_error("cannot open", *path, errno);
     owned_ = true;
+    // A directory opens for reading; say so now rather than at the first read.
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) {
+      ::close(fd_);
+      file_error("cannot read", *path, EISDIR);
+    }
   }
   ~InputFile() {
     if (owned_) ::close(fd_);
@@ -93,11 +113,28 @@ class InputFile {
 
 class OutputFile {
  public:
-  explicit OutputFile(std::optional<std::string_view> path) {
-    if (!path || *path == "-") return;
-    fd_ = ::open(std::string(*path).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw std::runtime_error("cannot create '" + std::string(*path) + "'");
-    owned_ = true;
+  /// Opens `path` (stdout when absent or "-") for writing. Refuses, before anything is lost,
+  /// when it is the file `input` reads: truncating it first would leave nothing to read
+  /// (`transit convert f.json f.json`), and appending to it (`>> f.json`) would never end.
+  explicit OutputFile(std::optional<std::string_view> path, const InputFile* input = nullptr) {
+    if (path && *path != "-") {
+      // Not O_TRUNC: the file is truncated only once it is known not to be the input.
+      fd_ = ::open(std::string(*path).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      if (fd_ < 0) file_error("cannot create", *path, errno);
+      owned_ = true;
+    }
+    if (input && same_file(fd_, input->fd())) {
+      if (owned_) ::close(fd_);
+      throw std::runtime_error("refusing to write over the input '" +
+                               std::string(path && *path != "-" ? *path : "(stdout)") +
+                               "': it would be lost before it is read");
+    }
+    struct stat st {};
+    if (owned_ && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ::ftruncate(fd_, 0) != 0) {
+      const int error = errno;
+      ::close(fd_);
+      file_error("cannot truncate", *path, error);
+    }
   }
   ~OutputFile() {
     if (owned_) ::close(fd_);
@@ -388,7 +425,7 @@ int convert(Args args) {
     const Parsed p = parse(args, kConvertUsage, {.to = true, .quiet = true, .max_output = true});
     if (p.positional.size() > 2) usage_error(kConvertUsage, "too many arguments");
     InputFile in(p.positional.size() > 0 ? std::optional(p.positional[0]) : std::nullopt);
-    OutputFile out(p.positional.size() > 1 ? std::optional(p.positional[1]) : std::nullopt);
+    OutputFile out(p.positional.size() > 1 ? std::optional(p.positional[1]) : std::nullopt, &in);
     FdSink sink(out.fd());
     const Encoding to = p.to.value_or(Encoding::json);
     WriteOptions options;
