@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transit/sink.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,6 +26,12 @@ void FdSink::write(const char* data, std::size_t size) {
     const ssize_t n = ::write(fd_, data, size);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        // A non-blocking descriptor that is full: wait until it takes more, as a blocking
+        // one would, rather than fail with half a value written.
+        pollfd p{fd_, POLLOUT, 0};
+        if (::poll(&p, 1, -1) >= 0 || errno == EINTR) continue;
+      }
       detail::throw_error(Errc::io, std::string("write failed: ") + std::strerror(errno));
     }
     data += n;

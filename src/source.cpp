@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,8 +16,14 @@ std::size_t FdSource::read(char* buffer, std::size_t size) {
   for (;;) {
     const ssize_t n = ::read(fd_, buffer, size);
     if (n >= 0) return static_cast<std::size_t>(n);
-    if (errno != EINTR)
-      detail::throw_error(Errc::io, std::string("read failed: ") + std::strerror(errno));
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      // A non-blocking descriptor with nothing yet: wait for bytes (or the end) as a blocking
+      // read would; 0 from read stays the only end of input.
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, -1) >= 0 || errno == EINTR) continue;
+    }
+    detail::throw_error(Errc::io, std::string("read failed: ") + std::strerror(errno));
   }
 }
 

@@ -57,7 +57,8 @@ class Source {
   virtual std::size_t read(char* buffer, std::size_t size) = 0;
 };
 
-/// Reads a file descriptor: a pipe, a socket, a file. Retries EINTR.
+/// Reads a file descriptor: a pipe, a socket, a file. Retries EINTR; a non-blocking descriptor
+/// with no bytes yet (EAGAIN) is waited on with poll, as a blocking one.
 class FdSource final : public Source {
  public:
   explicit FdSource(int fd) : fd_(fd) {}

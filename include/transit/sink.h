@@ -41,7 +41,8 @@ class FileSink final : public Sink {
   std::FILE* file_;
 };
 
-/// Writes to a file descriptor (a pipe, a socket, a file), retrying short writes and EINTR.
+/// Writes to a file descriptor (a pipe, a socket, a file), retrying short writes and EINTR. A
+/// non-blocking descriptor that is full (EAGAIN) is waited on with poll, as a blocking one.
 class FdSink final : public Sink {
  public:
   explicit FdSink(int fd) : fd_(fd) {}
