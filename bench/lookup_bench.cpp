@@ -86,8 +86,10 @@ transit::Registry make_registry(transit::LookupStrategy strategy) {
                       [](const MapL<0>& m) { return transit::as_map(m.entries); }));
   transit::add(b, transit::Handler<ArrL<0>>("array").rep(
                       [](const ArrL<0>& a) -> const std::vector<std::int64_t>& { return a.items; }));
-  transit::add(b, transit::Handler<KwL<0>>(":").string_rep(
-                      [](const KwL<0>& k) -> const std::string& { return k.name; }));
+  // Written as a keyword: "s" writes the rep as it is (a user handler may not take the
+  // built-in tag ":" itself).
+  transit::add(b, transit::Handler<KwL<0>>("s").rep(
+                      [](const KwL<0>& k) { return transit::as_keyword(k.name); }));
   transit::add(b, transit::Handler<StrL<0>>("s").rep(
                       [](const StrL<0>& s) -> const std::string& { return s.text; }));
   const auto levels = std::make_integer_sequence<int, kChain - 1>();
