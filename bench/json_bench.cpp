@@ -26,6 +26,7 @@
 
 #include "corpora.h"
 #include "transit/transit.h"
+#include "value_internal.h"
 
 namespace transit::bench {
 namespace {
@@ -221,14 +222,10 @@ void print_memory_table(std::ostream& out, std::span<const std::unique_ptr<Corpu
                 "rapidjson::Document", "ratio");
   out << line;
   for (const auto& c : corpora) {
-    // On a thread of its own: this thread's pool of arena blocks, kept from the benchmarks'
-    // documents, would serve the read and hide what it holds.
-    long long value_bytes = 0;
-    std::thread([&] {
-      const long long before = heap_in_use();
-      const Value v = read(c->verbose, Encoding::json);
-      value_bytes = heap_in_use() - before;
-    }).join();
+    // The arena's own count of its blocks: the heap's growth would show neither the pooled
+    // blocks that served the read nor apart the parser's per-thread buffers.
+    const Value v = read(c->verbose, Encoding::json);
+    const auto value_bytes = static_cast<long long>(ValueAccess::arena_bytes(v));
     const long long before = heap_in_use();
     rapidjson::Document dom;
     dom.Parse<kParseFlags>(c->verbose.c_str(), c->verbose.size());

@@ -247,6 +247,12 @@ struct Arena : ArenaHeader {
   }
 
   std::size_t allocated() const noexcept { return allocated_; }
+  // What the arena holds of the heap: its blocks, headers included.
+  std::size_t block_bytes() const noexcept {
+    std::size_t bytes = 0;
+    for (const ArenaBlock* b = head_; b; b = b->next) bytes += sizeof(ArenaBlock) + b->size;
+    return bytes;
+  }
 
  private:
   static constexpr std::size_t kMaxBlock = std::size_t{1} << 20;
@@ -735,6 +741,11 @@ bool ValueAccess::detach_into(const Value& v, Value& out) {
       return true;
     }
   }
+}
+
+std::size_t ValueAccess::arena_bytes(const Value& v) noexcept {
+  if (!v.on_heap() || !v.wide_.u.node->arena) return 0;
+  return static_cast<const detail::Arena*>(v.wide_.u.node->arena)->block_bytes();
 }
 
 Value Value::detach() const {

@@ -42,6 +42,9 @@ struct ValueAccess {
   }
   /// An empty container of `kind` (array, list, set, map or link): inline, with no node.
   static Value empty(Kind kind) noexcept;
+  /// The heap bytes of the arena `v` lives in (its blocks, headers included), or 0 when `v`
+  /// is inline or on the heap: what a read document holds, whatever pooled blocks served it.
+  static std::size_t arena_bytes(const Value& v) noexcept;
   /// An array, list or set from `items` (moved from). Sets drop duplicates.
   static Value make_sequence(Kind kind, std::span<Value> items);
   /// A map or link from interleaved keys and values (moved from); `flat.size()` is even.
