@@ -107,7 +107,9 @@ inline std::vector<std::string> colliding_strings(std::size_t n) {
   const std::uint64_t h2 = shift_mix(shift_mix(target) * inv);
   std::vector<std::string> out;
   for (std::uint64_t i = 0; i < n; ++i) {
-    char prefix[9];
+    // Room for any 64-bit count (g++ -Wformat-truncation); n stays far below 2^32, so the
+    // first 8 bytes are all of it.
+    char prefix[17];
     std::snprintf(prefix, sizeof prefix, "%08llx", static_cast<unsigned long long>(i));
     std::uint64_t first;
     std::memcpy(&first, prefix, 8);
