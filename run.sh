@@ -139,6 +139,7 @@ stage_fuzz() {
     esac
   done
 
+  # alloc_dealloc_mismatch=0 for libsimdjson's parser, as in stage_sanitize.
   local target corpus log rc summary=()
   for target in json msgpack roundtrip; do
     corpus=$dir/corpus/$target
@@ -146,7 +147,7 @@ stage_fuzz() {
     mkdir -p "$corpus"
     say "fuzzing $target for ${FUZZ_SECONDS}s"
     rc=0
-    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ASAN_OPTIONS=detect_leaks=1:alloc_dealloc_mismatch=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       "$dir/tests/fuzz/fuzz_$target" -max_total_time="$FUZZ_SECONDS" -timeout=10 \
       -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
       -dict=tests/fuzz/transit.dict -artifact_prefix="$dir/artifacts/$target-" \
