@@ -13,16 +13,10 @@
 #include "transit/value.h"
 #include "value_internal.h"
 
-// Under ASan and TSan the sanitizer's allocator serves malloc, and mallinfo2 knows nothing.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TRANSIT_TEST_SANITIZER_ALLOCATOR 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TRANSIT_TEST_SANITIZER_ALLOCATOR 1
-#endif
-#endif
+#include "support/sanitizers.h"
 
-#ifdef TRANSIT_TEST_SANITIZER_ALLOCATOR
+// Under ASan and TSan the sanitizer's allocator serves malloc, and mallinfo2 knows nothing.
+#if defined(TRANSIT_TEST_ASAN) || defined(TRANSIT_TEST_TSAN)
 // Declared here: g++ 12 on Debian ships the runtime but not <sanitizer/allocator_interface.h>.
 extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #else
@@ -38,7 +32,7 @@ using transit::Value;
 
 // Bytes the process's allocator has handed out and not had back.
 std::size_t heap_in_use() {
-#ifdef TRANSIT_TEST_SANITIZER_ALLOCATOR
+#if defined(TRANSIT_TEST_ASAN) || defined(TRANSIT_TEST_TSAN)
   return __sanitizer_get_current_allocated_bytes();
 #else
   const struct mallinfo2 info = mallinfo2();

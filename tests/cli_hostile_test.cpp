@@ -15,20 +15,11 @@
 #include <fstream>
 #include <string>
 #include <vector>
+#include "support/sanitizers.h"
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
+using transit::test::kAsan;
 
 // Runs `transit args...` with stdin from `in` and stdout to `out`, at most `max_bytes` of
 // address space (RLIM_INFINITY: no limit); returns the exit status (or 128 + signal).

@@ -12,6 +12,7 @@
 
 #include "edn.h"
 #include "transit/transit.h"
+#include "support/sanitizers.h"
 
 namespace {
 
@@ -205,17 +206,7 @@ TEST(HostileWriteDepth, MsgpackDatesAndUuidsCountTheirArrays) {
 
 // ---- memory per value ---------------------------------------------------------------------------
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
+using transit::test::kAsan;
 
 // Heap bytes a value read from `input` keeps once the reader is gone. A first read lets the
 // reader's per-thread buffers (simdjson's parser, the arena's block pool) reach their size.
