@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// transit-read-file FILE [N] [transit|rapidjson|simdjson]: reads FILE into memory and parses it
-// N times, with transit::read (as Transit JSON, the default) or with one of the floors
-// (RapidJSON's DOM parse with full precision; simdjson's DOM parse, copying the text into its
-// padded buffer), for instruction counts of the parse alone:
+// transit-read-file FILE [N] [transit|rapidjson|simdjson|twitter|citm] [msgpack]: reads FILE
+// into memory and parses it N times, with transit::read (as Transit JSON, the default), with
+// one of the floors (RapidJSON's DOM parse with full precision; simdjson's DOM parse, copying
+// the text into its padded buffer), or typed into the structs of bench/typed_corpora.h
+// (`twitter`, `citm`: FILE is that corpus as transit-bench --dump writes it; with `msgpack`,
+// its MessagePack form, converted before anything is counted), for instruction counts of the
+// parse alone:
 //   valgrind --tool=callgrind --toggle-collect='transit::read(*' transit-read-file FILE 3
 //   valgrind --tool=callgrind --toggle-collect='rapidjson_dom(*' transit-read-file FILE 3 rapidjson
 //   valgrind --tool=callgrind --toggle-collect='simdjson_dom(*' transit-read-file FILE 3 simdjson
+//   valgrind --tool=callgrind --toggle-collect='*typed_read*' transit-read-file FILE 3 twitter [msgpack]
 #include <rapidjson/document.h>
 #ifdef TRANSIT_HAVE_SIMDJSON
 #include <simdjson.h>
@@ -19,6 +23,7 @@
 #include <string_view>
 
 #include "transit/transit.h"
+#include "typed_corpora.h"
 
 namespace {
 
@@ -40,6 +45,16 @@ namespace {
 }
 #endif
 
+template <class T>
+[[gnu::noinline]] std::size_t typed_read(const std::string& bytes, transit::Encoding encoding) {
+  const transit::ReadOptions options{.handlers = &transit::bench::typed::handlers()};
+  T t = transit::read<T>(bytes, encoding, options);
+  if constexpr (std::is_same_v<T, transit::bench::typed::Twitter>)
+    return t.statuses.size();
+  else
+    return t.events.size() + t.performances.size();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,17 +69,25 @@ int main(int argc, char** argv) {
   }
   std::stringstream bytes;
   bytes << in.rdbuf();
-  const std::string text = bytes.str();
+  std::string text = bytes.str();
   const int n = argc > 2 ? std::atoi(argv[2]) : 1;
   const std::string_view with = argc > 3 ? argv[3] : "transit";
+  const bool msgpack = argc > 4 && std::string_view(argv[4]) == "msgpack";
+  const auto encoding = msgpack ? transit::Encoding::msgpack : transit::Encoding::json;
   std::size_t items = 0;
   try {
 #ifdef TRANSIT_HAVE_SIMDJSON
     simdjson::dom::parser parser;
 #endif
+    if (msgpack)
+      text = transit::write(transit::read(text, transit::Encoding::json), transit::Encoding::msgpack);
     for (int i = 0; i < n; ++i) {
-      if (with == "transit") {
-        items += transit::read(text, transit::Encoding::json).size();
+      if (with == "twitter") {
+        items += typed_read<transit::bench::typed::Twitter>(text, encoding);
+      } else if (with == "citm") {
+        items += typed_read<transit::bench::typed::Citm>(text, encoding);
+      } else if (with == "transit") {
+        items += transit::read(text, encoding).size();
       } else if (with == "rapidjson") {
         items += rapidjson_dom(text);
 #ifdef TRANSIT_HAVE_SIMDJSON
