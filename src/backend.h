@@ -34,6 +34,9 @@ class Reader::Impl {
   virtual bool next_tape(detail::Tape& tape) = 0;
   /// Where a token of the last value read starts, from the mark the backend gave it.
   virtual Location locate_mark(std::size_t mark) const = 0;
+  /// Gives the tokens of the last value's tape their marks, when the parser that read it had
+  /// none to give (simdjson); called on the error path only.
+  virtual void remark(detail::Tape&) {}
 };
 
 namespace detail {

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -181,6 +182,31 @@ TEST(TypedRead, WrongShapesNameTheOffsetPathAndType) {
   const std::string mp = transit::write(std::vector<Value>{1, "x"}, Encoding::msgpack);
   EXPECT_EQ((error_of<std::vector<int>>(mp, Encoding::msgpack)),
             "transit: type_mismatch at byte 2 in $[1]: expected int, got string \"x\"");
+}
+
+// A JSON text in memory is parsed by simdjson when the library has it, and simdjson gives no
+// byte offsets; a Source is read by RapidJSON, which does. A failure to bind is placed alike.
+TEST(TypedRead, BindFailuresArePlacedAlikeInMemoryAndFromASource) {
+  using Items = std::vector<std::map<std::string, std::vector<int>>>;
+  const std::string text = "[[\"^ \",\"alpha\",[1,2]],\n [\"^ \",\"^0\",[3,\"x\"]]]";
+  const std::string expected =
+      "transit: type_mismatch at byte 38 (line 2, column 16) in $[1][\"alpha\"][1]: expected "
+      "int, got string \"x\"";
+  EXPECT_EQ(error_of<Items>(text), expected);
+  std::istringstream in(text);
+  transit::IstreamSource source(in);
+  transit::Reader reader(source);
+  try {
+    (void)reader.next<Items>();
+    ADD_FAILURE() << "no error from a Source";
+  } catch (const transit::Error& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+  // The reader in memory stays where the value ends once the error is placed.
+  transit::Reader memory(text);
+  EXPECT_THROW((void)memory.next<Items>(), transit::Error);
+  EXPECT_EQ(memory.offset(), text.size());
+  EXPECT_EQ(memory.next<Items>(), std::nullopt);
 }
 
 TEST(TypedRead, NextReadsAStreamOneValueAtATime) {

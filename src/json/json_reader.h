@@ -507,11 +507,16 @@ class JsonReader final : public Reader::Impl {
     limits_.value_end = limits_.max_value_bytes > SIZE_MAX - start
                             ? SIZE_MAX
                             : start + limits_.max_value_bytes;
+    value_start_ = start;
+    tape_marked_ = true;
 #ifdef TRANSIT_HAVE_SIMDJSON
-    // Typed reads take the tape path: simdjson's document builds Values.
-    if constexpr (!kTape && std::is_same_v<Input, MemoryInput>)
+    if constexpr (std::is_same_v<Input, MemoryInput>)
       if (use_simdjson_)
-        if ((read_whole_ = read_with_simdjson(start))) return true;
+        if ((read_whole_ = read_with_simdjson<kTape>(start))) {
+          // A tape read by simdjson has no byte offsets: remark() finds them if a binder fails.
+          if constexpr (kTape) read_whole_.reset(), tape_marked_ = false;
+          return true;
+        }
 #endif
     for (;;) {
       // JSON and JSON-Verbose are told apart by reading: a value that can be read again
@@ -547,7 +552,33 @@ class JsonReader final : public Reader::Impl {
 
   std::size_t offset() const noexcept override { return input_.Tell(); }
 
+  // Reads the last value again with RapidJSON, whose events say where each token starts: the
+  // decoder records the same tokens in the same order, now with their marks. Only a failed
+  // typed read comes here, so simdjson's speed costs the error path alone.
+  void remark(Tape& tape) override {
+    if constexpr (std::is_same_v<Input, MemoryInput>) remark_from_memory(tape);
+  }
+
  private:
+  void remark_from_memory(Tape& tape) {
+    if (tape_marked_) return;
+    const std::size_t resume = input_.Tell();
+    const bool use_simdjson = std::exchange(use_simdjson_, false);
+    const std::exception_ptr failed = std::exchange(failed_, nullptr);
+    input_.rewind(value_start_);
+    decoder_.set_tape(&tape);
+    try {
+      (void)parse_next<true>();
+    } catch (...) {
+      // Both parsers accept the same texts; should they not, the failure stays unplaced.
+      tape.clear();
+    }
+    decoder_.set_tape(nullptr);
+    use_simdjson_ = use_simdjson;
+    failed_ = failed;
+    input_.seek(resume);
+  }
+
 #ifdef TRANSIT_HAVE_SIMDJSON
   /// Reads the rest of the text as one value with simdjson, or returns nothing and leaves the
   /// cursor at `start` for RapidJSON, which then gives exactly the values and errors it gives
@@ -555,6 +586,7 @@ class JsonReader final : public Reader::Impl {
   /// value: RapidJSON reads the values one by one and this reader keeps to it), when a limit
   /// could apply that simdjson's document cannot check (a token longer than max_string_length
   /// needs its raw text), and when the decoder throws (the error is placed at its token).
+  template <bool kTape>
   std::optional<Value> read_with_simdjson(std::size_t start) {
     const std::string_view text = input_.text();
     // skip_to_value found a value at `start`, so the rest is not all whitespace.
@@ -572,7 +604,8 @@ class JsonReader final : public Reader::Impl {
     for (;;) {
       decoder_.reset(cache_lazily_);
       std::optional<ArenaScope> arena;
-      if (decoder_.runs_no_user_code()) arena.emplace();
+      if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
+      if constexpr (kTape) decoder_.mark(Location::npos);
       try {
         emit(decoder_, root);
       } catch (const Decoder::CacheNeeded&) {
@@ -622,6 +655,8 @@ class JsonReader final : public Reader::Impl {
   rapidjson::Reader parser_;
   std::exception_ptr failed_;
   std::optional<Value> read_whole_;  // a value simdjson read (see parse_next)
+  std::size_t value_start_ = 0;      // where the last value read starts
+  bool tape_marked_ = true;          // the last tape's tokens have their marks (see remark)
 };
 
 }  // namespace transit::detail::json
