@@ -286,16 +286,15 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
 [[gnu::always_inline]] inline void Decoder::tape_token(Op op, std::size_t mark,
                                                        std::string_view text) {
   if (text.empty()) {
-    tape_->tokens.push_back(Token{op, 0, 0, mark, Value()});
+    tape_->tokens.emplace_back(op, 0u, std::size_t{0}, mark);
     return;
   }
-  tape_->tokens.push_back(
-      Token{op, static_cast<std::uint32_t>(text.size()), tape_->text.size(), mark, Value()});
+  tape_->tokens.emplace_back(op, static_cast<std::uint32_t>(text.size()), tape_->text.size(), mark);
   tape_->text.append(text);
 }
 
 [[gnu::always_inline]] inline void Decoder::tape_token(Value v) {
-  tape_->tokens.push_back(Token{Op::value, 0, 0, mark_, std::move(v)});
+  tape_->tokens.emplace_back(Op::value, 0u, std::size_t{0}, mark_, std::move(v));
 }
 
 [[gnu::always_inline]] inline void Decoder::tape_item() {
