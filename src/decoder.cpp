@@ -376,11 +376,24 @@ void Decoder::tape_end(Frame& f, bool array) {
       if (!f.has_rep)
         throw_error(Errc::bad_tagged_value,
                     "tagged value ~#" + std::string(f.tag.as_string()) + " has no rep");
+      if (f.tag.as_string() == "cmap" && f.key % 2 != 0) {
+        // Found where decode_tagged finds it for a Value: once the tagged value has ended.
+        const std::uint32_t items = f.key;
+        frames_.pop_back();
+        throw_error(Errc::odd_map, "~#cmap array has an odd number of items (" +
+                                       std::to_string(items) + ")");
+      }
       if (f.tag.as_string() != "'") tape_token(Op::tagged_end, mark_);
       break;
   }
+  const bool plain_array = f.kind == FrameKind::array || f.kind == FrameKind::array_pending;
+  const std::uint32_t items = f.count;
   frames_.pop_back();
-  if (frames_.empty()) done_ = true;
+  if (frames_.empty()) {
+    done_ = true;
+  } else if (plain_array && frames_.back().kind == FrameKind::tagged_array) {
+    frames_.back().key = items;  // a tagged frame has no keys: its rep's length, for a cmap
+  }
 }
 
 // The most of a map key that a path shows.

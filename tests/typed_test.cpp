@@ -209,6 +209,29 @@ TEST(TypedRead, BindFailuresArePlacedAlikeInMemoryAndFromASource) {
   EXPECT_EQ(memory.next<Items>(), std::nullopt);
 }
 
+// An odd cmap is the decoder's error, the same one a read into Value gives.
+TEST(TypedRead, AnOddCmapIsTheErrorAValueReadGives) {
+  const std::string text = R"(["~#cmap",[1,2,3]])";
+  const std::string msgpack = "\x92\xa6~#cmap\x93\x01\x02\x03";  // the same, as MessagePack
+  for (const auto& [bytes, e] : {std::pair{text, Encoding::json}, {msgpack, Encoding::msgpack}}) {
+    std::string untyped;
+    try {
+      (void)transit::read(bytes, e);
+      ADD_FAILURE() << "no error reading a Value";
+    } catch (const transit::Error& err) {
+      EXPECT_EQ(err.code(), Errc::odd_map);
+      untyped = err.what();
+    }
+    try {
+      (void)transit::read<std::map<int, int>>(bytes, e);
+      ADD_FAILURE() << "no error";
+    } catch (const transit::Error& err) {
+      EXPECT_EQ(err.code(), Errc::odd_map) << err.what();
+      EXPECT_EQ(err.what(), untyped);
+    }
+  }
+}
+
 TEST(TypedRead, NextReadsAStreamOneValueAtATime) {
   for (Encoding e : kAll) {
     std::string bytes = transit::write(std::vector<int>{1, 2}, e) + (e == Encoding::msgpack ? "" : " ") +
