@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <forward_list>
 #include <list>
 #include <map>
 #include <optional>
@@ -230,6 +231,24 @@ TEST(TypedRead, AnOddCmapIsTheErrorAValueReadGives) {
       EXPECT_EQ(err.what(), untyped);
     }
   }
+}
+
+TEST(TypedRead, ForwardListsReadAsTheyAreWritten) {
+  expect_round_trip(std::forward_list<int>{1, 2, 3});
+  expect_round_trip(std::forward_list<std::string>{});
+  EXPECT_EQ(transit::read<std::forward_list<int>>("[4,5]"), (std::forward_list<int>{4, 5}));
+}
+
+// transit-java and transit-js make a set of a ~#set only; an array read into a set would
+// lose its duplicates.
+TEST(TypedRead, ASetIsTaggedAndAnArrayIsNotOne) {
+  EXPECT_EQ((error_of<std::set<int>>("[1,1,2]")),
+            "transit: type_mismatch at byte 0 (line 1, column 1) in $: expected std::set<int, "
+            "std::less<int>, std::allocator<int> >, got an array (a set is tagged ~#set; an "
+            "array is not one)");
+  EXPECT_EQ(transit::read<std::set<int>>(R"(["~#set",[2,1]])"), (std::set<int>{1, 2}));
+  // The other way is no loss: a set read into a sequence keeps every item.
+  EXPECT_EQ(transit::read<std::vector<int>>(R"(["~#set",[2]])"), std::vector<int>{2});
 }
 
 TEST(TypedRead, NextReadsAStreamOneValueAtATime) {

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <forward_list>
 #include <list>
 #include <map>
 #include <memory>
@@ -501,9 +502,21 @@ T read_any(Cursor& c) {
     close_collection(c, how);
     return out;
   } else if constexpr (SetLike<T>) {
+    // Tagged only, as transit-java and transit-js make a set of nothing else: an array read
+    // into a set would lose its duplicates and its order.
+    if (c.peek().op != Op::tagged_begin)
+      c.mismatch(typeid(T), at, "a set is tagged ~#set; an array is not one");
     const auto how = open_collection(c, typeid(T), {"set"}, false);
     T out;
     while (c.peek().op != how.first) out.insert(Bind<typename T::value_type>::read(c));
+    close_collection(c, how);
+    return out;
+  } else if constexpr (is_specialization_v<T, std::forward_list>) {
+    // Read as std::list is (it is written as one), appended at its tail.
+    const auto how = open_collection(c, typeid(T), {"list", "set"}, false);
+    T out;
+    for (auto tail = out.before_begin(); c.peek().op != how.first;)
+      tail = out.insert_after(tail, Bind<typename T::value_type>::read(c));
     close_collection(c, how);
     return out;
   } else if constexpr (std::ranges::range<T> && PushBack<T>) {
