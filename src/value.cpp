@@ -565,6 +565,25 @@ Value ValueAccess::empty(Kind kind) noexcept {
   return v;
 }
 
+namespace {
+
+// Past Value::kMaxDepth a builder refuses: every recursive walk of a Value (destroy, write,
+// compare, hash, to_edn) then fits in a thread's stack, whatever a program builds.
+[[noreturn, gnu::cold]] void too_deep() {
+  detail::throw_error(Errc::too_deep, "value nests deeper than " +
+                                          std::to_string(Value::kMaxDepth) +
+                                          " levels (Value::kMaxDepth)");
+}
+
+
+// Frees a node that failed its depth check, its children already released. Nothing refers to
+// it yet; an arena keeps its memory with its blocks.
+void free_unattached(detail::Node* node) noexcept {
+  if (!detail::t_arena) std::free(node);
+}
+
+}  // namespace
+
 Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
   if (items.empty()) return empty(kind);
   const std::uint32_t n = detail::checked_size(items.size());
@@ -582,6 +601,14 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
     for (; kept < n; ++kept) new (out + kept) Value(std::move(items[kept]));
   }
   node->size = kept;
+  std::size_t deepest = 0;
+  for (std::uint32_t i = 0; i < kept; ++i) deepest = std::max(deepest, out[i].depth());
+  if (deepest >= Value::kMaxDepth) {
+    std::destroy_n(out, kept);
+    free_unattached(node);
+    too_deep();
+  }
+  node->height = static_cast<std::uint32_t>(deepest + 1);
   detail::attach(node);
   Value v;
   v.init_node(kind, node, kept);
@@ -610,6 +637,16 @@ Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
       out[at].second = std::move(flat[2 * i + 1]);
   }
   node->size = kept;
+  // Measured on what was kept: a value replaced by a later one for the same key is gone.
+  std::size_t deepest = 0;
+  for (std::uint32_t i = 0; i < kept; ++i)
+    deepest = std::max({deepest, out[i].first.depth(), out[i].second.depth()});
+  if (deepest >= Value::kMaxDepth) {
+    std::destroy_n(out, kept);
+    free_unattached(node);
+    too_deep();
+  }
+  node->height = static_cast<std::uint32_t>(deepest + 1);
   if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);
   detail::attach(node);
   Value v;
@@ -666,7 +703,13 @@ Value Value::link(Value fields) {
 
 Value Value::tagged(std::string_view tag, Value rep) {
   if (tag.empty()) detail::throw_error(Errc::invalid_argument, "a tag is never empty");
+  // Around a scalar a tagged value is a scalar (as "~qabc" is on the wire); around a
+  // container or another tagged value it is one level more.
+  const bool is_level = rep.depth() != 0 || rep.kind() == Kind::tagged;
+  if (is_level && rep.depth() >= Value::kMaxDepth) too_deep();
+  const auto height = static_cast<std::uint32_t>(is_level ? rep.depth() + 1 : 0);
   auto* node = new (detail::allocate_node(sizeof(TaggedNode))) TaggedNode{};
+  node->height = height;
   node->tag = Value(tag);
   node->rep = std::move(rep);
   detail::attach(node);

@@ -24,11 +24,12 @@ struct BindFailure;
 /// before the memory it guards is used, so a MessagePack length prefix claiming 4 GiB fails at
 /// once rather than being waited for. Set a limit to SIZE_MAX to lift it (max_depth excepted).
 struct ReadOptions {
-  /// The largest max_depth a reader accepts: reading, writing, comparing and destroying a value
-  /// recurse once per level. 1,000 levels take a few hundred KiB of stack in an optimized
-  /// build and stay within a default 8 MiB thread stack under AddressSanitizer, whose frames
-  /// are ten times larger or more (2,000 levels overflow it, comparing).
-  static constexpr std::size_t kMaxDepthLimit = 1'000;
+  /// The largest max_depth a reader accepts: Value::kMaxDepth, the deepest any Value nests.
+  /// Reading, writing, comparing and destroying a value recurse once per level; 1,000 levels
+  /// take a few hundred KiB of stack in an optimized build and stay within a default 8 MiB
+  /// thread stack under AddressSanitizer, whose frames are ten times larger or more (2,000
+  /// levels overflow it, comparing).
+  static constexpr std::size_t kMaxDepthLimit = Value::kMaxDepth;
   /// Deepest nesting of arrays, maps and tagged values accepted; deeper input is an
   /// Error(too_deep). The JSON parser recurses once per level, so this also bounds stack use.
   /// A reader built with more than kMaxDepthLimit throws Error(invalid_argument).
