@@ -15,6 +15,7 @@ void Decoder::reset(bool cache_lazily) noexcept {
   missed_ = false;
   frames_.clear();
   stack_.clear();
+  closing_ = false;
   cache_.reset();
   result_ = Value();
   done_ = false;
@@ -234,6 +235,7 @@ void Decoder::array_end() {
     return tape_end(f, true);
   const std::span<Value> items(stack_.data() + f.start, stack_.size() - f.start);
   Value v;
+  closing_ = true;
   switch (f.kind) {
     case FrameKind::array_pending:
     case FrameKind::array:
@@ -250,12 +252,14 @@ void Decoder::array_end() {
       v = build_map(items);
       break;
     case FrameKind::tagged_array:
+      closing_ = false;
       return end_tagged(f);
     default:
       throw_error(Errc::syntax, "array ends inside a map");
   }
   stack_.resize(f.start);
   frames_.pop_back();
+  closing_ = false;
   deliver(std::move(v));
 }
 
@@ -268,9 +272,11 @@ void Decoder::map_end() {
     throw_error(Errc::syntax, "map ends inside an array");
   const std::span<Value> flat(stack_.data() + f.start, stack_.size() - f.start);
   if (flat.size() % 2 != 0) throw_error(Errc::odd_map, "map has a key without a value");
+  closing_ = true;
   Value v = build_map(flat);
   stack_.resize(f.start);
   frames_.pop_back();
+  closing_ = false;
   deliver(std::move(v));
 }
 
@@ -416,21 +422,37 @@ std::string Decoder::path() const {
   // Built with append only: g++ 12 warns (-Wrestrict, a false positive) on operator+ chains.
   std::string p = "$";
   for (const Frame& f : frames_) {
-    const std::size_t n =
-        f.taped ? f.count : (&f == &frames_.back() ? stack_.size() : (&f + 1)->start) - f.start;
+    const bool innermost = &f == &frames_.back();
+    // The position of the item being read in this frame. On the stack, the items before it
+    // are complete and it is not there yet; a taped frame counts an item when it starts, so
+    // below the innermost frame the item being read is already counted.
+    const std::size_t at =
+        f.taped ? f.count - (innermost || f.count == 0 ? 0 : 1)
+                : (innermost ? stack_.size() : (&f + 1)->start) - f.start;
+    // Where a key goes, an error is in that key (a composite one when frames follow), unless
+    // the container itself is being built from its items.
+    const bool in_key = at % 2 == 0 && !(innermost && closing_);
     switch (f.kind) {
       case FrameKind::array_pending:
       case FrameKind::array:
-        p.append("[").append(std::to_string(n)).append("]");
+        p.append("[").append(std::to_string(at)).append("]");
+        // A cmap's rep alternates keys and values.
+        if (in_key && &f != &frames_.front() && (&f - 1)->tag.kind() != Kind::null &&
+            (&f - 1)->tag.as_string() == "cmap")
+          p.append("<key>");
         break;
       case FrameKind::map_array:
       case FrameKind::object:
       case FrameKind::object_pending:
+        if (at % 2 == 0) {
+          if (in_key) p.append("<key>");
+          break;
+        }
         // A key shows its first 64 bytes: a path through 400 maps keyed by a 16 MB string
         // stays a few KB (and Error cuts the whole path to 4 KB).
-        if (n % 2 == 1 && f.taped) {
+        p.append("[");
+        if (f.taped) {
           const Token& t = tape_->tokens[f.key];
-          p.append("[");
           if (t.op == Op::text)
             append_path_string(p, tape_->text_of(t));
           else if (t.op == Op::value && t.value.kind() == Kind::string)
@@ -439,16 +461,12 @@ std::string Decoder::path() const {
             append_edn(t.value, p, kPathKeyBytes);
           else
             p.append("...");
-          p.append("]");
-        } else if (n % 2 == 1) {
-          const Value& key = stack_[f.start + n - 1];
-          p.append("[");
-          if (key.kind() == Kind::string)
-            append_path_string(p, key.as_string());
-          else
-            append_edn(key, p, kPathKeyBytes);
-          p.append("]");
+        } else if (const Value& key = stack_[f.start + at - 1]; key.kind() == Kind::string) {
+          append_path_string(p, key.as_string());
+        } else {
+          append_edn(key, p, kPathKeyBytes);
         }
+        p.append("]");
         break;
       case FrameKind::tagged_array:
       case FrameKind::tagged_object:

@@ -77,7 +77,8 @@ class Decoder {
     done_ = false;
     return std::move(result_);
   }
-  /// Where in the value the reader is, e.g. `$[3]["name"]`, for error messages.
+  /// Where in the value the reader is, e.g. `$[3]["name"]`, for error messages; `<key>` marks
+  /// a map key (`$["a"]<key>`: in a key of the map at `$["a"]`, or where it would start).
   std::string path() const;
 
  private:
@@ -147,6 +148,9 @@ class Decoder {
   ReadCache cache_;
   Value result_;
   bool done_ = false;
+  // The innermost container is being built from its items (a builder, a depth check): an
+  // error then is the container's, not its next key's.
+  bool closing_ = false;
   Tape* tape_ = nullptr;
   std::size_t mark_ = 0;
 };

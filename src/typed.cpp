@@ -196,15 +196,25 @@ std::string tape_path(const Tape& tape, std::size_t index) {
     else if (!stack.empty())
       ++stack.back().items;
   }
+  // At a key (or in a composite one) the path says `<key>`; at the end of a map it is the
+  // map's own.
+  const bool at_end = index < tape.tokens.size() && is_end(tape.tokens[index].op);
   // Built with append only: g++ 12 warns (-Wrestrict, a false positive) on operator+ chains.
   std::string p = "$";
-  for (const Level& l : stack) {
+  for (std::size_t depth = 0; depth < stack.size(); ++depth) {
+    const Level& l = stack[depth];
+    const bool in_key = l.items % 2 == 0 && !(at_end && depth + 1 == stack.size());
     switch (l.op) {
       case Op::array_begin:
         p.append("[").append(std::to_string(l.items)).append("]");
+        // A cmap's rep alternates keys and values.
+        if (in_key && depth > 0 && stack[depth - 1].tag == "cmap") p.append("<key>");
         break;
       case Op::map_begin: {
-        if (l.items % 2 == 0) break;  // at a key: the path is the map's
+        if (l.items % 2 == 0) {
+          if (in_key) p.append("<key>");
+          break;
+        }
         const Token& k = tape.tokens[l.key];
         p.append("[");
         if (k.op == Op::text)

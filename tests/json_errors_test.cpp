@@ -85,7 +85,7 @@ TEST(JsonErrors, CacheCodeNotAssigned) {
                     R"(transit: bad_cache_code at byte 10 (line 1, column 11) in $[1]: cache code "^1" (slot 1) is not assigned; 1 slots are)");
   // "abc" is too short to take a slot, on either side.
   expect_read_error(R"(["^ ","abc",1,"^0",2])", Errc::bad_cache_code, 14,
-                    R"(transit: bad_cache_code at byte 14 (line 1, column 15) in $: cache code "^0" (slot 0) is not assigned; 0 slots are)");
+                    R"(transit: bad_cache_code at byte 14 (line 1, column 15) in $<key>: cache code "^0" (slot 0) is not assigned; 0 slots are)");
   // The cache starts over with every top-level value.
   transit::Reader reader(R"(["~:abcd"] ["^0"])");
   EXPECT_EQ(reader.next(), Value::array({transit::kw("abcd")}));
@@ -140,9 +140,9 @@ TEST(JsonErrors, InvalidUtf8InAString) {
 
 TEST(JsonErrors, InvalidUtf8InAKey) {
   expect_read_error("{\"k\xe2\x82\":1}", Errc::invalid_utf8, 1,
-                    "transit: invalid_utf8 at byte 1 (line 1, column 2) in $: string is not valid UTF-8");
+                    "transit: invalid_utf8 at byte 1 (line 1, column 2) in $<key>: string is not valid UTF-8");
   expect_read_error("[\"^ \",\"k\x80\",1]", Errc::invalid_utf8, 6,
-                    "transit: invalid_utf8 at byte 6 (line 1, column 7) in $: string is not valid UTF-8");
+                    "transit: invalid_utf8 at byte 6 (line 1, column 7) in $<key>: string is not valid UTF-8");
 }
 
 TEST(JsonErrors, InvalidEscapedSurrogate) {
