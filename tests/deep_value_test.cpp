@@ -112,6 +112,16 @@ TEST(DeepValue, DepthCountsLevels) {
   EXPECT_EQ(transit::read(R"([[],{"a":[1]},["~#deep",[[]]],"~qabc"])").depth(), 4u);
 }
 
+TEST(DeepValue, DocSample) {
+  // doc-sample begin
+  transit::Value v = transit::Value::array({});
+  for (int i = 1; i < 1000; ++i) v = transit::Value::array({v});  // v.depth() == 1000
+  // transit::Value::array({v}) throws Error(too_deep)
+  // doc-sample end
+  EXPECT_EQ(v.depth(), 1000u);
+  EXPECT_THROW((void)transit::Value::array({v}), Error);
+}
+
 TEST(DeepValue, EveryBuilderRefusesAMillionLevelsAtTheLimit) {
   on_default_stack([] {
     for (const Builder& b : builders()) {
