@@ -575,14 +575,41 @@ namespace {
                                           " levels (Value::kMaxDepth)");
 }
 
-
-// Frees a node that failed its depth check, its children already released. Nothing refers to
-// it yet; an arena keeps its memory with its blocks.
-void free_unattached(detail::Node* node) noexcept {
-  if (!detail::t_arena) std::free(node);
-}
-
 }  // namespace
+
+// Gives a built node its height (one more than its deepest child, `children` of them) and
+// its owner, and returns the Value that refers to it; a node of an arena adopts its children.
+// Throws Error(too_deep) past Value::kMaxDepth, leaving nothing behind: a heap node is freed
+// with its children; an arena node (what a reader builds, where this is hot) is measured in
+// the loop that adopts its children, then dropped with the Value, as any node of its arena.
+template <class ContainerNode, class ForEachChild>
+Value ValueAccess::finish_container(Kind kind, ContainerNode* node, std::uint32_t children,
+                                    ForEachChild for_each_child) {
+  std::size_t deepest = 0;
+  if (!detail::t_arena) {
+    for_each_child([&](Value& child) { deepest = std::max(deepest, child.depth()); });
+    if (deepest >= Value::kMaxDepth) {
+      for_each_child([](Value& child) { child.~Value(); });
+      std::free(node);
+      too_deep();
+    }
+    node->height = static_cast<std::uint32_t>(deepest + 1);
+  }
+  detail::attach(node);
+  Value v;
+  v.init_node(kind, node, children);
+  if (auto* arena = static_cast<detail::Arena*>(node->arena)) {
+    bool listed = false;
+    for_each_child([&](Value& child) {
+      deepest = std::max(deepest, child.depth());
+      // An inline child (most of a document's) refers to no node: nothing to adopt.
+      if (child.on_heap()) arena->adopt(kind, node, child, listed);
+    });
+    if (deepest >= Value::kMaxDepth) too_deep();
+    node->height = static_cast<std::uint32_t>(deepest + 1);
+  }
+  return v;
+}
 
 Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
   if (items.empty()) return empty(kind);
@@ -601,22 +628,9 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
     for (; kept < n; ++kept) new (out + kept) Value(std::move(items[kept]));
   }
   node->size = kept;
-  std::size_t deepest = 0;
-  for (std::uint32_t i = 0; i < kept; ++i) deepest = std::max(deepest, out[i].depth());
-  if (deepest >= Value::kMaxDepth) {
-    std::destroy_n(out, kept);
-    free_unattached(node);
-    too_deep();
-  }
-  node->height = static_cast<std::uint32_t>(deepest + 1);
-  detail::attach(node);
-  Value v;
-  v.init_node(kind, node, kept);
-  if (auto* arena = static_cast<detail::Arena*>(node->arena)) {
-    bool listed = false;
-    for (std::uint32_t i = 0; i < kept; ++i) arena->adopt(kind, node, out[i], listed);
-  }
-  return v;
+  return finish_container(kind, node, kept, [&](auto&& f) {
+    for (std::uint32_t i = 0; i < kept; ++i) f(out[i]);
+  });
 }
 
 Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
@@ -637,28 +651,14 @@ Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
       out[at].second = std::move(flat[2 * i + 1]);
   }
   node->size = kept;
-  // Measured on what was kept: a value replaced by a later one for the same key is gone.
-  std::size_t deepest = 0;
-  for (std::uint32_t i = 0; i < kept; ++i)
-    deepest = std::max({deepest, out[i].first.depth(), out[i].second.depth()});
-  if (deepest >= Value::kMaxDepth) {
-    std::destroy_n(out, kept);
-    free_unattached(node);
-    too_deep();
-  }
-  node->height = static_cast<std::uint32_t>(deepest + 1);
   if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);
-  detail::attach(node);
-  Value v;
-  v.init_node(kind, node, kept);
-  if (auto* arena = static_cast<detail::Arena*>(node->arena)) {
-    bool listed = false;
+  // Measured on what was kept: a value replaced by a later one for the same key is gone.
+  return finish_container(kind, node, kept, [&](auto&& f) {
     for (std::uint32_t i = 0; i < kept; ++i) {
-      arena->adopt(kind, node, out[i].first, listed);
-      arena->adopt(kind, node, out[i].second, listed);
+      f(out[i].first);
+      f(out[i].second);
     }
-  }
-  return v;
+  });
 }
 
 Value Value::array(std::vector<Value> items) {

@@ -52,6 +52,10 @@ struct ValueAccess {
 
  private:
   static Value alias_node(const Value& v) noexcept;
+  /// The last step of make_sequence and make_map (defined beside them).
+  template <class ContainerNode, class ForEachChild>
+  static Value finish_container(Kind kind, ContainerNode* node, std::uint32_t children,
+                                ForEachChild for_each_child);
 };
 
 /// While alive, the nodes of Values built on this thread go into one new arena: a reader

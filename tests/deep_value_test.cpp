@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "transit/transit.h"
+#include "value_internal.h"
 
 namespace {
 
@@ -133,6 +134,21 @@ TEST(DeepValue, EveryBuilderRefusesAMillionLevelsAtTheLimit) {
       EXPECT_EQ(added, std::string(b.name) == "tagged" ? kLimit + 1 : kLimit);
       // What was built is destroyed here, 1,000 levels deep, without a stack overflow (and,
       // under ASan, without a leak of the refused partial nodes).
+    }
+  });
+}
+
+TEST(DeepValue, BuildersRefuseInAReadersArenaToo) {
+  // While a reader builds a document, nodes go to its arena and are measured as they adopt
+  // their children: the same limit, and the refused node goes with the arena.
+  on_default_stack([] {
+    transit::ArenaScope scope;
+    for (const Builder& b : builders()) {
+      SCOPED_TRACE(b.name);
+      std::size_t added = 0;
+      const Value v = build_until_refused(b, Value::array({}), added);
+      EXPECT_EQ(v.depth(), kLimit);
+      EXPECT_EQ(added, kLimit - 1);
     }
   });
 }
