@@ -21,11 +21,10 @@ void Decoder::reset(bool cache_lazily) noexcept {
   if (tape_) tape_->clear();
 }
 
-const Value& Decoder::deliver(Value v) {
-  if (tape_ && (frames_.empty() || frames_.back().taped)) [[unlikely]]
-    return tape_value(std::move(v));
+const Value& Decoder::deliver_taped(Value v) { return tape_value(std::move(v)); }
+
+Value& Decoder::place() {
   if (frames_.empty()) {
-    result_ = std::move(v);
     done_ = true;
     return result_;
   }
@@ -51,7 +50,7 @@ const Value& Decoder::deliver(Value v) {
   if ((f.kind == FrameKind::object || f.kind == FrameKind::map_array ? n / 2 : n) >= max_items_)
     throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
                                      " items or entries");
-  return stack_.emplace_back(std::move(v));
+  return stack_.emplace_back();
 }
 
 void Decoder::begin(FrameKind kind) {
@@ -62,12 +61,15 @@ void Decoder::begin(FrameKind kind) {
     throw_error(Errc::bad_tagged_value, "tagged value ~#" +
                                             std::string(frames_.back().tag.as_string()) +
                                             " has more than one rep");
-  if (taping()) [[unlikely]] {
+  const bool taped = taping();
+  if (taped) [[unlikely]]
     tape_item();
-    frames_.push_back({kind, false, true, 0, 0, 0, mark_, Value()});
-    return;
-  }
-  frames_.push_back({kind, false, false, static_cast<std::uint32_t>(stack_.size()), 0, 0, 0, Value()});
+  // Filled in place: a Frame built aside and copied in stalled on its own parts (see deliver).
+  Frame& f = frames_.emplace_back();
+  f.kind = kind;
+  f.taped = taped;
+  f.start = taped ? 0 : static_cast<std::uint32_t>(stack_.size());
+  f.mark = taped ? mark_ : 0;
 }
 
 void Decoder::array_begin() { begin(FrameKind::array_pending); }
