@@ -110,6 +110,12 @@ void Decoder::uinteger(std::uint64_t u) {
   deliver(Value::big_integer({buf, static_cast<std::size_t>(end - buf)}));
 }
 
+bool Decoder::in_plain_container() const noexcept {
+  if (frames_.empty()) return false;
+  const FrameKind k = frames_.back().kind;
+  return k != FrameKind::tagged_array && k != FrameKind::tagged_object;
+}
+
 bool Decoder::at_array_start() const noexcept {
   return !frames_.empty() && frames_.back().kind == FrameKind::array_pending;
 }
@@ -120,6 +126,14 @@ void Decoder::string(std::string_view raw) {
       if (!caching_) throw CacheNeeded{};
       const ReadCache::Entry& entry = cache_.lookup(raw);
       if (entry.is_tag) return start_tagged(entry.value.as_string());
+      // Into a plain container of a document built in one arena, the cached value goes as an
+      // alias that holds no count: the container's node adopts it as it adopts every child, so
+      // a count taken here would be given back there, two atomic operations per cache hit.
+      // Anywhere else (the rep of a tag, a user's builder) it is an ordinary copy.
+      if (!tape_ && !handlers_ && in_plain_container()) {
+        deliver(ValueAccess::alias(entry.value));
+        return;
+      }
       deliver(entry.value);
       return;
     }

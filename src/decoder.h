@@ -126,6 +126,9 @@ class Decoder {
     caching_ = true;
   }
   bool at_array_start() const noexcept;
+  /// Whether the next value goes into an array or map being built (not a tagged value's rep,
+  /// nor the result).
+  bool in_plain_container() const noexcept;
   bool at_key_position() const noexcept {
     if (frames_.empty()) return false;
     const Frame& f = frames_.back();
