@@ -22,11 +22,10 @@ void Decoder::reset(bool cache_lazily) noexcept {
   if (tape_) tape_->clear();
 }
 
-const Value& Decoder::deliver(Value v) {
-  if (tape_ && (frames_.empty() || frames_.back().taped)) [[unlikely]]
-    return tape_value(std::move(v));
+const Value& Decoder::deliver_taped(Value v) { return tape_value(std::move(v)); }
+
+Value& Decoder::place() {
   if (frames_.empty()) {
-    result_ = std::move(v);
     done_ = true;
     return result_;
   }
@@ -52,7 +51,7 @@ const Value& Decoder::deliver(Value v) {
   if ((f.kind == FrameKind::object || f.kind == FrameKind::map_array ? n / 2 : n) >= max_items_)
     throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
                                      " items or entries");
-  return stack_.emplace_back(std::move(v));
+  return stack_.emplace_back();
 }
 
 void Decoder::begin(FrameKind kind) {
@@ -63,12 +62,15 @@ void Decoder::begin(FrameKind kind) {
     throw_error(Errc::bad_tagged_value, "tagged value ~#" +
                                             std::string(frames_.back().tag.as_string()) +
                                             " has more than one rep");
-  if (taping()) [[unlikely]] {
+  const bool taped = taping();
+  if (taped) [[unlikely]]
     tape_item();
-    frames_.push_back({kind, false, true, 0, 0, 0, mark_, Value()});
-    return;
-  }
-  frames_.push_back({kind, false, false, static_cast<std::uint32_t>(stack_.size()), 0, 0, 0, Value()});
+  // Filled in place: a Frame built aside and copied in stalled on its own parts (see deliver).
+  Frame& f = frames_.emplace_back();
+  f.kind = kind;
+  f.taped = taped;
+  f.start = taped ? 0 : static_cast<std::uint32_t>(stack_.size());
+  f.mark = taped ? mark_ : 0;
 }
 
 void Decoder::array_begin() { begin(FrameKind::array_pending); }
@@ -109,6 +111,12 @@ void Decoder::uinteger(std::uint64_t u) {
   deliver(Value::big_integer({buf, static_cast<std::size_t>(end - buf)}));
 }
 
+bool Decoder::in_plain_container() const noexcept {
+  if (frames_.empty()) return false;
+  const FrameKind k = frames_.back().kind;
+  return k != FrameKind::tagged_array && k != FrameKind::tagged_object;
+}
+
 bool Decoder::at_array_start() const noexcept {
   return !frames_.empty() && frames_.back().kind == FrameKind::array_pending;
 }
@@ -119,6 +127,14 @@ void Decoder::string(std::string_view raw) {
       if (!caching_) throw CacheNeeded{};
       const ReadCache::Entry& entry = cache_.lookup(raw);
       if (entry.is_tag) return start_tagged(entry.value.as_string());
+      // Into a plain container of a document built in one arena, the cached value goes as an
+      // alias that holds no count: the container's node adopts it as it adopts every child, so
+      // a count taken here would be given back there, two atomic operations per cache hit.
+      // Anywhere else (the rep of a tag, a user's builder) it is an ordinary copy.
+      if (!tape_ && !handlers_ && in_plain_container()) {
+        deliver(ValueAccess::alias(entry.value));
+        return;
+      }
       deliver(entry.value);
       return;
     }

@@ -92,10 +92,10 @@ class Decoder {
     tagged_object,   // {"~#tag": rep}
   };
   struct Frame {
-    FrameKind kind;
+    FrameKind kind = FrameKind::array;
     bool has_rep = false;
     bool taped = false;     // its items go to the tape (typed reads), not to stack_
-    std::uint32_t start;    // index of this frame's first item in stack_
+    std::uint32_t start = 0;  // index of this frame's first item in stack_
     std::uint32_t count = 0;  // taped: items (keys and values) seen so far
     std::uint32_t key = 0;    // taped: tape index of the last key
     std::size_t mark = 0;     // taped: where the container starts
@@ -103,7 +103,20 @@ class Decoder {
   };
 
   /// Places a complete value in its container (or as the result); returns where it now is.
-  const Value& deliver(Value v);
+  /// Inline, so that a scalar built by the caller reaches its slot in registers: handed over
+  /// in memory, its 16 bytes were loaded whole just after being stored in parts, a stalled
+  /// store-to-load forward that took half of the time of placing it.
+  const Value& deliver(Value v) {
+    if (tape_ && taping()) [[unlikely]]
+      return deliver_taped(std::move(v));
+    Value& slot = place();
+    slot = std::move(v);
+    return slot;
+  }
+  const Value& deliver_taped(Value v);
+  /// Checks the innermost container for one more item and returns the empty slot the next
+  /// complete value goes to: a new item of stack_, or the result. Not for taped frames.
+  Value& place();
   void begin(FrameKind kind);
   void start_tagged(std::string_view tag);
   void end_tagged(Frame& frame);
@@ -114,6 +127,9 @@ class Decoder {
     caching_ = true;
   }
   bool at_array_start() const noexcept;
+  /// Whether the next value goes into an array or map being built (not a tagged value's rep,
+  /// nor the result).
+  bool in_plain_container() const noexcept;
   bool at_key_position() const noexcept {
     if (frames_.empty()) return false;
     const Frame& f = frames_.back();

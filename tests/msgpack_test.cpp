@@ -186,6 +186,38 @@ TEST(MsgpackWrite, StringsAreEscapedAndSizedByLength) {
   expect_wire(Value::array({s256}), "91 da 01 00 " + hex(s256));
 }
 
+// The writer encodes headers itself: each length takes its smallest form on both sides of
+// every boundary (what msgpack-cxx's packer writes), and reads back.
+TEST(MsgpackWrite, HeadersTakeTheSmallestFormAtEveryLengthBoundary) {
+  const auto header_of = [](const Value& v, std::size_t bytes) {
+    std::string out;
+    transit::StringSink sink(out);
+    transit::Writer writer(sink, Encoding::msgpack);
+    writer.write(v);
+    writer.flush();
+    EXPECT_EQ(transit::read(out, Encoding::msgpack), v);
+    return hex(std::string_view(out).substr(0, bytes));
+  };
+  const auto text = [](std::size_t n) { return Value::array({std::string(n, 'x')}); };
+  EXPECT_EQ(header_of(text(31), 2), "91 bf");
+  EXPECT_EQ(header_of(text(255), 3), "91 d9 ff");
+  EXPECT_EQ(header_of(text(65535), 4), "91 da ff ff");
+  EXPECT_EQ(header_of(text(65536), 6), "91 db 00 01 00 00");
+  const auto ints = [](std::size_t n) { return Value::array(std::vector<Value>(n, Value(1))); };
+  EXPECT_EQ(header_of(ints(15), 1), "9f");
+  EXPECT_EQ(header_of(ints(16), 3), "dc 00 10");
+  EXPECT_EQ(header_of(ints(65535), 3), "dc ff ff");
+  EXPECT_EQ(header_of(ints(65536), 5), "dd 00 01 00 00");
+  const auto map = [](std::size_t n) {
+    std::vector<transit::Entry> entries;
+    for (std::size_t i = 0; i < n; ++i) entries.emplace_back(static_cast<std::int64_t>(i), 0);
+    return Value::map(entries);
+  };
+  EXPECT_EQ(header_of(map(15), 1), "8f");
+  EXPECT_EQ(header_of(map(65535), 3), "de ff ff");
+  EXPECT_EQ(header_of(map(65536), 5), "df 00 01 00 00");
+}
+
 TEST(MsgpackWrite, TextTypesAreTildeStrings) {
   expect_wire(Value::keyword("a"), quoted(str("~:a")));
   expect_wire(Value::symbol("s"), quoted(str("~$s")));
@@ -345,6 +377,32 @@ TEST(MsgpackRead, NonCanonicalEncodingsAreAccepted) {
   EXPECT_EQ(read_mp("df 00 00 00 01 db 00 00 00 01 61 d0 05"), Value::map({{"a", 5}}));
   EXPECT_EQ(read_mp("91 ca 3f 80 00 00"), Value::array({1.0}));
   EXPECT_EQ(read_mp("91 ca 3f 80 00 00")[0].kind(), transit::Kind::floating);
+}
+
+// A long keyword is written once and then as a cache code, in every place a code can stand;
+// each part kept from the document read back stays whole after the document itself is gone
+// (cache hits into containers are placed without a count: see Decoder::string).
+TEST(MsgpackRead, CachedValuesKeptFromADocumentOutliveIt) {
+  const Value kw = Value::keyword("a-keyword-too-long-to-be-inline");
+  const std::vector<Value> parts = {kw, Value::set({kw}), Value::map({{kw, kw}}),
+                                    Value::list({kw}), Value::tagged("point", kw)};
+  std::string wire;
+  transit::StringSink sink(wire);
+  transit::Writer writer(sink, Encoding::msgpack);
+  writer.write(Value::array(parts));
+  writer.flush();
+  std::size_t codes = 0;
+  for (std::size_t at = 0; (at = wire.find("\xa2^0", at)) != std::string::npos; ++at) ++codes;
+  EXPECT_EQ(codes, 5u);  // all but the first of the six
+  std::vector<Value> kept;
+  {
+    const Value doc = transit::read(wire, Encoding::msgpack);
+    ASSERT_EQ(doc, Value::array(parts));
+    for (const Value& part : doc.items()) kept.push_back(part);
+    kept.push_back(doc.items()[2].entries()[0].second);
+  }
+  for (std::size_t i = 0; i < parts.size(); ++i) EXPECT_EQ(kept[i], parts[i]) << i;
+  EXPECT_EQ(kept.back(), kw);
 }
 
 TEST(MsgpackRead, BinIsBytes) {

@@ -179,6 +179,28 @@ std::size_t header_offset(const char* data, std::size_t size, std::size_t start,
   return pos < size ? pos : size;
 }
 
+/// Whether `s[0, n)` is ASCII, for n up to 16, in at most two overlapping loads: map keys,
+/// keywords and cache codes mostly are, and an out-of-line UTF-8 check per string cost more
+/// than them. False for longer text, which is_valid_utf8 checks.
+inline bool is_short_ascii(const char* s, std::size_t n) noexcept {
+  if (n > 16) return false;
+  std::uint64_t high_bits = 0;
+  if (n >= 8) {
+    std::uint64_t first, last;
+    std::memcpy(&first, s, 8);
+    std::memcpy(&last, s + n - 8, 8);
+    high_bits = (first | last) & 0x8080808080808080ULL;
+  } else if (n >= 4) {
+    std::uint32_t first, last;
+    std::memcpy(&first, s, 4);
+    std::memcpy(&last, s + n - 4, 4);
+    high_bits = (first | last) & 0x80808080U;
+  } else {
+    for (std::size_t i = 0; i < n; ++i) high_bits |= static_cast<unsigned char>(s[i]) & 0x80U;
+  }
+  return high_bits == 0;
+}
+
 // ---- events ----------------------------------------------------------------------------------
 
 /// msgpack-cxx visitor: forwards every item to the decoder and counts item headers, so an error
@@ -201,7 +223,8 @@ class Visitor {
     item();
     check_length("str", n);
     const std::string_view text(s, n);
-    if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
+    if (!is_short_ascii(s, n) && !is_valid_utf8(text))
+      throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
     d_.string(text);
     return true;
   }

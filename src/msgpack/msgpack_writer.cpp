@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// MessagePack output on msgpack-cxx's packer.
-#include <msgpack/pack.hpp>
-
+// MessagePack output, encoded by hand: the formats a Transit writer uses are few and simple.
 #include <algorithm>
 #include <bit>
 #include <cfloat>
@@ -26,42 +24,124 @@ bool fits_float32(double d) noexcept {
   return static_cast<double>(static_cast<float>(d)) == d;
 }
 
-/// The encoder's backend for MessagePack: each call packs one item in its smallest encoding.
+/// Stores `bits` big-endian at `p` and returns the byte after them.
+template <class U>
+char* put_be(char* p, U bits) noexcept {
+  for (std::size_t i = 0; i < sizeof(U); ++i)
+    p[i] = static_cast<char>(bits >> (8 * (sizeof(U) - 1 - i)));
+  return p + sizeof(U);
+}
+
+/// A header in its smallest form: the fix form `fix | n` below `fix_limit`, else the 8-, 16-
+/// or 32-bit length forms starting at type byte `first_sized` (`has8`: whether an 8-bit one
+/// exists, as for str but not for array and map).
+inline char* put_header(char* p, std::uint32_t n, unsigned fix, std::uint32_t fix_limit,
+                        unsigned first_sized, bool has8) noexcept {
+  if (n < fix_limit) {
+    *p = static_cast<char>(fix | n);
+    return p + 1;
+  }
+  unsigned type = first_sized;
+  if (has8) {
+    if (n <= UINT8_MAX) {
+      p[0] = static_cast<char>(type);
+      p[1] = static_cast<char>(n);
+      return p + 2;
+    }
+    ++type;
+  }
+  if (n <= UINT16_MAX) {
+    *p = static_cast<char>(type);
+    return put_be(p + 1, static_cast<std::uint16_t>(n));
+  }
+  *p = static_cast<char>(type + 1);
+  return put_be(p + 1, n);
+}
+
+/// The encoder's backend for MessagePack: each call encodes one item in its smallest form
+/// straight into the output buffer (one bounds check per item, no call per header byte), with
+/// the same bytes as msgpack-cxx's packer.
 class MsgpackEmitter {
  public:
-  MsgpackEmitter(OutBuffer& out, bool float32) : out_(out), packer_(out), float32_(float32) {}
+  MsgpackEmitter(OutBuffer& out, bool float32) : out_(out), float32_(float32) {}
 
   void next_root() noexcept {}  // MessagePack values need no separator or reset
 
-  void null() { packer_.pack_nil(); }
-  void boolean(bool b) { b ? packer_.pack_true() : packer_.pack_false(); }
-  void integer(std::int64_t i) { packer_.pack_int64(i); }
-  // Not packer::pack_double/pack_float: since msgpack-cxx 4.1.2 (msgpack-c PR #1018) they pack
-  // a whole-number double as an integer, and Transit tells 2.0 from 2.
+  void null() { put_byte(0xc0); }
+  void boolean(bool b) { put_byte(b ? 0xc3 : 0xc2); }
+  // Non-negative values take the unsigned forms, negative ones the signed forms, as
+  // msgpack-cxx's pack_int64 does.
+  void integer(std::int64_t i) {
+    char* p = room(9);
+    if (i >= -32 && i <= 127) {
+      *p++ = static_cast<char>(i);  // positive or negative fixint
+    } else if (i > 0) {
+      const auto u = static_cast<std::uint64_t>(i);
+      if (u <= UINT8_MAX) {
+        *p++ = static_cast<char>(0xcc);
+        *p++ = static_cast<char>(u);
+      } else if (u <= UINT16_MAX) {
+        *p++ = static_cast<char>(0xcd);
+        p = put_be(p, static_cast<std::uint16_t>(u));
+      } else if (u <= UINT32_MAX) {
+        *p++ = static_cast<char>(0xce);
+        p = put_be(p, static_cast<std::uint32_t>(u));
+      } else {
+        *p++ = static_cast<char>(0xcf);
+        p = put_be(p, u);
+      }
+    } else if (i >= INT8_MIN) {
+      *p++ = static_cast<char>(0xd0);
+      *p++ = static_cast<char>(i);
+    } else if (i >= INT16_MIN) {
+      *p++ = static_cast<char>(0xd1);
+      p = put_be(p, static_cast<std::uint16_t>(i));
+    } else if (i >= INT32_MIN) {
+      *p++ = static_cast<char>(0xd2);
+      p = put_be(p, static_cast<std::uint32_t>(i));
+    } else {
+      *p++ = static_cast<char>(0xd3);
+      p = put_be(p, static_cast<std::uint64_t>(i));
+    }
+    out_.commit(p);
+  }
+  // Never as an integer, as msgpack-cxx's pack_double/pack_float do for a whole-number double
+  // since 4.1.2 (msgpack-c PR #1018): Transit tells 2.0 from 2.
   void floating(double d) {
-    if (float32_ && fits_float32(d))
-      put_be(0xca, std::bit_cast<std::uint32_t>(static_cast<float>(d)));
-    else
-      put_be(0xcb, std::bit_cast<std::uint64_t>(d));
+    char* p = room(9);
+    if (float32_ && fits_float32(d)) {
+      *p = static_cast<char>(0xca);
+      p = put_be(p + 1, std::bit_cast<std::uint32_t>(static_cast<float>(d)));
+    } else {
+      *p = static_cast<char>(0xcb);
+      p = put_be(p + 1, std::bit_cast<std::uint64_t>(d));
+    }
+    out_.commit(p);
   }
   void string(std::string_view s) {
     const std::uint32_t n = length(s.size());
-    packer_.pack_str(n);
-    packer_.pack_str_body(s.data(), n);
+    char* p = put_header(room(5 + std::size_t{n}), n, 0xa0, 32, 0xd9, true);
+    std::memcpy(p, s.data(), n);
+    out_.commit(p + n);
   }
-  void array_begin(std::size_t n) { packer_.pack_array(length(n)); }
+  void array_begin(std::size_t n) {
+    out_.commit(put_header(room(5), length(n), 0x90, 16, 0xdc, false));
+  }
   void array_end() {}
-  void map_begin(std::size_t n) { packer_.pack_map(length(n)); }
+  void map_begin(std::size_t n) {
+    out_.commit(put_header(room(5), length(n), 0x80, 16, 0xde, false));
+  }
   void map_end() {}
 
  private:
-  template <class U>
-  void put_be(unsigned char type, U bits) {
-    char buf[1 + sizeof(U)];
-    buf[0] = static_cast<char>(type);
-    for (std::size_t i = 0; i < sizeof(U); ++i)
-      buf[1 + i] = static_cast<char>(bits >> (8 * (sizeof(U) - 1 - i)));
-    out_.write(buf, sizeof buf);
+  char* room(std::size_t n) {
+    out_.Reserve(n);
+    return out_.cursor();
+  }
+  void put_byte(unsigned char b) {
+    char* p = room(1);
+    *p = static_cast<char>(b);
+    out_.commit(p + 1);
   }
 
   static std::uint32_t length(std::size_t n) {
@@ -72,7 +152,6 @@ class MsgpackEmitter {
   }
 
   OutBuffer& out_;
-  msgpack::packer<OutBuffer> packer_;
   bool float32_;
 };
 
