@@ -37,6 +37,10 @@ class OutBuffer {
   void Reserve(std::size_t n) {
     if (static_cast<std::size_t>(buf_.get() + size_ - cur_) < n) make_room(n);
   }
+  /// The write position, for writers that fill a Reserve()d run in place and then commit()
+  /// its end.
+  char* cursor() noexcept { return cur_; }
+  void commit(char* end) noexcept { cur_ = end; }
   void Flush() {}  // RapidJSON calls this at the end of each root; the Writer decides when
 
   // msgpack-cxx's packer stream.
