@@ -521,7 +521,48 @@ std::size_t significant_digits(const char* first, const char* last) noexcept {
 
 }  // namespace
 
+namespace {
+
+// The common case of coordinates, prices and measurements: a non-integral value in
+// [0.001, 1e6) with at most 7 decimals. Writes what std::to_chars writes for it (the shortest
+// digits that read back as d, in fixed notation, which is never longer than the exponent form
+// in that range) without its general algorithm; returns nullptr when d is not such a value.
+//
+// Why it is the same text: m / 10^7 with m < 2^53 is rounded once by the division, as a
+// correct decimal reader rounds the text "m e-7", so `m / 10^7 == d` says exactly that the
+// 7-decimal text reads back as d. The candidate is unique: 10^-7 is far wider than d's ulp (at
+// most 2^-33 below 1e6), so to_chars has no tie to break, and m is d * 10^7 rounded (its
+// rounding error is below 0.001). A text of d's decade with fewer digits has fewer decimals,
+// and is the same rational with trailing zeros: so the shortest is m without its trailing zeros.
+char* format_decimal_fast(double d, char* out) noexcept {
+  const double magnitude = std::fabs(d);
+  if (!(magnitude >= 1e-3 && magnitude < 1e6)) return nullptr;
+  constexpr double kScale = 1e7;
+  std::uint64_t m = static_cast<std::uint64_t>(magnitude * kScale + 0.5);
+  if (static_cast<double>(m) / kScale != magnitude) return nullptr;
+  std::uint64_t whole = m / 10000000;
+  m %= 10000000;
+  if (m == 0) return nullptr;  // integral: the general path decides its form
+  int decimals = 7;
+  while (m % 10 == 0) {
+    m /= 10;
+    --decimals;
+  }
+  char* p = out;
+  if (d < 0) *p++ = '-';
+  p = std::to_chars(p, p + 8, whole).ptr;
+  *p++ = '.';
+  for (int i = decimals - 1; i >= 0; --i) {
+    p[i] = static_cast<char>('0' + m % 10);
+    m /= 10;
+  }
+  return p + decimals;
+}
+
+}  // namespace
+
 char* format_double_json_to(double d, char* out) noexcept {
+  if (char* end = format_decimal_fast(d, out)) return end;
   const auto r = std::to_chars(out, out + kMaxDoubleJson, d);
   if (std::any_of(out, r.ptr, [](char c) { return c == '.' || c == 'e' || c == 'E'; })) return r.ptr;
   // An integral value in fixed notation. to_chars prints the exact integer, which for large
