@@ -208,9 +208,10 @@ class WriteCache {
     std::uint16_t code = 0;
     char kind = 0;
   };
-  // Keyed too: the bits of an inline value are its characters, which the input chooses.
+  // Keyed too: the bits of an inline value are its characters, which the input chooses. One
+  // folded multiply of the two keyed words: this runs for every keyword and map key written.
   std::size_t value_slot(std::uint64_t a, std::uint64_t b, char kind, std::size_t mask) const noexcept {
-    return keyed_pair(*key_, a ^ static_cast<unsigned char>(kind), b) & mask;
+    return fold_mul(a ^ key_->k0, b ^ key_->k1 ^ static_cast<unsigned char>(kind)) & mask;
   }
   void place_value(const ValueSlot& slot) noexcept {
     const std::size_t mask = values_.size() - 1;

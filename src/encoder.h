@@ -483,10 +483,11 @@ class Encoder final : public ObjectEncoder {
     out_.string(s);
   }
 
-  // A cache code (or the "^ " map marker) is printable ASCII that no backend escapes.
+  // A cache code (from kCacheCodes) or the "^ " map marker (a literal): 2 or 3 chars of
+  // printable ASCII that no backend escapes, with at least 3 readable.
   void emit_code(std::string_view code) {
-    if constexpr (requires { out_.plain_string(code); })
-      out_.plain_string(code);
+    if constexpr (requires { out_.cache_code(code); })
+      out_.cache_code(code);
     else
       out_.string(code);
   }

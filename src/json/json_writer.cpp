@@ -42,12 +42,22 @@ constexpr auto kEscapes = [] {
   return t;
 }();
 
-// Whether any of the 8 bytes of `w` is below 0x20, '"' or '\\' (exact for "any"; see "Bit
-// Twiddling Hacks", hasless and haszero).
-constexpr bool needs_escape(std::uint64_t w) noexcept {
-  constexpr std::uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-  const auto has_zero = [](std::uint64_t x) { return (x - ones) & ~x & high; };
-  return (((w - ones * 0x20) & ~w & high) | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'))) != 0;
+// Whether any byte of `w` (4 or 8 bytes) is below 0x20, '"' or '\\' (exact for "any"; see
+// "Bit Twiddling Hacks", hasless and haszero).
+template <class Word>
+constexpr bool needs_escape(Word w) noexcept {
+  constexpr Word ones = static_cast<Word>(0x0101010101010101ULL);
+  constexpr Word high = static_cast<Word>(0x8080808080808080ULL);
+  const auto has_zero = [](Word x) { return static_cast<Word>((x - ones) & ~x & high); };
+  return static_cast<Word>(((w - ones * 0x20) & ~w & high) | has_zero(w ^ (ones * '"')) |
+                           has_zero(w ^ (ones * '\\'))) != 0;
+}
+
+template <class Word>
+Word load(const char* p) noexcept {
+  Word w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
 }
 
 inline char* escape_byte(char c, char* p) noexcept {
@@ -68,21 +78,34 @@ inline char* escape_byte(char c, char* p) noexcept {
   return p;
 }
 
-// Escapes `s` at `p` (room for 6 bytes per byte), 8 bytes at a time where none needs it.
+// Escapes `s` at `p` (room for 6 bytes per byte). Text with nothing to escape, the common
+// case, is checked and copied a word at a time, its last partial word as a whole word that
+// overlaps the one before; text of 4 to 7 bytes as two overlapping 4-byte words. Anything else
+// goes byte by byte from the first word that needs it.
 char* escape_json(std::string_view s, char* p) noexcept {
   const char* in = s.data();
-  const char* const end = in + s.size();
-  for (; end - in >= 8; in += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, in, 8);
-    if (!needs_escape(w)) {
-      std::memcpy(p, in, 8);
-      p += 8;
-    } else {
-      for (int k = 0; k < 8; ++k) p = escape_byte(in[k], p);
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  if (n >= 8) {
+    for (; i + 8 <= n; i += 8) {
+      if (needs_escape(load<std::uint64_t>(in + i))) break;
+      std::memcpy(p + i, in + i, 8);
+    }
+    if (i == n) return p + n;
+    if (i + 8 > n && !needs_escape(load<std::uint64_t>(in + n - 8))) {
+      std::memcpy(p + n - 8, in + n - 8, 8);
+      return p + n;
+    }
+  } else if (n >= 4) {
+    const auto first = load<std::uint32_t>(in), last = load<std::uint32_t>(in + n - 4);
+    if (!needs_escape(first) && !needs_escape(last)) {
+      std::memcpy(p, &first, 4);
+      std::memcpy(p + n - 4, &last, 4);
+      return p + n;
     }
   }
-  for (; in != end; ++in) p = escape_byte(*in, p);
+  p += i;
+  for (; i != n; ++i) p = escape_byte(in[i], p);
   return p;
 }
 
@@ -100,16 +123,12 @@ class JsonWriter : public rapidjson::Writer<OutBuffer> {
     if (!head.empty()) std::memcpy(p, head.data(), head.size());
     end_string(escape_json(text, p + head.size()));
   }
-  /// A string that needs no escape.
-  void verbatim(std::string_view s) {
-    char* p = begin_string(s.size());
-    if (s.size() <= 3) {  // a cache code: no call to memcpy for 2 or 3 bytes
-      for (const char c : s) *p++ = c;
-    } else {
-      std::memcpy(p, s.data(), s.size());
-      p += s.size();
-    }
-    end_string(p);
+  /// A cache code or "^ ": 2 or 3 chars, with a third readable (see emit_code), copied as
+  /// 3 bytes whatever the length.
+  void code(std::string_view s) {
+    char* p = begin_string(3);
+    std::memcpy(p, s.data(), 3);
+    end_string(p + s.size());
   }
   /// `"~b` + the base64 of `data` + `"`, encoded in place.
   void base64(std::span<const std::byte> data) {
@@ -156,8 +175,8 @@ class JsonEmitter {
     const char head[] = {'~', tag};
     writer_.text({head, 2}, body);
   }
-  /// A string of printable ASCII other than '"' and '\\' (a cache code).
-  void plain_string(std::string_view s) { writer_.verbatim(s); }
+  /// A cache code or "^ " (see Encoder::emit_code).
+  void cache_code(std::string_view s) { writer_.code(s); }
   void base64_string(std::span<const std::byte> data) { writer_.base64(data); }
   void array_begin(std::size_t) { writer_.StartArray(); }
   void array_end() { writer_.EndArray(); }
