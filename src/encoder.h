@@ -2,6 +2,8 @@
 // The Transit write rules, independent of the backend. `Out` is a backend emitter with
 //   null(), boolean(b), integer(i64), floating(d), string(sv),
 //   array_begin(n), array_end(), map_begin(n), map_end(), next_root()
+// and optionally, for output in one pass where a backend can do better than string():
+//   prefixed_string(tag, body) ("~" + tag + body), cache_code(code), base64_string(bytes)
 // The encoder is a template over it, instantiated once per backend inside the library, so
 // writing a Value makes no virtual call. It also implements ObjectEncoder, the interface the
 // typed templates of write_handlers.h call: one virtual call per token of a C++ object graph.
