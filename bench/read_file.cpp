@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// transit-read-file FILE [N] [transit|rapidjson|simdjson|twitter|citm] [msgpack]: reads FILE
-// into memory and parses it N times, with transit::read (as Transit JSON, the default), with
+// transit-read-file FILE [N] [transit|rapidjson|simdjson|twitter|citm|write-json|write-verbose|
+// rapidjson-write] [msgpack]: reads FILE into memory and parses it N times, with transit::read (as Transit JSON, the default), with
 // one of the floors (RapidJSON's DOM parse with full precision; simdjson's DOM parse, copying
 // the text into its padded buffer), or typed into the structs of bench/typed_corpora.h
 // (`twitter`, `citm`: FILE is that corpus as transit-bench --dump writes it; with `msgpack`,
@@ -10,7 +10,14 @@
 //   valgrind --tool=callgrind --toggle-collect='rapidjson_dom(*' transit-read-file FILE 3 rapidjson
 //   valgrind --tool=callgrind --toggle-collect='simdjson_dom(*' transit-read-file FILE 3 simdjson
 //   valgrind --tool=callgrind --toggle-collect='*typed_read*' transit-read-file FILE 3 twitter [msgpack]
+// The write modes read FILE once (Transit JSON into a Value, or RapidJSON's Document) and write
+// it N times, as transit-bench's write rows do: one writer (Transit JSON or JSON-Verbose) or
+// RapidJSON Writer, and one output buffer cleared between writes:
+//   valgrind --tool=callgrind --toggle-collect='*transit_write(*' transit-read-file FILE 3 write-json
+//   valgrind --tool=callgrind --toggle-collect='*rapidjson_write(*' transit-read-file FILE 3 rapidjson-write
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #ifdef TRANSIT_HAVE_SIMDJSON
 #include <simdjson.h>
 #endif
@@ -33,6 +40,20 @@ namespace {
   doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.c_str(), text.size());
   if (doc.HasParseError()) throw std::runtime_error("RapidJSON cannot parse the file");
   return doc.IsObject() ? doc.MemberCount() : doc.IsArray() ? doc.Size() : 1;
+}
+
+[[gnu::noinline]] std::size_t rapidjson_write(const rapidjson::Document& doc, rapidjson::StringBuffer& out) {
+  out.Clear();
+  rapidjson::Writer<rapidjson::StringBuffer> writer(out);
+  doc.Accept(writer);
+  return out.GetSize();
+}
+
+[[gnu::noinline]] std::size_t transit_write(transit::Writer& writer, std::string& out, const transit::Value& v) {
+  out.clear();
+  writer.write(v);
+  writer.flush();
+  return out.size();
 }
 
 #ifdef TRANSIT_HAVE_SIMDJSON
@@ -59,7 +80,7 @@ template <class T>
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: transit-read-file FILE [N] [transit|rapidjson|simdjson]\n";
+    std::cerr << "usage: transit-read-file FILE [N] [transit|rapidjson|simdjson|twitter|citm|write-json|write-verbose|rapidjson-write] [msgpack]\n";
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -76,6 +97,29 @@ int main(int argc, char** argv) {
   const auto encoding = msgpack ? transit::Encoding::msgpack : transit::Encoding::json;
   std::size_t items = 0;
   try {
+    if (with == "write-json" || with == "write-verbose") {
+      const transit::Value v = transit::read(text, transit::Encoding::json);
+      std::string out;
+      transit::StringSink sink(out);
+      transit::Writer writer(sink, with == "write-json" ? transit::Encoding::json : transit::Encoding::json_verbose);
+      std::size_t bytes_out = 0;
+      for (int i = 0; i < n; ++i) bytes_out += transit_write(writer, out, v);
+      std::cout << bytes_out << " bytes written, " << n << " writes\n";
+      return 0;
+    }
+    if (with == "rapidjson-write") {
+      rapidjson::Document doc;
+      doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.c_str(), text.size());
+      if (doc.HasParseError()) {
+        std::cerr << "transit-read-file: RapidJSON cannot parse the file\n";
+        return 1;
+      }
+      rapidjson::StringBuffer out;
+      std::size_t bytes_out = 0;
+      for (int i = 0; i < n; ++i) bytes_out += rapidjson_write(doc, out);
+      std::cout << bytes_out << " bytes written, " << n << " writes\n";
+      return 0;
+    }
 #ifdef TRANSIT_HAVE_SIMDJSON
     simdjson::dom::parser parser;
 #endif

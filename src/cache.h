@@ -50,35 +50,49 @@ inline bool is_cacheable(std::string_view s, bool as_map_key) noexcept {
   return high_bits == 0 || utf16_length(s) >= 4;
 }
 
-/// The cache code for slot `index` (< 1936): "^0" ... "^~~"-style base-44 digits.
-inline std::string_view cache_code(std::size_t index) noexcept {
-  static const auto codes = [] {
-    std::array<std::array<char, 4>, kCacheSize> t{};
-    for (std::size_t i = 0; i < kCacheSize; ++i) {
-      const std::size_t hi = i / kCacheDigits, lo = i % kCacheDigits;
-      if (hi == 0) {
-        t[i] = {'^', static_cast<char>(kCacheBase + lo), 0, 2};
-      } else {
-        t[i] = {'^', static_cast<char>(kCacheBase + hi), static_cast<char>(kCacheBase + lo), 3};
-      }
+// Every cache code, "^0" ... "^[[" (base-44 digits from '0'), as 3 chars and a length.
+inline constexpr auto kCacheCodes = [] {
+  std::array<std::array<char, 4>, kCacheSize> t{};
+  for (std::size_t i = 0; i < kCacheSize; ++i) {
+    const std::size_t hi = i / kCacheDigits, lo = i % kCacheDigits;
+    if (hi == 0) {
+      t[i] = {'^', static_cast<char>(kCacheBase + lo), 0, 2};
+    } else {
+      t[i] = {'^', static_cast<char>(kCacheBase + hi), static_cast<char>(kCacheBase + lo), 3};
     }
-    return t;
-  }();
-  return {codes[index].data(), static_cast<std::size_t>(codes[index][3])};
+  }
+  return t;
+}();
+
+/// The cache code for slot `index` (< 1936).
+inline std::string_view cache_code(std::size_t index) noexcept {
+  return {kCacheCodes[index].data(), static_cast<std::size_t>(kCacheCodes[index][3])};
 }
 
 /// Write side: maps cacheable strings to their codes. An open-addressing table with a
 /// generation stamp, so resetting between top-level values is O(1) and the table's memory is
 /// reused for the life of the writer.
+///
+/// Beside the table of texts, a second table finds a text value by its identity (its two
+/// words: the characters of an inline value, or the node of a long one) and the way it is
+/// written, so that a keyword written again is found without building "~:name" or hashing its
+/// bytes. The text table stays the authority: an identity is remembered only when its text
+/// took a new slot, so both tables agree on every code, and at most 1936 identities are held.
+///
+/// Generation stamps are 32 bits. When the stamp wraps (after 2^32 resets: one per top-level
+/// value, and one per 1936 cached strings) every slot is cleared once and counting starts
+/// again at 1, so that no slot stamped 2^32 resets ago can pass for a live one.
 class WriteCache {
  public:
   // The table starts small and doubles as it fills: most values cache a few strings, and a
   // one-shot write of a small value must not pay for a table sized for 1936 of them.
-  WriteCache() : slots_(kMinSlots) {}
+  WriteCache() : slots_(kMinSlots), key_(&process_hash_key()) {}
 
   void reset() noexcept {
-    ++generation_;
+    if (++generation_ == 0) [[unlikely]]
+      restart_generations();
     count_ = 0;
+    remembered_ = 0;
     text_.clear();
     held_.clear();
   }
@@ -115,35 +129,39 @@ class WriteCache {
   /// are still listed and would match new text at a reused address.
   void release_values() noexcept { held_.clear(); }
 
-  /// The code of a long text value, by the identity of its node, if `remember` saw it since
-  /// the last reset; else an empty view. `kind` tells a keyword from a symbol of the same text.
-  /// A cache reference to a 16 MB keyword then costs no copy, hash or compare of its text.
-  std::string_view find_node(const Value& v, char kind) const noexcept {
-    const void* node = ValueAccess::node_of(v);
-    if (!node || nodes_.empty()) return {};
-    const std::size_t mask = nodes_.size() - 1;
-    for (std::size_t i = node_slot(node, kind, mask);; i = (i + 1) & mask) {
-      const NodeSlot& slot = nodes_[i];
+  /// The code of text value `v` written as `kind` (the character after `~`, or '"' for a
+  /// string) if `remember` saw the same value since the last reset; else an empty view. Equal
+  /// inline values are the same bits; a long value is found by its node, so a cache reference
+  /// to a 16 MB keyword costs no copy, hash or compare of its text.
+  std::string_view find_value(const Value& v, char kind) const noexcept {
+    if (values_.empty()) return {};
+    const auto [a, b] = ValueAccess::identity(v);
+    const std::size_t mask = values_.size() - 1;
+    for (std::size_t i = value_slot(a, b, kind, mask);; i = (i + 1) & mask) {
+      const ValueSlot& slot = values_[i];
       if (slot.generation != generation_) return {};
-      if (slot.node == node && slot.kind == kind) return cache_code(slot.code);
+      if (slot.a == a && slot.b == b && slot.kind == kind) return cache_code(slot.code);
     }
   }
 
-  /// Right after a find_or_add that added the text of `v` (a long text value written as
-  /// `kind`): remembers its node, holding a count on it so that its address cannot be reused
-  /// by other text while it is remembered. At most one entry per cache slot: at most 1936.
+  /// Right after a find_or_add that added the text of `v` (a text value written as `kind`):
+  /// remembers it by identity. A long value's node is held by a count, so that its address
+  /// cannot be reused by other text while it is remembered. At most one entry per cache slot.
   void remember(const Value& v, char kind) {
-    const void* node = ValueAccess::node_of(v);
-    if (!node) return;
-    if (2 * (held_.size() + 1) > nodes_.size()) {
-      std::vector<NodeSlot> old(std::max<std::size_t>(16, nodes_.size() * 2));
-      old.swap(nodes_);
-      for (const NodeSlot& slot : old)
-        if (slot.generation == generation_) place_node(slot);
+    if (2 * (remembered_ + 1) > values_.size()) {
+      std::vector<ValueSlot> old(std::max<std::size_t>(kMinSlots, values_.size() * 2));
+      old.swap(values_);
+      remembered_ = 0;
+      for (const ValueSlot& slot : old)
+        if (slot.generation == generation_) place_value(slot);
     }
-    place_node({generation_, static_cast<std::uint16_t>(count_ - 1), kind, node});
-    held_.push_back(v);
+    const auto [a, b] = ValueAccess::identity(v);
+    place_value({a, b, generation_, static_cast<std::uint16_t>(count_ - 1), kind});
+    if (ValueAccess::node_of(v)) held_.push_back(v);
   }
+
+  /// Sets the generation stamp, as if that many resets had happened: for tests of the wrap.
+  void set_generation_for_testing(std::uint32_t generation) noexcept { generation_ = generation; }
 
  private:
   // At most half full keeps probe chains short; at the entry limit that is 4096 slots.
@@ -162,6 +180,15 @@ class WriteCache {
     for (const Slot& slot : old)
       if (slot.generation == generation_) slots_[free_slot(slot.hash)] = slot;
   }
+
+  // The stamp went round: stamp 0 marks a free slot, so every slot is freed and counting
+  // starts again at 1. Once per 2^32 resets, O(table size).
+  void restart_generations() noexcept {
+    for (Slot& slot : slots_) slot.generation = 0;
+    for (ValueSlot& slot : values_) slot.generation = 0;
+    generation_ = 1;
+  }
+
   struct Slot {
     std::uint32_t generation = 0;
     std::uint32_t hash = 0;
@@ -171,33 +198,37 @@ class WriteCache {
   };
   // Keyed (src/hash.h), so that the strings of one value cannot be chosen to share a probe
   // chain; 16 bytes a multiply, as cached strings are keys and keywords, mostly 5 to 30 bytes.
-  static std::uint32_t hash(std::string_view s) noexcept {
-    return static_cast<std::uint32_t>(keyed_bytes(process_hash_key(), s.data(), s.size()));
+  std::uint32_t hash(std::string_view s) const noexcept {
+    return static_cast<std::uint32_t>(keyed_bytes(*key_, s.data(), s.size()));
   }
 
-  struct NodeSlot {
+  struct ValueSlot {
+    std::uint64_t a = 0, b = 0;  // ValueAccess::identity
     std::uint32_t generation = 0;
     std::uint16_t code = 0;
     char kind = 0;
-    const void* node = nullptr;
   };
-  static std::size_t node_slot(const void* node, char kind, std::size_t mask) noexcept {
-    return fold_mul(reinterpret_cast<std::uintptr_t>(node) ^ static_cast<unsigned char>(kind),
-                    0x9e3779b97f4a7c15ULL) & mask;
+  // Keyed too: the bits of an inline value are its characters, which the input chooses. One
+  // folded multiply of the two keyed words: this runs for every keyword and map key written.
+  std::size_t value_slot(std::uint64_t a, std::uint64_t b, char kind, std::size_t mask) const noexcept {
+    return fold_mul(a ^ key_->k0, b ^ key_->k1 ^ static_cast<unsigned char>(kind)) & mask;
   }
-  void place_node(const NodeSlot& slot) noexcept {
-    const std::size_t mask = nodes_.size() - 1;
-    std::size_t i = node_slot(slot.node, slot.kind, mask);
-    while (nodes_[i].generation == generation_) i = (i + 1) & mask;
-    nodes_[i] = slot;
+  void place_value(const ValueSlot& slot) noexcept {
+    const std::size_t mask = values_.size() - 1;
+    std::size_t i = value_slot(slot.a, slot.b, slot.kind, mask);
+    while (values_[i].generation == generation_) i = (i + 1) & mask;
+    values_[i] = slot;
+    ++remembered_;
   }
 
   std::vector<Slot> slots_;
-  std::vector<NodeSlot> nodes_;  // open addressing by node address, at most half full
-  std::vector<Value> held_;      // the values remembered in nodes_, kept alive until reset
+  std::vector<ValueSlot> values_;  // open addressing by identity, at most half full
+  std::vector<Value> held_;        // the long values remembered in values_, alive until reset
   std::string text_;
+  const HashKey* key_;
   std::uint32_t generation_ = 1;
-  std::size_t count_ = 0;
+  std::size_t count_ = 0;       // text slots taken since the last reset
+  std::size_t remembered_ = 0;  // live entries of values_
 };
 
 /// Read side: slot i holds the decoded value of the i-th cacheable string (or a tag).

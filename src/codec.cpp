@@ -236,18 +236,23 @@ Decimal java_digits(double d) noexcept {
 
 // ---- base64 ------------------------------------------------------------------------------------
 
-void base64_encode(std::span<const std::byte> data, std::string& out) {
-  const std::size_t start = out.size();
-  out.resize(start + (data.size() + 2) / 3 * 4);
-  char* p = out.data() + start;
+// Two base64 characters for every 12 bits: half the table lookups of one per 6 bits.
+constexpr auto kBase64Pairs = [] {
+  std::array<char, 2 * 4096> t{};
+  for (std::size_t i = 0; i < 4096; ++i) {
+    t[2 * i] = kBase64Alphabet[i >> 6];
+    t[2 * i + 1] = kBase64Alphabet[i & 63];
+  }
+  return t;
+}();
+
+char* base64_encode_to(std::span<const std::byte> data, char* p) noexcept {
   const auto at = [&](std::size_t k) { return static_cast<std::uint32_t>(data[k]); };
   std::size_t i = 0;
   for (; i + 3 <= data.size(); i += 3) {
     const std::uint32_t n = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
-    p[0] = kBase64Alphabet[n >> 18];
-    p[1] = kBase64Alphabet[(n >> 12) & 63];
-    p[2] = kBase64Alphabet[(n >> 6) & 63];
-    p[3] = kBase64Alphabet[n & 63];
+    std::memcpy(p, &kBase64Pairs[2 * (n >> 12)], 2);
+    std::memcpy(p + 2, &kBase64Pairs[2 * (n & 4095)], 2);
     p += 4;
   }
   if (const std::size_t rest = data.size() - i; rest != 0) {
@@ -256,7 +261,15 @@ void base64_encode(std::span<const std::byte> data, std::string& out) {
     p[1] = kBase64Alphabet[(n >> 12) & 63];
     p[2] = rest == 2 ? kBase64Alphabet[(n >> 6) & 63] : '=';
     p[3] = '=';
+    p += 4;
   }
+  return p;
+}
+
+void base64_encode(std::span<const std::byte> data, std::string& out) {
+  const std::size_t start = out.size();
+  out.resize(start + base64_length(data.size()));
+  base64_encode_to(data, out.data() + start);
 }
 
 std::optional<std::string> base64_decode(std::string_view text) {
@@ -508,27 +521,72 @@ std::size_t significant_digits(const char* first, const char* last) noexcept {
 
 }  // namespace
 
-void format_double_json(double d, std::string& out) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, d);
-  if (std::any_of(buf, r.ptr, [](char c) { return c == '.' || c == 'e' || c == 'E'; })) {
-    out.append(buf, r.ptr);
-    return;
+namespace {
+
+// The common case of coordinates, prices and measurements: a non-integral value in
+// [0.001, 1e6) with at most 7 decimals. Writes what std::to_chars writes for it (the shortest
+// digits that read back as d, in fixed notation, which is never longer than the exponent form
+// in that range) without its general algorithm; returns nullptr when d is not such a value.
+//
+// Why it is the same text: m / 10^7 with m < 2^53 is rounded once by the division, as a
+// correct decimal reader rounds the text "m e-7", so `m / 10^7 == d` says exactly that the
+// 7-decimal text reads back as d. The candidate is unique: 10^-7 is far wider than d's ulp (at
+// most 2^-33 below 1e6), so to_chars has no tie to break, and m is d * 10^7 rounded (its
+// rounding error is below 0.001). A text of d's decade with fewer digits has fewer decimals,
+// and is the same rational with trailing zeros: so the shortest is m without its trailing zeros.
+char* format_decimal_fast(double d, char* out) noexcept {
+  const double magnitude = std::fabs(d);
+  if (!(magnitude >= 1e-3 && magnitude < 1e6)) return nullptr;
+  constexpr double kScale = 1e7;
+  std::uint64_t m = static_cast<std::uint64_t>(magnitude * kScale + 0.5);
+  if (static_cast<double>(m) / kScale != magnitude) return nullptr;
+  std::uint64_t whole = m / 10000000;
+  m %= 10000000;
+  if (m == 0) return nullptr;  // integral: the general path decides its form
+  int decimals = 7;
+  while (m % 10 == 0) {
+    m /= 10;
+    --decimals;
   }
+  char* p = out;
+  if (d < 0) *p++ = '-';
+  p = std::to_chars(p, p + 8, whole).ptr;
+  *p++ = '.';
+  for (int i = decimals - 1; i >= 0; --i) {
+    p[i] = static_cast<char>('0' + m % 10);
+    m /= 10;
+  }
+  return p + decimals;
+}
+
+}  // namespace
+
+char* format_double_json_to(double d, char* out) noexcept {
+  if (char* end = format_decimal_fast(d, out)) return end;
+  const auto r = std::to_chars(out, out + kMaxDoubleJson, d);
+  if (std::any_of(out, r.ptr, [](char c) { return c == '.' || c == 'e' || c == 'E'; })) return r.ptr;
   // An integral value in fixed notation. to_chars prints the exact integer, which for large
   // magnitudes has more digits than the shortest round trip: 2^60 is 1152921504606846976, where
   // 16 digits suffice. Readers that guess a big decimal from the digit count (transit-ruby on
   // Oj) then read a BigDecimal, so such values take the exponent form, which has only the
   // shortest digits.
-  char sci[32];
+  char sci[kMaxDoubleJson];
   const auto rs = std::to_chars(sci, sci + sizeof sci, d, std::chars_format::scientific);
-  if (significant_digits(buf, r.ptr) > significant_digits(sci, rs.ptr)) {
-    out.append(sci, rs.ptr);
-    return;
+  if (significant_digits(out, r.ptr) > significant_digits(sci, rs.ptr)) {
+    const std::size_t n = static_cast<std::size_t>(rs.ptr - sci);
+    std::memcpy(out, sci, n);
+    return out + n;
   }
   // `42` or `-0` would read back as integers.
-  out.append(buf, r.ptr);
-  out.append(".0");
+  char* end = r.ptr;
+  *end++ = '.';
+  *end++ = '0';
+  return end;
+}
+
+void format_double_json(double d, std::string& out) {
+  char buf[kMaxDoubleJson];
+  out.append(buf, format_double_json_to(d, buf));
 }
 
 void format_double_java(double d, std::string& out) {

@@ -18,6 +18,11 @@ namespace transit::detail {
 
 /// Appends the base64 of `data` to `out`, with padding and without line breaks.
 void base64_encode(std::span<const std::byte> data, std::string& out);
+/// The base64 length of `size` bytes.
+constexpr std::size_t base64_length(std::size_t size) noexcept { return (size + 2) / 3 * 4; }
+/// Writes the base64 of `data` at `out` (room for base64_length(data.size()) chars) and
+/// returns the end: for writers that encode straight into their output buffer.
+char* base64_encode_to(std::span<const std::byte> data, char* out) noexcept;
 /// Decodes base64, skipping ASCII whitespace (peers that wrap lines are read too). Padding is
 /// optional at the very end. Returns nullopt on any other character or a bad length.
 std::optional<std::string> base64_decode(std::string_view text);
@@ -85,6 +90,9 @@ inline bool is_valid_tag(std::string_view tag) noexcept {
 /// than the shortest round trip needs (`-1.152921504606847e+18`, not the exact integer). `d` is
 /// finite.
 void format_double_json(double d, std::string& out);
+/// The same text written at `out`, which has room for kMaxDoubleJson chars; returns the end.
+inline constexpr std::size_t kMaxDoubleJson = 32;
+char* format_double_json_to(double d, char* out) noexcept;
 /// Appends `d` as Java's Double.toString (and so Clojure) prints it: `2.0`, `4.0E11`,
 /// `6.626E-34`, `NaN`, `Infinity`, `-Infinity`, with the shortest round-trip digits.
 void format_double_java(double d, std::string& out);

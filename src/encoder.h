@@ -2,6 +2,8 @@
 // The Transit write rules, independent of the backend. `Out` is a backend emitter with
 //   null(), boolean(b), integer(i64), floating(d), string(sv),
 //   array_begin(n), array_end(), map_begin(n), map_end(), next_root()
+// and optionally, for output in one pass where a backend can do better than string():
+//   prefixed_string(tag, body) ("~" + tag + body), cache_code(code), base64_string(bytes)
 // The encoder is a template over it, instantiated once per backend inside the library, so
 // writing a Value makes no virtual call. It also implements ObjectEncoder, the interface the
 // typed templates of write_handlers.h call: one virtual call per token of a C++ object graph.
@@ -145,6 +147,9 @@ class Encoder final : public ObjectEncoder {
   void bytes(std::span<const std::byte> data, bool as_key) override {
     // A `~b` base64 string in MessagePack too, not a msgpack bin: what transit-java writes and
     // every Transit MessagePack reader understands.
+    if constexpr (requires { out_.base64_string(data); }) {
+      if (!as_key) return out_.base64_string(data);  // never cached: encoded in place
+    }
     start_scratch('b');
     base64_encode(data, scratch_);
     emit_string(scratch_, as_key);
@@ -182,31 +187,13 @@ class Encoder final : public ObjectEncoder {
   void array_end() override { close_array(); }
 
   void map_begin(std::size_t n, bool scalar_keys) override {
-    claim_resolved();
     map_forms_.push_back(scalar_keys);
-    if (!scalar_keys) {
-      // A cmap: ["~#cmap", [k, v, ...]] with the keys written as ordinary values.
-      tagged_begin("cmap");
-      open_array(2 * n);
-    } else if (verbose_ || msgpack_) {
-      open_map(n);
-    } else {
-      open_array(2 * n + 1);
-      out_.string("^ ");
-    }
+    open_map_form(n, scalar_keys);
   }
   void map_end() override {
-    release_resolved();
     const bool scalar_keys = map_forms_.back();
     map_forms_.pop_back();
-    if (!scalar_keys) {
-      close_array();
-      tagged_end();
-    } else if (verbose_ || msgpack_) {
-      close_map();
-    } else {
-      close_array();
-    }
+    close_map_form(scalar_keys);
   }
 
   /// `["~#tag", rep]` (cached tag) or `{"~#tag": rep}` in verbose mode.
@@ -359,6 +346,31 @@ class Encoder final : public ObjectEncoder {
     close_array();
   }
 
+  void open_map_form(std::size_t n, bool scalar_keys) {
+    claim_resolved();
+    if (!scalar_keys) {
+      // A cmap: ["~#cmap", [k, v, ...]] with the keys written as ordinary values.
+      tagged_begin("cmap");
+      open_array(2 * n);
+    } else if (verbose_ || msgpack_) {
+      open_map(n);
+    } else {
+      open_array(2 * n + 1);
+      emit_code("^ ");
+    }
+  }
+  void close_map_form(bool scalar_keys) {
+    release_resolved();
+    if (!scalar_keys) {
+      close_array();
+      tagged_end();
+    } else if (verbose_ || msgpack_) {
+      close_map();
+    } else {
+      close_array();
+    }
+  }
+
   void write_map(const Value& v) {
     const auto entries = v.entries();
     bool scalar_keys = true;
@@ -370,12 +382,13 @@ class Encoder final : public ObjectEncoder {
         break;
       }
     }
-    map_begin(entries.size(), scalar_keys);
+    // The form is known here: no map_forms_ entry, which only the ObjectEncoder calls need.
+    open_map_form(entries.size(), scalar_keys);
     for (const auto& [key, value] : entries) {
       write(key, scalar_keys);
       write(value, false);
     }
-    map_end();
+    close_map_form(scalar_keys);
   }
 
   // Every array and map of the output opens here, so that nesting is counted as a reader will
@@ -427,30 +440,39 @@ class Encoder final : public ObjectEncoder {
   }
 
   void emit_prefixed(char tag, std::string_view body, bool as_key) {
+    if constexpr (requires { out_.prefixed_string(tag, body); }) {
+      // Not cacheable (see is_cacheable): written in one pass, with no "~X" + body built.
+      if (verbose_ || body.size() + 2 < 4 || (!as_key && tag != ':' && tag != '$' && tag != '#'))
+        return out_.prefixed_string(tag, body);
+    }
     start_scratch(tag);
     scratch_.append(body);
     emit_string(scratch_, as_key);
   }
 
-  /// A text value: a string (`kind` '"') or one written as "~" + kind + text. A long one the
-  /// cache holds is found by its node, so each cache reference to a 16 MB keyword costs O(1)
-  /// (no copy, hash or compare of its text); otherwise as string() and emit_prefixed().
+  /// A text value: a string (`kind` '"') or one written as "~" + kind + text. Where it is
+  /// cacheable (a map key, a keyword or a symbol) it is first looked up by identity: a keyword
+  /// written again costs a lookup of two words, with no "~:name" built and no bytes hashed,
+  /// and a cache reference to a 16 MB keyword no copy, hash or compare of its text. Otherwise
+  /// as string() and emit_prefixed().
   void emit_text(const Value& v, char kind, bool as_key) {
+    if (verbose_ || !(as_key || kind == ':' || kind == '$')) {
+      const std::string_view text = v.as_string();
+      return kind == '"' ? string(text, as_key) : emit_prefixed(kind, text, as_key);
+    }
+    if (const std::string_view code = cache_.find_value(v, kind); !code.empty())
+      return emit_code(code);
     const std::string_view text = v.as_string();
-    const bool by_node = !verbose_ && (as_key || kind == ':' || kind == '$') &&
-                         ValueAccess::node_of(v) != nullptr;
-    if (!by_node) return kind == '"' ? string(text, as_key) : emit_prefixed(kind, text, as_key);
-    if (const std::string_view code = cache_.find_node(v, kind); !code.empty())
-      return out_.string(code);
+    const bool escaped = kind == '"' && !text.empty() && (text[0] == '~' || text[0] == '^' || text[0] == '`');
     std::string_view wire = text;
-    if (kind != '"' || text[0] == '~' || text[0] == '^' || text[0] == '`') {
+    if (kind != '"' || escaped) {
       start_scratch(kind == '"' ? text[0] : kind);
       scratch_.append(kind == '"' ? text.substr(1) : text);
       wire = scratch_;
     }
-    // Long text is always cacheable here (a map key, a keyword or a symbol of 14+ bytes).
+    if (!is_cacheable(wire, as_key)) return out_.string(wire);
     if (const std::string_view code = cache_.find_or_add(wire); !code.empty())
-      return out_.string(code);
+      return emit_code(code);
     cache_.remember(v, kind);
     out_.string(wire);
   }
@@ -458,9 +480,18 @@ class Encoder final : public ObjectEncoder {
   void emit_string(std::string_view s, bool as_key) {
     if (!verbose_ && is_cacheable(s, as_key)) {
       const std::string_view code = cache_.find_or_add(s);
-      if (!code.empty()) return out_.string(code);
+      if (!code.empty()) return emit_code(code);
     }
     out_.string(s);
+  }
+
+  // A cache code (from kCacheCodes) or the "^ " map marker (a literal): 2 or 3 chars of
+  // printable ASCII that no backend escapes, with at least 3 readable.
+  void emit_code(std::string_view code) {
+    if constexpr (requires { out_.cache_code(code); })
+      out_.cache_code(code);
+    else
+      out_.string(code);
   }
 
   Out& out_;

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
 #include <span>
 
 #include "transit/value.h"
@@ -39,6 +42,19 @@ struct ValueAccess {
   /// same for every copy of it (and for every cache reference a reader resolved to it).
   static const void* node_of(const Value& v) noexcept {
     return (v.small_.flags & Value::kHeap) ? v.wide_.u.node : nullptr;
+  }
+  /// Two words that are equal for two Values exactly when both are the same inline value
+  /// (every inline value starts from zero bytes, so equal ones have equal bits) or both refer
+  /// to the same node (as kind, size and address). Whether the Value holds a count on its node
+  /// is left out: a copy of a value in an arena counts where the original does not.
+  static std::pair<std::uint64_t, std::uint64_t> identity(const Value& v) noexcept {
+    Value::Raw raw = v.raw_;
+    if (v.small_.flags & Value::kBorrowed) {
+      Value::Small head = v.small_;
+      head.flags &= static_cast<std::uint8_t>(~Value::kBorrowed);
+      std::memcpy(&raw.a, &head, sizeof raw.a);
+    }
+    return {raw.a, raw.b};
   }
   /// An empty container of `kind` (array, list, set, map or link): inline, with no node.
   static Value empty(Kind kind) noexcept;

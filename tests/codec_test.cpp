@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <charconv>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -404,6 +405,38 @@ TEST(FormatDoubleJson, RoundTripsBitForBit) {
     ASSERT_TRUE(back.has_value()) << text;
     ASSERT_EQ(bits(*back), bits(d)) << text;
   }
+}
+
+// What the general path writes for a non-integral double: std::to_chars's shortest text.
+std::string to_chars_text(double d) {
+  char buf[64];
+  return {buf, std::to_chars(buf, buf + sizeof buf, d).ptr};
+}
+
+TEST(FormatDoubleJson, DecimalFastPathWritesWhatToCharsWrites) {
+  // Values of the fast path's range [0.001, 1e6) with up to 7 decimals (all of which it takes),
+  // others with more digits (float32 roundings, random bits: all of which it must refuse), and
+  // the edges of the range; each must come out as to_chars writes it.
+  std::mt19937_64 rng(11);
+  std::vector<double> values = {0.001, 0.0011, 0.00099999, 999999.9999999, 999999.5, 1e6 - 1e-7,
+                                0.1, 0.2, 0.3, 0.7, 1.1, 2.675, 179.9999999, 0.0123456,
+                                std::nextafter(0.001, 0.0), std::nextafter(0.001, 1.0),
+                                std::nextafter(1e6, 0.0), std::nextafter(0.1, 1.0)};
+  for (int i = 0; i < 100000; ++i) {
+    const int k = static_cast<int>(rng() % 8);
+    const double scale = std::pow(10.0, k);
+    const double m = static_cast<double>(rng() % static_cast<std::uint64_t>(1e6 * scale));
+    values.push_back(m / scale);
+    values.push_back(static_cast<double>(static_cast<float>(m / scale)));
+    const double r = std::bit_cast<double>(rng());
+    if (std::isfinite(r)) values.push_back(r);
+    values.push_back(std::ldexp(static_cast<double>(rng() >> 11), -static_cast<int>(rng() % 60)));
+  }
+  for (double d : values)
+    for (const double v : {d, -d}) {
+      if (v == std::trunc(v)) continue;  // integral values take their own form
+      ASSERT_EQ(json(v), to_chars_text(v)) << std::hexfloat << v;
+    }
 }
 
 TEST(FormatDoubleJava, FollowsDoubleToStringLayout) {

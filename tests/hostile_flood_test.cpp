@@ -224,16 +224,16 @@ TEST(HashFlood, WriteCacheFindsLongTextByNodeOnlyWhenRemembered) {
   const Value a = transit::kw(std::string(100, 'a'));
   const Value same_text = transit::kw(std::string(100, 'a'));  // another node
   const std::string wire = "~:" + std::string(100, 'a');
-  EXPECT_TRUE(cache.find_node(a, ':').empty());
+  EXPECT_TRUE(cache.find_value(a, ':').empty());
   EXPECT_TRUE(cache.find_or_add(wire).empty());  // added: slot 0
   cache.remember(a, ':');
   const Value copy = a;
-  EXPECT_EQ(cache.find_node(copy, ':'), "^0");
-  EXPECT_TRUE(cache.find_node(a, '$').empty());          // a symbol of the same text is not it
-  EXPECT_TRUE(cache.find_node(same_text, ':').empty());  // found by its text instead
+  EXPECT_EQ(cache.find_value(copy, ':'), "^0");
+  EXPECT_TRUE(cache.find_value(a, '$').empty());          // a symbol of the same text is not it
+  EXPECT_TRUE(cache.find_value(same_text, ':').empty());  // found by its text instead
   EXPECT_EQ(cache.find_or_add(wire), "^0");
   cache.reset();
-  EXPECT_TRUE(cache.find_node(a, ':').empty());
+  EXPECT_TRUE(cache.find_value(a, ':').empty());
 }
 
 }  // namespace
