@@ -10,15 +10,39 @@
 
 namespace transit::detail {
 
+// The value stack keeps up to this many items of room from one value to the next: what a
+// large value needed is given back instead of being held for the rest of the stream.
+constexpr std::size_t kKeptStackItems = std::size_t{1} << 16;
+// An array with this many items on the stack, and no count announced, moves to slots of its
+// own (see deliver): below it, the stack's copy costs less than slots' allocations.
+constexpr std::size_t kSlotsFrom = std::size_t{1} << 16;
+
 void Decoder::reset(bool cache_lazily) noexcept {
   caching_ = !cache_lazily;
   missed_ = false;
-  frames_.clear();
-  stack_.clear();
+  drop_frames();
+  if (stack_.capacity() > kKeptStackItems)
+    std::vector<Value>().swap(stack_);
+  else
+    stack_.clear();
   cache_.reset();
   result_ = Value();
   done_ = false;
   if (tape_) tape_->clear();
+}
+
+void Decoder::drop_frames() noexcept {
+  for (Frame& f : frames_) ValueAccess::abandon_sequence(f.slots, f.count);
+  frames_.clear();
+}
+
+bool Decoder::arrays_built_by_user() const noexcept {
+  return handlers_ && handlers_->array_builder();
+}
+
+void Decoder::reserve_stack(std::size_t more) {
+  if (stack_.capacity() - stack_.size() >= more) return;
+  stack_.reserve(std::max(stack_.size() + more, 2 * stack_.capacity()));
 }
 
 const Value& Decoder::deliver(Value v) {
@@ -32,7 +56,15 @@ const Value& Decoder::deliver(Value v) {
   Frame& f = frames_.back();
   switch (f.kind) {
     case FrameKind::array_pending:
+      // Its first item is no "^ " and no tag: a plain array, built in place when its count
+      // is known.
       f.kind = FrameKind::array;
+      if (f.expected != 0 && f.expected <= max_items_) {
+        if (arrays_built_by_user())
+          reserve_stack(f.expected);
+        else
+          f.slots = ValueAccess::reserve_sequence(f.expected);
+      }
       break;
     case FrameKind::object_pending:
       f.kind = FrameKind::object;
@@ -47,14 +79,33 @@ const Value& Decoder::deliver(Value v) {
     default:
       break;
   }
-  const std::size_t n = stack_.size() - f.start;
+  const std::size_t n = f.slots.items ? f.count : stack_.size() - f.start;
   if ((f.kind == FrameKind::object || f.kind == FrameKind::map_array ? n / 2 : n) >= max_items_)
     throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
                                      " items or entries");
+  if (f.slots.items) {
+    if (f.count == f.slots.capacity) {
+      if (f.expected != 0)
+        throw_error(Errc::syntax, "array has more items than the " +
+                                      std::to_string(f.slots.capacity) + " it announced");
+      ValueAccess::grow_sequence(f.slots, std::min<std::size_t>(2 * f.count, max_items_));
+    }
+    return *new (f.slots.items + f.count++) Value(std::move(v));
+  }
+  if (n == kSlotsFrom && f.kind == FrameKind::array && !arrays_built_by_user()) {
+    // A large array whose count was not announced: its items move off the stack into slots
+    // that grow in place, so that the stack and the node never both hold them.
+    f.slots = ValueAccess::reserve_growable_sequence(std::min<std::size_t>(2 * n, max_items_));
+    for (std::size_t i = 0; i < n; ++i) new (f.slots.items + i) Value(std::move(stack_[f.start + i]));
+    f.count = static_cast<std::uint32_t>(n);
+    f.expected = 0;  // whatever was announced, these slots grow
+    stack_.resize(f.start);
+    return *new (f.slots.items + f.count++) Value(std::move(v));
+  }
   return stack_.emplace_back(std::move(v));
 }
 
-void Decoder::begin(FrameKind kind) {
+void Decoder::begin(FrameKind kind, std::size_t expected) {
   if (frames_.size() >= max_depth_)
     throw_error(Errc::too_deep, "nesting deeper than " + std::to_string(max_depth_) + " levels");
   // A second rep is refused where it starts, before it is built.
@@ -64,14 +115,19 @@ void Decoder::begin(FrameKind kind) {
                                             " has more than one rep");
   if (taping()) [[unlikely]] {
     tape_item();
-    frames_.push_back({kind, false, true, 0, 0, 0, mark_, Value()});
+    frames_.push_back({kind, false, true, 0, 0, 0, mark_, Value(), 0, {}});
     return;
   }
-  frames_.push_back({kind, false, false, static_cast<std::uint32_t>(stack_.size()), 0, 0, 0, Value()});
+  frames_.push_back({kind, false, false, static_cast<std::uint32_t>(stack_.size()), 0, 0, 0,
+                     Value(), expected, {}});
 }
 
-void Decoder::array_begin() { begin(FrameKind::array_pending); }
-void Decoder::map_begin() { begin(FrameKind::object_pending); }
+void Decoder::array_begin(std::size_t expected) { begin(FrameKind::array_pending, expected); }
+
+void Decoder::map_begin(std::size_t expected) {
+  begin(FrameKind::object_pending, expected);
+  if (expected != 0 && expected <= max_items_ && !frames_.back().taped) reserve_stack(2 * expected);
+}
 
 void Decoder::start_tagged(std::string_view tag) {
   Frame* f = frames_.empty() ? nullptr : &frames_.back();
@@ -126,6 +182,7 @@ void Decoder::string(std::string_view raw) {
       Frame& f = frames_.back();
       f.kind = FrameKind::map_array;
       if (f.taped) tape_token(Op::map_begin, f.mark);
+      else if (f.expected > 1 && f.expected <= max_items_) reserve_stack(f.expected - 1);
       return;
     }
   }
@@ -232,6 +289,12 @@ void Decoder::array_end() {
   Frame& f = frames_.back();
   if (f.taped) [[unlikely]]
     return tape_end(f, true);
+  if (f.slots.items) {
+    Value v = ValueAccess::finish_sequence(Kind::array, f.slots, f.count);
+    frames_.pop_back();
+    deliver(std::move(v));
+    return;
+  }
   const std::span<Value> items(stack_.data() + f.start, stack_.size() - f.start);
   Value v;
   switch (f.kind) {
@@ -417,7 +480,7 @@ std::string Decoder::path() const {
   std::string p = "$";
   for (const Frame& f : frames_) {
     const std::size_t n =
-        f.taped ? f.count : (&f == &frames_.back() ? stack_.size() : (&f + 1)->start) - f.start;
+        f.taped || f.slots.items ? f.count : (&f == &frames_.back() ? stack_.size() : (&f + 1)->start) - f.start;
     switch (f.kind) {
       case FrameKind::array_pending:
       case FrameKind::array:

@@ -10,6 +10,7 @@
 #include <limits>
 #include <new>
 #include <random>
+#include <utility>
 
 #include "codec.h"
 #include "hash.h"
@@ -486,6 +487,12 @@ class DuplicateFinder {
     table().assign(slots, Slot{0, kEmpty});
     mask_ = slots - 1;
   }
+  // The table is kept for the next container, but not at the size a huge one needed.
+  ~DuplicateFinder() {
+    if (use_index_ && table().capacity() > kKeptSlots) std::vector<Slot>().swap(table());
+  }
+  DuplicateFinder(const DuplicateFinder&) = delete;
+  DuplicateFinder& operator=(const DuplicateFinder&) = delete;
 
   // The position among the `kept` distinct keys so far that equals key_of(kept), or `kept`
   // when it is new (and then remembered at that position).
@@ -498,22 +505,27 @@ class DuplicateFinder {
       return kept;
     }
     const std::size_t h = k.hash();
+    // The slot is chosen by the low bits; the high ones tell most unequal keys apart.
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
     std::vector<Slot>& t = table();
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       if (t[i].index == kEmpty) {
-        t[i] = {h, static_cast<std::uint32_t>(kept)};
+        t[i] = {tag, static_cast<std::uint32_t>(kept)};
         return kept;
       }
-      if (t[i].hash == h && key_of(t[i].index) == k) return t[i].index;
+      if (t[i].tag == tag && key_of(t[i].index) == k) return t[i].index;
     }
   }
 
  private:
+  // 8 bytes: with 2 to 4 slots a key, a table of 16-byte slots cost up to 64 bytes a key,
+  // more than the container it checks.
   struct Slot {
-    std::size_t hash;
+    std::uint32_t tag;
     std::uint32_t index;
   };
   static constexpr std::uint32_t kEmpty = UINT32_MAX;
+  static constexpr std::size_t kKeptSlots = std::size_t{1} << 17;
   static std::vector<Slot>& table() {
     thread_local std::vector<Slot> t;
     return t;
@@ -590,6 +602,62 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
     for (std::uint32_t i = 0; i < kept; ++i) arena->adopt(kind, node, out[i], listed);
   }
   return v;
+}
+
+ValueAccess::Slots ValueAccess::reserve_sequence(std::size_t capacity) {
+  const std::uint32_t n = detail::checked_size(capacity);
+  auto* node = new (detail::allocate_node(sizeof(SeqNode) + std::size_t{n} * sizeof(Value))) SeqNode{};
+  return {node, node->items(), n, detail::t_arena};
+}
+
+ValueAccess::Slots ValueAccess::reserve_growable_sequence(std::size_t capacity) {
+  const std::uint32_t n = detail::checked_size(capacity);
+  auto* node = new (detail::allocate(sizeof(SeqNode) + std::size_t{n} * sizeof(Value))) SeqNode{};
+  return {node, node->items(), n, nullptr};
+}
+
+void ValueAccess::grow_sequence(Slots& slots, std::size_t capacity) {
+  const std::uint32_t n = detail::checked_size(capacity);
+  // On failure the slots stay as they were, for abandon_sequence.
+  void* grown = std::realloc(static_cast<void*>(slots.node), sizeof(SeqNode) + std::size_t{n} * sizeof(Value));
+  if (!grown) throw std::bad_alloc();
+  auto* node = static_cast<SeqNode*>(grown);
+  slots = {node, node->items(), n, nullptr};
+}
+
+Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) noexcept {
+  const Slots taken = std::exchange(slots, {});
+  auto* node = static_cast<SeqNode*>(taken.node);
+  auto* arena = static_cast<detail::Arena*>(taken.arena);
+  if (size == 0) {
+    if (!arena) node->~SeqNode(), std::free(node);
+    return empty(kind);
+  }
+  if (!arena && size < taken.capacity) {
+    // Heap slots grown by doubling give back the room they did not use.
+    if (void* fit = std::realloc(static_cast<void*>(node), sizeof(SeqNode) + std::size_t{size} * sizeof(Value)))
+      node = static_cast<SeqNode*>(fit);
+  }
+  node->size = size;
+  Value v;
+  v.init_node(kind, node, size);
+  if (arena) {
+    // As attach() and make_sequence do, for the arena the slots came from.
+    node->arena = arena;
+    arena->refs.fetch_add(1, std::memory_order_relaxed);
+    bool listed = false;
+    for (std::uint32_t i = 0; i < size; ++i) arena->adopt(kind, node, node->items()[i], listed);
+  }
+  return v;
+}
+
+void ValueAccess::abandon_sequence(Slots& slots, std::uint32_t size) noexcept {
+  if (!slots.items) return;
+  auto* node = static_cast<SeqNode*>(slots.node);
+  std::destroy_n(node->items(), size);
+  // A node in an arena goes with its arena's blocks.
+  if (!slots.arena) node->~SeqNode(), std::free(node);
+  slots = {};
 }
 
 Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {

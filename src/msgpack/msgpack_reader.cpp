@@ -188,8 +188,8 @@ std::size_t header_offset(const char* data, std::size_t size, std::size_t start,
 template <bool kTape = false>
 class Visitor {
  public:
-  Visitor(Decoder& decoder, std::size_t available, const Limits& limits)
-      : d_(decoder), available_(available), limits_(limits) {}
+  Visitor(Decoder& decoder, std::size_t available, std::size_t visible, const Limits& limits)
+      : d_(decoder), available_(available), visible_(visible), limits_(limits) {}
 
   bool visit_nil() { return item(), d_.null(), true; }
   bool visit_boolean(bool b) { return item(), d_.boolean(b), true; }
@@ -220,13 +220,13 @@ class Visitor {
   bool start_array(std::uint32_t n) {
     item();
     claim(n, n, "array of", "items");
-    d_.array_begin();
+    d_.array_begin(expected(n, n));
     return true;
   }
   bool start_map(std::uint32_t n) {
     item();
     claim(2 * std::uint64_t{n}, n, "map of", "entries");
-    d_.map_begin();
+    d_.map_begin(expected(2 * std::uint64_t{n}, n));
     return true;
   }
   bool end_array() { return at_end_ = true, end_mark(), d_.array_end(), true; }
@@ -252,7 +252,17 @@ class Visitor {
   void item() noexcept {
     if constexpr (kTape) d_.mark(items_);
     ++items_;
+    pending_ -= pending_ != 0;
     at_end_ = false;
+  }
+  // The count to give the decoder, which reserves room for it at once: `n`, while the items
+  // announced and not yet seen, in every open container, fit in the bytes left at one byte
+  // each (every item header seen took one). A count beyond that may be a lie the input's end
+  // has not yet shown up: 0 then, and the items get room as they arrive. So what is reserved
+  // never exceeds the input.
+  std::size_t expected(std::uint64_t items, std::uint32_t n) noexcept {
+    pending_ += items;
+    return pending_ <= visible_ - std::min(items_, visible_) ? n : 0;
   }
   // A container's end is placed after its last item, where the next item's header would be.
   void end_mark() noexcept {
@@ -280,8 +290,10 @@ class Visitor {
 
   Decoder& d_;
   std::size_t available_;  // bytes from the start of the value to the end of the input
+  std::size_t visible_;    // bytes from the start of the value that the parser is given
   const Limits& limits_;
   std::size_t items_ = 0;
+  std::uint64_t pending_ = 1;  // items announced, the top-level value first, not yet seen
   std::size_t bad_byte_ = Location::npos;
   bool at_end_ = false;
 };
@@ -359,6 +371,11 @@ class MsgpackReader final : public Reader::Impl {
     // arena (see ArenaScope).
     std::optional<ArenaScope> arena;
     if (!tape_ && decoder_.runs_no_user_code()) arena.emplace();
+    // Containers left open by a failure hold slots in the arena: dropped before it closes.
+    struct DropFrames {
+      Decoder& d;
+      ~DropFrames() { d.drop_frames(); }
+    } drop{decoder_};
     std::size_t off = begin_;
     if (tape_ ? feed<true>(end, size_ - begin_, off) : feed<false>(end, size_ - begin_, off)) {
       value_begin_ = begin_;
@@ -375,7 +392,7 @@ class MsgpackReader final : public Reader::Impl {
   // failure is thrown, placed.
   template <bool kTape>
   bool feed(std::size_t end, std::size_t available, std::size_t& off) {
-    Visitor<kTape> visitor(decoder_, available, limits_);
+    Visitor<kTape> visitor(decoder_, available, end - begin_, limits_);
     try {
       if (msgpack::parse(data_, end, off, visitor)) return true;
     } catch (const Error& e) {
