@@ -477,13 +477,15 @@ namespace {
 
 // Finds duplicates while a set or map is built. For short ranges a scan beats hashing; longer
 // ones use an open-addressing table of (hash, index) kept per thread and reused, so building
-// a container allocates nothing beyond the container itself.
+// a container allocates nothing beyond the container itself. The table is sized for the
+// distinct keys found, not for the keys given: 16M nils make a set of one, and a table for
+// 16M keys cost 8x their MessagePack bytes.
 class DuplicateFinder {
  public:
   explicit DuplicateFinder(std::size_t n) : use_index_(n > 8) {
     if (!use_index_) return;
     std::size_t slots = 16;
-    while (slots < 2 * n) slots *= 2;
+    while (slots < 2 * std::min(n, kFirstKeys)) slots *= 2;
     table().assign(slots, Slot{0, kEmpty});
     mask_ = slots - 1;
   }
@@ -511,6 +513,8 @@ class DuplicateFinder {
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       if (t[i].index == kEmpty) {
         t[i] = {tag, static_cast<std::uint32_t>(kept)};
+        // At most half full: probes stay short.
+        if (2 * (kept + 1) > mask_ + 1) grow(key_of, kept + 1);
         return kept;
       }
       if (t[i].tag == tag && key_of(t[i].index) == k) return t[i].index;
@@ -526,6 +530,22 @@ class DuplicateFinder {
   };
   static constexpr std::uint32_t kEmpty = UINT32_MAX;
   static constexpr std::size_t kKeptSlots = std::size_t{1} << 17;
+  // Up to this many keys the table is sized from the start and never grows.
+  static constexpr std::size_t kFirstKeys = std::size_t{1} << 12;
+
+  // Doubles the table and places the `kept` distinct keys again.
+  template <class KeyOf>
+  void grow(KeyOf key_of, std::size_t kept) {
+    std::vector<Slot>& t = table();
+    t.assign(2 * (mask_ + 1), Slot{0, kEmpty});
+    mask_ = t.size() - 1;
+    for (std::size_t j = 0; j < kept; ++j) {
+      const std::size_t h = key_of(j).hash();
+      std::size_t i = h & mask_;
+      while (t[i].index != kEmpty) i = (i + 1) & mask_;
+      t[i] = {static_cast<std::uint32_t>(h >> 32), static_cast<std::uint32_t>(j)};
+    }
+  }
   static std::vector<Slot>& table() {
     thread_local std::vector<Slot> t;
     return t;
@@ -602,6 +622,14 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
     for (std::uint32_t i = 0; i < kept; ++i) arena->adopt(kind, node, out[i], listed);
   }
   return v;
+}
+
+std::span<Value> ValueAccess::sole_items(Value& v) noexcept {
+  if (v.kind() != Kind::array || (v.small_.flags & (Value::kHeap | Value::kBorrowed)) != Value::kHeap)
+    return {};
+  auto* node = static_cast<SeqNode*>(v.wide_.u.node);
+  if (node->refs.load(std::memory_order_acquire) != 1 || node->arena != detail::t_arena) return {};
+  return {node->items(), node->size};
 }
 
 ValueAccess::Slots ValueAccess::reserve_sequence(std::size_t capacity) {

@@ -47,6 +47,12 @@ struct ValueAccess {
   static std::size_t arena_bytes(const Value& v) noexcept;
   /// An array, list or set from `items` (moved from). Sets drop duplicates.
   static Value make_sequence(Kind kind, std::span<Value> items);
+  /// The items of array `v`, to move from, when nothing else refers to its node and the
+  /// node lives where a node built now will (the same arena, or the heap); else empty. A
+  /// reader turning a rep it alone holds into a set or list moves the items rather than
+  /// holding them twice. Borrowed aliases (see alias) are not counted: only for a value its
+  /// caller has just built.
+  static std::span<Value> sole_items(Value& v) noexcept;
   /// A map or link from interleaved keys and values (moved from); `flat.size()` is even.
   static Value make_map(Kind kind, std::span<Value> flat);
 
