@@ -40,8 +40,7 @@ bool Decoder::arrays_built_by_user() const noexcept {
   return handlers_ && handlers_->array_builder();
 }
 
-void Decoder::reserve_stack(std::size_t more) {
-  if (stack_.capacity() - stack_.size() >= more) return;
+void Decoder::grow_stack(std::size_t more) {
   stack_.reserve(std::max(stack_.size() + more, 2 * stack_.capacity()));
 }
 
@@ -79,20 +78,12 @@ const Value& Decoder::deliver(Value v) {
     default:
       break;
   }
-  const std::size_t n = f.slots.items ? f.count : stack_.size() - f.start;
+  if (f.slots.items) return deliver_to_slots(f, std::move(v));
+  const std::size_t n = stack_.size() - f.start;
   if ((f.kind == FrameKind::object || f.kind == FrameKind::map_array ? n / 2 : n) >= max_items_)
     throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
                                      " items or entries");
-  if (f.slots.items) {
-    if (f.count == f.slots.capacity) {
-      if (f.expected != 0)
-        throw_error(Errc::syntax, "array has more items than the " +
-                                      std::to_string(f.slots.capacity) + " it announced");
-      ValueAccess::grow_sequence(f.slots, std::min<std::size_t>(2 * f.count, max_items_));
-    }
-    return *new (f.slots.items + f.count++) Value(std::move(v));
-  }
-  if (n == kSlotsFrom && f.kind == FrameKind::array && !arrays_built_by_user()) {
+  if (n == kSlotsFrom && f.kind == FrameKind::array && !arrays_built_by_user()) [[unlikely]] {
     // A large array whose count was not announced: its items move off the stack into slots
     // that grow in place, so that the stack and the node never both hold them.
     f.slots = ValueAccess::reserve_growable_sequence(std::min<std::size_t>(2 * n, max_items_));
@@ -103,6 +94,19 @@ const Value& Decoder::deliver(Value v) {
     return *new (f.slots.items + f.count++) Value(std::move(v));
   }
   return stack_.emplace_back(std::move(v));
+}
+
+const Value& Decoder::deliver_to_slots(Frame& f, Value v) {
+  if (f.count >= max_items_)
+    throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
+                                     " items or entries");
+  if (f.count == f.slots.capacity) {
+    if (f.expected != 0)
+      throw_error(Errc::syntax, "array has more items than the " +
+                                    std::to_string(f.slots.capacity) + " it announced");
+    ValueAccess::grow_sequence(f.slots, std::min<std::size_t>(2 * f.count, max_items_));
+  }
+  return *new (f.slots.items + f.count++) Value(std::move(v));
 }
 
 void Decoder::begin(FrameKind kind, std::size_t expected) {

@@ -118,9 +118,14 @@ class Decoder {
 
   /// Places a complete value in its container (or as the result); returns where it now is.
   const Value& deliver(Value v);
+  /// deliver() into an array's own slots (see Frame::slots).
+  const Value& deliver_to_slots(Frame& f, Value v);
   void begin(FrameKind kind, std::size_t expected);
   /// Room on the value stack for `more` items, grown once rather than by doubling.
-  void reserve_stack(std::size_t more);
+  void reserve_stack(std::size_t more) {
+    if (stack_.capacity() - stack_.size() < more) grow_stack(more);
+  }
+  void grow_stack(std::size_t more);
   /// Whether an array is built by a user's array builder (so not straight into a node).
   bool arrays_built_by_user() const noexcept;
   void start_tagged(std::string_view tag);

@@ -254,7 +254,7 @@ class Visitor {
   void item() noexcept {
     if constexpr (kTape) d_.mark(items_);
     ++items_;
-    pending_ -= pending_ != 0;
+    --pending_;  // below 0 only on input msgpack-cxx rejects; a huge count reserves nothing
     at_end_ = false;
   }
   // The count to give the decoder, which reserves room for it at once: `n`, while the items
