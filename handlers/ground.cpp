@@ -82,12 +82,18 @@ Value decode_scalar(char tag, std::string_view rest) {
 
 namespace {
 
-// Built-in tags whose representation is a collection.
-Value decode_collection(std::string_view tag, const Value& rep) {
+// Built-in tags whose representation is a collection. A rep held by nothing else gives up
+// its items; otherwise they are copied.
+Value decode_collection(std::string_view tag, Value& rep) {
   if (rep.kind() != Kind::array)
     throw_error(Errc::bad_rep, "~#" + std::string(tag) + " needs an array, got " +
                                    std::string(kind_name(rep.kind())));
-  std::vector<Value> items(rep.items().begin(), rep.items().end());
+  std::vector<Value> copied;
+  std::span<Value> items = ValueAccess::sole_items(rep);
+  if (items.empty() && rep.size() != 0) {
+    copied.assign(rep.items().begin(), rep.items().end());
+    items = copied;
+  }
   if (tag == "set") return ValueAccess::make_sequence(Kind::set, items);
   if (tag == "list") return ValueAccess::make_sequence(Kind::list, items);
   if (items.size() % 2 != 0)

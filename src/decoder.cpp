@@ -10,16 +10,39 @@
 
 namespace transit::detail {
 
+// The value stack keeps up to this many items of room from one value to the next: what a
+// large value needed is given back instead of being held for the rest of the stream.
+constexpr std::size_t kKeptStackItems = std::size_t{1} << 16;
+// An array with this many items on the stack, and no count announced, moves to slots of its
+// own (see deliver): below it, the stack's copy costs less than slots' allocations.
+constexpr std::size_t kSlotsFrom = std::size_t{1} << 16;
+
 void Decoder::reset(bool cache_lazily) noexcept {
   caching_ = !cache_lazily;
   missed_ = false;
-  frames_.clear();
-  stack_.clear();
+  drop_frames();
+  if (stack_.capacity() > kKeptStackItems)
+    std::vector<Value>().swap(stack_);
+  else
+    stack_.clear();
   closing_ = false;
   cache_.reset();
   result_ = Value();
   done_ = false;
   if (tape_) tape_->clear();
+}
+
+void Decoder::drop_frames() noexcept {
+  for (Frame& f : frames_) ValueAccess::abandon_sequence(f.slots, f.count);
+  frames_.clear();
+}
+
+bool Decoder::arrays_built_by_user() const noexcept {
+  return handlers_ && handlers_->array_builder();
+}
+
+void Decoder::grow_stack(std::size_t more) {
+  stack_.reserve(std::max(stack_.size() + more, 2 * stack_.capacity()));
 }
 
 const Value& Decoder::deliver_taped(Value v) { return tape_value(std::move(v)); }
@@ -32,7 +55,15 @@ Value& Decoder::place() {
   Frame& f = frames_.back();
   switch (f.kind) {
     case FrameKind::array_pending:
+      // Its first item is no "^ " and no tag: a plain array, built in place when its count
+      // is known.
       f.kind = FrameKind::array;
+      if (f.expected != 0 && f.expected <= max_items_) {
+        if (arrays_built_by_user())
+          reserve_stack(f.expected);
+        else
+          f.slots = ValueAccess::reserve_sequence(f.expected);
+      }
       break;
     case FrameKind::object_pending:
       f.kind = FrameKind::object;
@@ -47,14 +78,38 @@ Value& Decoder::place() {
     default:
       break;
   }
+  if (f.slots.items) return place_in_slots(f);
   const std::size_t n = stack_.size() - f.start;
   if ((f.kind == FrameKind::object || f.kind == FrameKind::map_array ? n / 2 : n) >= max_items_)
     throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
                                      " items or entries");
+  if (n == kSlotsFrom && f.kind == FrameKind::array && !arrays_built_by_user()) [[unlikely]] {
+    // A large array whose count was not announced: its items move off the stack into slots
+    // that grow in place, so that the stack and the node never both hold them.
+    f.slots = ValueAccess::reserve_growable_sequence(std::min<std::size_t>(2 * n, max_items_));
+    for (std::size_t i = 0; i < n; ++i) new (f.slots.items + i) Value(std::move(stack_[f.start + i]));
+    f.count = static_cast<std::uint32_t>(n);
+    f.expected = 0;  // whatever was announced, these slots grow
+    stack_.resize(f.start);
+    return *new (f.slots.items + f.count++) Value();
+  }
   return stack_.emplace_back();
 }
 
-void Decoder::begin(FrameKind kind) {
+Value& Decoder::place_in_slots(Frame& f) {
+  if (f.count >= max_items_)
+    throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
+                                     " items or entries");
+  if (f.count == f.slots.capacity) {
+    if (f.expected != 0)
+      throw_error(Errc::syntax, "array has more items than the " +
+                                    std::to_string(f.slots.capacity) + " it announced");
+    ValueAccess::grow_sequence(f.slots, std::min<std::size_t>(2 * f.count, max_items_));
+  }
+  return *new (f.slots.items + f.count++) Value();
+}
+
+void Decoder::begin(FrameKind kind, std::size_t expected) {
   if (frames_.size() >= max_depth_)
     throw_error(Errc::too_deep, "nesting deeper than " + std::to_string(max_depth_) + " levels");
   // A second rep is refused where it starts, before it is built.
@@ -71,10 +126,15 @@ void Decoder::begin(FrameKind kind) {
   f.taped = taped;
   f.start = taped ? 0 : static_cast<std::uint32_t>(stack_.size());
   f.mark = taped ? mark_ : 0;
+  f.expected = taped ? 0 : expected;
 }
 
-void Decoder::array_begin() { begin(FrameKind::array_pending); }
-void Decoder::map_begin() { begin(FrameKind::object_pending); }
+void Decoder::array_begin(std::size_t expected) { begin(FrameKind::array_pending, expected); }
+
+void Decoder::map_begin(std::size_t expected) {
+  begin(FrameKind::object_pending, expected);
+  if (expected != 0 && expected <= max_items_ && !frames_.back().taped) reserve_stack(2 * expected);
+}
 
 void Decoder::start_tagged(std::string_view tag) {
   Frame* f = frames_.empty() ? nullptr : &frames_.back();
@@ -143,6 +203,7 @@ void Decoder::string(std::string_view raw) {
       Frame& f = frames_.back();
       f.kind = FrameKind::map_array;
       if (f.taped) tape_token(Op::map_begin, f.mark);
+      else if (f.expected > 1 && f.expected <= max_items_) reserve_stack(f.expected - 1);
       return;
     }
   }
@@ -249,6 +310,14 @@ void Decoder::array_end() {
   Frame& f = frames_.back();
   if (f.taped) [[unlikely]]
     return tape_end(f, true);
+  if (f.slots.items) {
+    closing_ = true;
+    Value v = ValueAccess::finish_sequence(Kind::array, f.slots, f.count);
+    frames_.pop_back();
+    closing_ = false;
+    deliver(std::move(v));
+    return;
+  }
   const std::span<Value> items(stack_.data() + f.start, stack_.size() - f.start);
   Value v;
   closing_ = true;
@@ -442,9 +511,11 @@ std::string Decoder::path() const {
     // The position of the item being read in this frame. On the stack, the items before it
     // are complete and it is not there yet; a taped frame counts an item when it starts, so
     // below the innermost frame the item being read is already counted.
+    // An array built in its own slots counts its complete items, as the stack does.
     const std::size_t at =
-        f.taped ? f.count - (innermost || f.count == 0 ? 0 : 1)
-                : (innermost ? stack_.size() : (&f + 1)->start) - f.start;
+        f.taped         ? f.count - (innermost || f.count == 0 ? 0 : 1)
+        : f.slots.items ? f.count
+                        : (innermost ? stack_.size() : (&f + 1)->start) - f.start;
     // Where a key goes, an error is in that key (a composite one when frames follow), unless
     // the container itself is being built from its items.
     const bool in_key = at % 2 == 0 && !(innermost && closing_);

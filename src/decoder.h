@@ -13,6 +13,7 @@
 #include "transit/reader.h"
 #include "transit/tape.h"
 #include "transit/value.h"
+#include "value_internal.h"
 
 namespace transit::detail {
 
@@ -22,6 +23,9 @@ class Decoder {
       : max_depth_(options.max_depth),
         max_items_(options.max_collection_length),
         handlers_(options.handlers) {}
+  ~Decoder() { drop_frames(); }
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
 
   /// Thrown by string() when a value read with a lazy cache turns out to need the strings it
   /// did not cache: the reader reads the value again from its start, caching from the start.
@@ -59,13 +63,21 @@ class Decoder {
   void bytes(std::string_view data) { deliver(Value::bytes(data)); }
   /// Any string on the wire: values, JSON object keys, map-array keys alike.
   void string(std::string_view raw);
-  void array_begin();
+  /// An array starts. `expected` is the item count when the backend knows it (MessagePack),
+  /// else 0. A plain array is then built straight in a node of that size, with no copy from
+  /// the value stack, so the backend passes only a count the input can hold: one whose items,
+  /// with those of every container still open, fit in the bytes left at a byte each at least.
+  void array_begin(std::size_t expected = 0);
   void array_end();
   /// A MessagePack map or a JSON object. A JSON object is a map wherever it stands: peers
   /// write cached JSON with objects inside (transit-python writes `{"~#cmap": [...]}`), so it
-  /// changes nothing about caching (DESIGN.md, "Wire rules").
-  void map_begin();
+  /// changes nothing about caching (DESIGN.md, "Wire rules"). `expected`: the entries, as for
+  /// array_begin; the value stack is grown to hold them at once.
+  void map_begin(std::size_t expected = 0);
   void map_end();
+  /// Drops the containers still open (a read that failed half-way) and what they hold. A
+  /// reader that builds in an ArenaScope calls it before the scope closes.
+  void drop_frames() noexcept;
 
   /// True when no read handler or builder is set, so building a value calls no user code.
   bool runs_no_user_code() const noexcept { return handlers_ == nullptr; }
@@ -100,6 +112,9 @@ class Decoder {
     std::uint32_t key = 0;    // taped: tape index of the last key
     std::size_t mark = 0;     // taped: where the container starts
     Value tag;
+    std::size_t expected = 0;  // the items announced (see array_begin), or 0
+    // A plain array with a known count: its items go here (`count` of them), not to stack_.
+    ValueAccess::Slots slots;
   };
 
   /// Places a complete value in its container (or as the result); returns where it now is.
@@ -115,9 +130,19 @@ class Decoder {
   }
   const Value& deliver_taped(Value v);
   /// Checks the innermost container for one more item and returns the empty slot the next
-  /// complete value goes to: a new item of stack_, or the result. Not for taped frames.
+  /// complete value goes to: a new item of stack_, of the array's own slots, or the result.
+  /// Not for taped frames.
   Value& place();
-  void begin(FrameKind kind);
+  /// place() in an array's own slots (see Frame::slots).
+  Value& place_in_slots(Frame& f);
+  void begin(FrameKind kind, std::size_t expected);
+  /// Room on the value stack for `more` items, grown once rather than by doubling.
+  void reserve_stack(std::size_t more) {
+    if (stack_.capacity() - stack_.size() < more) grow_stack(more);
+  }
+  void grow_stack(std::size_t more);
+  /// Whether an array is built by a user's array builder (so not straight into a node).
+  bool arrays_built_by_user() const noexcept;
   void start_tagged(std::string_view tag);
   void end_tagged(Frame& frame);
   /// A JSON form showed up in a value read with a lazy cache: cache from here on, if nothing

@@ -10,6 +10,7 @@
 #include <limits>
 #include <new>
 #include <random>
+#include <utility>
 
 #include "codec.h"
 #include "hash.h"
@@ -476,16 +477,24 @@ namespace {
 
 // Finds duplicates while a set or map is built. For short ranges a scan beats hashing; longer
 // ones use an open-addressing table of (hash, index) kept per thread and reused, so building
-// a container allocates nothing beyond the container itself.
+// a container allocates nothing beyond the container itself. The table is sized for the
+// distinct keys found, not for the keys given: 16M nils make a set of one, and a table for
+// 16M keys cost 8x their MessagePack bytes.
 class DuplicateFinder {
  public:
   explicit DuplicateFinder(std::size_t n) : use_index_(n > 8) {
     if (!use_index_) return;
     std::size_t slots = 16;
-    while (slots < 2 * n) slots *= 2;
+    while (slots < 2 * std::min(n, kFirstKeys)) slots *= 2;
     table().assign(slots, Slot{0, kEmpty});
     mask_ = slots - 1;
   }
+  // The table is kept for the next container, but not at the size a huge one needed.
+  ~DuplicateFinder() {
+    if (use_index_ && table().capacity() > kKeptSlots) std::vector<Slot>().swap(table());
+  }
+  DuplicateFinder(const DuplicateFinder&) = delete;
+  DuplicateFinder& operator=(const DuplicateFinder&) = delete;
 
   // The position among the `kept` distinct keys so far that equals key_of(kept), or `kept`
   // when it is new (and then remembered at that position).
@@ -498,22 +507,45 @@ class DuplicateFinder {
       return kept;
     }
     const std::size_t h = k.hash();
+    // The slot is chosen by the low bits; the high ones tell most unequal keys apart.
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
     std::vector<Slot>& t = table();
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       if (t[i].index == kEmpty) {
-        t[i] = {h, static_cast<std::uint32_t>(kept)};
+        t[i] = {tag, static_cast<std::uint32_t>(kept)};
+        // At most half full: probes stay short.
+        if (2 * (kept + 1) > mask_ + 1) grow(key_of, kept + 1);
         return kept;
       }
-      if (t[i].hash == h && key_of(t[i].index) == k) return t[i].index;
+      if (t[i].tag == tag && key_of(t[i].index) == k) return t[i].index;
     }
   }
 
  private:
+  // 8 bytes: with 2 to 4 slots a key, a table of 16-byte slots cost up to 64 bytes a key,
+  // more than the container it checks.
   struct Slot {
-    std::size_t hash;
+    std::uint32_t tag;
     std::uint32_t index;
   };
   static constexpr std::uint32_t kEmpty = UINT32_MAX;
+  static constexpr std::size_t kKeptSlots = std::size_t{1} << 17;
+  // Up to this many keys the table is sized from the start and never grows.
+  static constexpr std::size_t kFirstKeys = std::size_t{1} << 12;
+
+  // Doubles the table and places the `kept` distinct keys again.
+  template <class KeyOf>
+  void grow(KeyOf key_of, std::size_t kept) {
+    std::vector<Slot>& t = table();
+    t.assign(2 * (mask_ + 1), Slot{0, kEmpty});
+    mask_ = t.size() - 1;
+    for (std::size_t j = 0; j < kept; ++j) {
+      const std::size_t h = key_of(j).hash();
+      std::size_t i = h & mask_;
+      while (t[i].index != kEmpty) i = (i + 1) & mask_;
+      t[i] = {static_cast<std::uint32_t>(h >> 32), static_cast<std::uint32_t>(j)};
+    }
+  }
   static std::vector<Slot>& table() {
     thread_local std::vector<Slot> t;
     return t;
@@ -631,6 +663,91 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
   return finish_container(kind, node, kept, [&](auto&& f) {
     for (std::uint32_t i = 0; i < kept; ++i) f(out[i]);
   });
+}
+
+std::span<Value> ValueAccess::sole_items(Value& v) noexcept {
+  if (v.kind() != Kind::array || (v.small_.flags & (Value::kHeap | Value::kBorrowed)) != Value::kHeap)
+    return {};
+  auto* node = static_cast<SeqNode*>(v.wide_.u.node);
+  if (node->refs.load(std::memory_order_acquire) != 1 || node->arena != detail::t_arena) return {};
+  return {node->items(), node->size};
+}
+
+ValueAccess::Slots ValueAccess::reserve_sequence(std::size_t capacity) {
+  const std::uint32_t n = detail::checked_size(capacity);
+  auto* node = new (detail::allocate_node(sizeof(SeqNode) + std::size_t{n} * sizeof(Value))) SeqNode{};
+  return {node, node->items(), n, detail::t_arena};
+}
+
+ValueAccess::Slots ValueAccess::reserve_growable_sequence(std::size_t capacity) {
+  const std::uint32_t n = detail::checked_size(capacity);
+  auto* node = new (detail::allocate(sizeof(SeqNode) + std::size_t{n} * sizeof(Value))) SeqNode{};
+  return {node, node->items(), n, nullptr};
+}
+
+void ValueAccess::grow_sequence(Slots& slots, std::size_t capacity) {
+  const std::uint32_t n = detail::checked_size(capacity);
+  // On failure the slots stay as they were, for abandon_sequence.
+  void* grown = std::realloc(static_cast<void*>(slots.node), sizeof(SeqNode) + std::size_t{n} * sizeof(Value));
+  if (!grown) throw std::bad_alloc();
+  auto* node = static_cast<SeqNode*>(grown);
+  slots = {node, node->items(), n, nullptr};
+}
+
+Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) {
+  const Slots taken = std::exchange(slots, {});
+  auto* node = static_cast<SeqNode*>(taken.node);
+  auto* arena = static_cast<detail::Arena*>(taken.arena);
+  if (size == 0) {
+    if (!arena) node->~SeqNode(), std::free(node);
+    return empty(kind);
+  }
+  if (!arena && size < taken.capacity) {
+    // Heap slots grown by doubling give back the room they did not use.
+    if (void* fit = std::realloc(static_cast<void*>(node), sizeof(SeqNode) + std::size_t{size} * sizeof(Value)))
+      node = static_cast<SeqNode*>(fit);
+  }
+  node->size = size;
+  // The height and the depth limit, as finish_container gives every other node: a heap node
+  // is measured before it is owned, and freed with its items when it is too deep.
+  std::size_t deepest = 0;
+  if (!arena) {
+    for (std::uint32_t i = 0; i < size; ++i) deepest = std::max(deepest, node->items()[i].depth());
+    if (deepest >= Value::kMaxDepth) {
+      std::destroy_n(node->items(), size);
+      node->~SeqNode();
+      std::free(node);
+      too_deep();
+    }
+    node->height = static_cast<std::uint32_t>(deepest + 1);
+  }
+  Value v;
+  v.init_node(kind, node, size);
+  if (arena) {
+    // As attach() and make_sequence do, for the arena the slots came from.
+    node->arena = arena;
+    arena->refs.fetch_add(1, std::memory_order_relaxed);
+    bool listed = false;
+    for (std::uint32_t i = 0; i < size; ++i) {
+      Value& child = node->items()[i];
+      deepest = std::max(deepest, child.depth());
+      // An inline child refers to no node: nothing to adopt.
+      if (child.on_heap()) arena->adopt(kind, node, child, listed);
+    }
+    // Too deep: the node goes with `v` and its arena, as any node of the arena.
+    if (deepest >= Value::kMaxDepth) too_deep();
+    node->height = static_cast<std::uint32_t>(deepest + 1);
+  }
+  return v;
+}
+
+void ValueAccess::abandon_sequence(Slots& slots, std::uint32_t size) noexcept {
+  if (!slots.items) return;
+  auto* node = static_cast<SeqNode*>(slots.node);
+  std::destroy_n(node->items(), size);
+  // A node in an arena goes with its arena's blocks.
+  if (!slots.arena) node->~SeqNode(), std::free(node);
+  slots = {};
 }
 
 Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {

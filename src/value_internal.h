@@ -63,8 +63,42 @@ struct ValueAccess {
   static std::size_t arena_bytes(const Value& v) noexcept;
   /// An array, list or set from `items` (moved from). Sets drop duplicates.
   static Value make_sequence(Kind kind, std::span<Value> items);
+  /// The items of array `v`, to move from, when nothing else refers to its node and the
+  /// node lives where a node built now will (the same arena, or the heap); else empty. A
+  /// reader turning a rep it alone holds into a set or list moves the items rather than
+  /// holding them twice. Borrowed aliases (see alias) are not counted: only for a value its
+  /// caller has just built.
+  static std::span<Value> sole_items(Value& v) noexcept;
   /// A map or link from interleaved keys and values (moved from); `flat.size()` is even.
   static Value make_map(Kind kind, std::span<Value> flat);
+
+  /// A sequence node allocated at its final size before its items are read, so that a reader
+  /// that knows the count (MessagePack announces it) decodes the items straight into place:
+  /// a 16M-item array then costs its node, not also a stack of its items and their copy.
+  struct Slots {
+    detail::Node* node = nullptr;
+    Value* items = nullptr;  // null: no slots reserved
+    std::uint32_t capacity = 0;
+    detail::ArenaHeader* arena = nullptr;  // the arena the node is in, or null: the heap
+  };
+  /// Room for `capacity` items, in the arena of the ArenaScope open on this thread, else on
+  /// the heap. The caller constructs the items in order, then finishes or abandons the slots.
+  static Slots reserve_sequence(std::size_t capacity);
+  /// Room for `capacity` items on the heap, which grow_sequence enlarges: for an array whose
+  /// count nobody announced (JSON) and which has grown large.
+  static Slots reserve_growable_sequence(std::size_t capacity);
+  /// Enlarges slots from reserve_growable_sequence to `capacity` items, keeping those there.
+  /// realloc moves a large block by remapping its pages, so growing copies nothing and never
+  /// holds the old block and the new one at once. (A Value may be moved bitwise: nothing
+  /// points into one.)
+  static void grow_sequence(Slots& slots, std::size_t capacity);
+  /// The array or list (not a set, which drops duplicates) of the first `size` items of
+  /// `slots`, which it takes over; `slots` is left empty. Throws Error(too_deep) past
+  /// Value::kMaxDepth, as every builder does, leaving nothing of the node behind.
+  static Value finish_sequence(Kind kind, Slots& slots, std::uint32_t size);
+  /// Destroys the first `size` items and frees the slots (a read that failed half-way); to be
+  /// called while the arena they were reserved in is still open.
+  static void abandon_sequence(Slots& slots, std::uint32_t size) noexcept;
 
  private:
   static Value alias_node(const Value& v) noexcept;

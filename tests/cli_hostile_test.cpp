@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -22,9 +23,10 @@ namespace {
 using transit::test::kAsan;
 
 // Runs `transit args...` with stdin from `in` and stdout to `out`, at most `max_bytes` of
-// address space (RLIM_INFINITY: no limit); returns the exit status (or 128 + signal).
+// address space (RLIM_INFINITY: no limit); returns the exit status (or 128 + signal), and
+// the tool's peak resident memory in bytes through `peak_rss` when given.
 int run_limited(const std::vector<std::string>& args, const std::string& in, const std::string& out,
-                rlim_t max_bytes) {
+                rlim_t max_bytes, std::size_t* peak_rss = nullptr) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int i = ::open(in.c_str(), O_RDONLY);
@@ -46,7 +48,9 @@ int run_limited(const std::vector<std::string>& args, const std::string& in, con
     ::_exit(127);
   }
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  if (peak_rss) *peak_rss = static_cast<std::size_t>(usage.ru_maxrss) * 1024;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -97,6 +101,54 @@ TEST(CliHostile, ConvertNeverWritesWhatItCannotReadBack) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(got), {}), "[1,2]");
   std::filesystem::remove(in);
   std::filesystem::remove(out);
+}
+
+// `transit stats` once kept every value of its input and wrote each in full to a string
+// (500 MB in: bad_alloc, nothing printed). It now counts each value as it is read and drops
+// it: ten times the input, the same peak memory, and exactly ten times the counts.
+TEST(CliHostile, StatsStreamsItsInput) {
+  if (kAsan) GTEST_SKIP() << "AddressSanitizer's shadow memory distorts RSS";
+  // A value of about 100 KB: 1,000 records of a cached keyword key, a number and a string.
+  std::string value = "[";
+  for (int i = 0; i < 1000; ++i)
+    value += std::string(i ? "," : "") + R"(["^ ","~:id",)" + std::to_string(i) +
+             R"(,"~:name","record-)" + std::to_string(i) + std::string(60, 'n') + R"("])";
+  value += "]\n";
+  struct Run {
+    std::string out;
+    std::size_t peak = 0;
+  };
+  const auto stats_of = [&](int copies) {
+    const auto in = temp_file("stats-in.json"), out = temp_file("stats-out.txt");
+    {
+      std::ofstream f(in, std::ios::binary);
+      for (int i = 0; i < copies; ++i) f << value;
+    }
+    Run run;
+    EXPECT_EQ(run_limited({"stats", "--quiet", in.string()}, "/dev/null", out, RLIM_INFINITY, &run.peak), 0);
+    std::ifstream got(out);
+    run.out.assign(std::istreambuf_iterator<char>(got), {});
+    std::filesystem::remove(in);
+    std::filesystem::remove(out);
+    return run;
+  };
+  const Run small = stats_of(20);   // 2 MB
+  const Run large = stats_of(200);  // 20 MB: kept whole, some 40 MB more
+  EXPECT_LE(large.peak, small.peak + (std::size_t{4} << 20)) << small.peak << " then " << large.peak;
+  // Every count ten times over, the depth the same.
+  const auto field = [](const std::string& out, const std::string& name) -> long long {
+    const std::size_t at = out.find(name);
+    return at == std::string::npos ? -1 : std::stoll(out.substr(at + name.size()));
+  };
+  for (const char* name : {"values: ", "json: ", "json-verbose: ", "msgpack: ", "bytes, ",
+                           "keyword: ", "map: ", "integer: "}) {
+    SCOPED_TRACE(name);
+    ASSERT_GT(field(small.out, name), 0) << small.out;
+    EXPECT_EQ(field(large.out, name), 10 * field(small.out, name)) << large.out;
+  }
+  EXPECT_EQ(field(large.out, "max depth: "), field(small.out, "max depth: "));
+  EXPECT_EQ(field(small.out, "values: "), 20);
+  EXPECT_EQ(field(small.out, "bytes, "), 20 * 1000 * 2 - 20 * 2) << "the cache codes: 2 per record but the first";
 }
 
 }  // namespace

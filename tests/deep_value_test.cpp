@@ -269,6 +269,15 @@ TEST(DeepValue, ReadAndHandBuiltLevelsAddUp) {
       transit::read(std::string(kLimit - 1, '[') + std::string(kLimit - 1, ']'), Encoding::json,
                     deepest);
   ASSERT_EQ(read.depth(), kLimit - 1);
+  // MessagePack announces its counts, so its arrays are built in their own slots: measured
+  // the same way. 0x91 is an array of one item, 0x90 an empty array.
+  const Value read_msgpack = transit::read(std::string(kLimit - 2, '\x91') + '\x90', Encoding::msgpack, deepest);
+  EXPECT_EQ(read_msgpack.depth(), kLimit - 1);
+  EXPECT_EQ(read_msgpack, read);
+  // A JSON array long enough to leave the value stack for slots of its own, too.
+  std::string long_array = "[[[[1]]]";
+  for (int i = 0; i < 70'000; ++i) long_array += ",0";
+  EXPECT_EQ(transit::read(long_array + "]").depth(), 4u);
   const Value at_limit = Value::map({{read, Value::array({})}});
   EXPECT_EQ(at_limit.depth(), kLimit);
   EXPECT_THROW((void)Value::array({at_limit}), Error);

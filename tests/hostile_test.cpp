@@ -3,6 +3,11 @@
 // and tag abuse, bad representations, overlong numbers, invalid UTF-8, NUL bytes and the reader
 // limits. Every case asserts the error code and the byte offset, from memory and, where the
 // input is read as a stream, from a Source too. Crashes found by the fuzzers end up here.
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/sanitizers.h"
 #include "support/step_source.h"
 #include "transit/transit.h"
 
@@ -706,6 +712,188 @@ TEST(Hostile, MsgpackNeverUsedByteAndExtTypes) {
   expect_mp_error(hex("c1"), Errc::syntax, 0);
   expect_mp_error(hex("92 01 c1"), Errc::syntax, 2);
   expect_mp_error(hex("91 d8 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"), Errc::bad_rep, 1);
+}
+
+// ---- memory per value (issue 12, item 8) ----------------------------------------------------------
+
+// The peak resident memory, in bytes, of a child process that runs `read` and exits; minus
+// that of a child that reads nothing, so only what reading added counts. 0 when the child
+// failed (the test then fails on its exit status).
+template <class F>
+std::size_t peak_rss_of(F read, int* status) {
+  const auto child_peak = [](auto body, int* st) -> std::size_t {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      int code = 0;
+      try {
+        body();
+      } catch (...) {
+        code = 3;
+      }
+      ::_exit(code);
+    }
+    int s = 0;
+    struct rusage usage {};
+    ::wait4(pid, &s, 0, &usage);
+    if (st) *st = s;
+    return static_cast<std::size_t>(usage.ru_maxrss) * 1024;
+  };
+  const std::size_t baseline = child_peak([] {}, nullptr);
+  const std::size_t peak = child_peak(read, status);
+  return peak > baseline ? peak - baseline : 0;
+}
+
+// MessagePack: 4M nils in one array, 4 MB. Each item became a Value on the decoder's stack
+// (grown by doubling: 64 MB, 96 MB while it moved) and was then copied into the array's node
+// (64 MB more): 32x the input. The count is announced, so the items now go straight into the
+// node: its 16 bytes per item, plus the input itself.
+TEST(HostileMemory, AnnouncedArrayIsBuiltInPlace) {
+  if (transit::test::kAsan) GTEST_SKIP() << "AddressSanitizer's shadow memory distorts RSS";
+  constexpr std::size_t n = std::size_t{4} << 20;
+  const std::string input = hex("dd 00 40 00 00") + std::string(n, '\xc0');
+  int status = -1;
+  const std::size_t peak = peak_rss_of([&] {
+    const Value v = transit::read(input, Encoding::msgpack);
+    if (v.size() != n || v[n - 1] != Value()) ::_exit(4);
+  }, &status);
+  EXPECT_EQ(status, 0);
+  EXPECT_LE(peak, 18 * n) << peak / n << " bytes per input byte";
+  // The same from a stream, whose buffer holds the value's bytes once more.
+  const std::size_t streamed = peak_rss_of([&] {
+    transit::test::StepSource source(input, 1 << 16);
+    transit::Reader reader(source, Encoding::msgpack);
+    if (reader.next()->size() != n) ::_exit(4);
+  }, &status);
+  EXPECT_EQ(status, 0);
+  EXPECT_LE(streamed, 19 * n) << streamed / n << " bytes per input byte";
+}
+
+// A set checks its items for duplicates with a table that once had 2 to 4 slots of 16 bytes
+// for every item given: 4M nils in a set (4 MB) took 64 MB of items and 128 MB of table for
+// a set of one. The table now grows with the distinct items found.
+TEST(HostileMemory, SetOfDuplicatesCostsItsItemsOnly) {
+  if (transit::test::kAsan) GTEST_SKIP() << "AddressSanitizer's shadow memory distorts RSS";
+  constexpr std::size_t n = std::size_t{4} << 20;
+  const std::string input = hex("92 a5 7e 23 73 65 74 dd 00 40 00 00") + std::string(n, '\xc0');
+  int status = -1;
+  const std::size_t peak = peak_rss_of([&] {
+    const Value v = transit::read(input, Encoding::msgpack);
+    if (v.kind() != Kind::set || v.size() != 1) ::_exit(4);
+  }, &status);
+  EXPECT_EQ(status, 0);
+  EXPECT_LE(peak, 18 * n) << peak / n << " bytes per input byte";
+}
+
+// JSON does not announce counts: items wait on the stack until their array ends. 4M `[]`
+// (12 MB) take the stack's 64 MB and the node's 64 MB: within 16x the input.
+TEST(HostileMemory, JsonArrayStaysWithinSixteenTimesItsBytes) {
+  if (transit::test::kAsan) GTEST_SKIP() << "AddressSanitizer's shadow memory distorts RSS";
+  constexpr std::size_t n = std::size_t{4} << 20;
+  std::string input = "[[]";
+  for (std::size_t i = 1; i < n; ++i) input += ",[]";
+  input += "]";
+  int status = -1;
+  const std::size_t peak = peak_rss_of([&] {
+    if (transit::read(input).size() != n) ::_exit(4);
+  }, &status);
+  EXPECT_EQ(status, 0);
+  EXPECT_LE(peak, 16 * input.size()) << peak / input.size() << " bytes per input byte";
+}
+
+// A count is taken at its word only while every item announced and not yet seen fits in the
+// bytes left. 40 nested arrays, each announcing a million items and holding a nil before the
+// next, then a million nils and the end of the input: 1 MB that once claimed room for 40
+// arrays of a million (640 MB). The reader has 128 MB of address space more than it started
+// with: reserving for every claim fails with bad_alloc, reserving for the first only reads on
+// to the truncation.
+TEST(HostileMemory, LyingCountsReserveNothing) {
+  if (transit::test::kAsan) GTEST_SKIP() << "an address-space limit means nothing under AddressSanitizer";
+  std::string input;
+  for (int level = 0; level < 40; ++level) input += hex("dd 00 0f 42 40 c0");
+  input += std::string(1'000'000, '\xc0');
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::ifstream statm("/proc/self/statm");
+    std::size_t pages = 0;
+    statm >> pages;
+    const rlim_t limit = pages * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{128} << 20);
+    const rlimit as{limit, limit};
+    ::setrlimit(RLIMIT_AS, &as);
+    for (const bool stream : {false, true}) {
+      try {
+        if (stream) {
+          transit::test::StepSource source(input, 4096);
+          transit::Reader(source, Encoding::msgpack).next();
+        } else {
+          (void)transit::read(input, Encoding::msgpack);
+        }
+        ::_exit(1);
+      } catch (const Error& e) {
+        if (e.code() != Errc::truncated) ::_exit(2);
+      } catch (const std::bad_alloc&) {
+        ::_exit(3);
+      }
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: read, 2: not truncated, 3: bad_alloc";
+}
+
+// A value that failed half-way gives back what its open arrays held (ASan's leak check and
+// use-after-free detection watch this), in memory, from a stream, and with a read handler set
+// (which builds on the heap rather than in an arena).
+TEST(HostileMemory, FailedValueDropsItsOpenArrays) {
+  const std::string item = mp_str(std::string(40, 's'));
+  // [[s, s, [s, s, <truncated>
+  const std::string input = hex("92 93") + item + item + hex("94") + item + item;
+  transit::ReadOptions with_handler;
+  transit::ReadHandlers handlers;
+  handlers.add("point", [](const Value& rep) { return rep; });
+  with_handler.handlers = &handlers;
+  for (const ReadOptions& options : {ReadOptions{}, with_handler}) {
+    try {
+      (void)transit::read(input, Encoding::msgpack, options);
+      ADD_FAILURE() << "read a truncated value";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::truncated);
+    }
+    transit::test::StepSource source(input + hex("c0"), 3);
+    transit::Reader reader(source, Encoding::msgpack, options);
+    EXPECT_THROW(reader.next(), Error);
+  }
+  // The same arrays, complete, read as ever.
+  const Value v = transit::read(hex("92 93") + item + item + hex("c0 94") + item + item +
+                                    hex("c0 c0"), Encoding::msgpack);
+  EXPECT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].size(), 3u);
+  EXPECT_EQ(v[1].size(), 4u);
+  EXPECT_EQ(v[0][1].as_string(), std::string(40, 's'));
+}
+
+// After a large value, the decoder's stack gives its room back rather than holding it for the
+// rest of the stream. A map's entries wait on the stack until it ends: 2M of them (16 MB of
+// JSON, all one key) took 64 MB of stack, held while the next value, `[1]`, was read.
+TEST(HostileMemory, ValueStackShrinksAfterALargeValue) {
+  if (transit::test::kAsan) GTEST_SKIP() << "AddressSanitizer's allocator keeps its own books";
+  constexpr std::size_t n = std::size_t{2} << 20;
+  std::string input = R"({"a":0)";
+  for (std::size_t i = 1; i < n; ++i) input += R"(,"a":1)";
+  input += "} [1]";
+  transit::test::StepSource source(input, 1 << 20);
+  transit::Reader reader(source);
+  const auto heap_in_use = [] {
+    const struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+  };
+  const std::size_t before = heap_in_use();
+  EXPECT_EQ(reader.next()->find(Value("a"))->as_int(), 1);
+  EXPECT_EQ(reader.next()->size(), 1u);
+  const std::size_t after = heap_in_use();
+  // The reader's buffer holds the 16 MB input until the stream ends.
+  EXPECT_LE(after, before + (std::size_t{24} << 20)) << (after - before) / 1024 << " KiB";
 }
 
 }  // namespace

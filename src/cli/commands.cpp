@@ -164,7 +164,12 @@ std::size_t terminal_width() {
 // found by printing it with a bound of the room left (detail::append_edn), which costs O(width)
 // whatever its size, and taking it back when it does not fit: memory is the output's size,
 // not depth x size as when every level printed its whole subtree to measure it.
-void pretty(const Value& v, std::size_t indent, std::size_t width, std::string& out) {
+//
+// `spill`, when given, is offered `out` after each item of a collection broken over lines:
+// nothing printed before that point is taken back any more, so it may go to the output, and a
+// value of 16M items prints through a buffer of a few KB rather than a string of its whole text.
+void pretty(const Value& v, std::size_t indent, std::size_t width, std::string& out,
+            const std::function<void(std::string&)>* spill = nullptr) {
   const bool collection = v.kind() == Kind::array || v.kind() == Kind::list ||
                           v.kind() == Kind::set || v.kind() == Kind::map;
   if (!collection || v.size() == 0) {
@@ -192,7 +197,7 @@ void pretty(const Value& v, std::size_t indent, std::size_t width, std::string& 
       }
       first = false;
       const std::size_t key_start = out.size();
-      pretty(key, inner, width, out);
+      pretty(key, inner, width, out);  // measured below by its length: printed whole
       const std::size_t key_end_column = inner + (out.size() - key_start);
       const std::size_t value_start = out.size();
       out += ' ';
@@ -201,15 +206,17 @@ void pretty(const Value& v, std::size_t indent, std::size_t width, std::string& 
         out.resize(value_start);
         out += '\n';
         out.append(inner + 1, ' ');
-        pretty(value, inner + 1, width, out);
+        pretty(value, inner + 1, width, out, spill);
       }
+      if (spill) (*spill)(out);
     }
   } else {
     bool first = true;
     for (const Value& item : v.items()) {
       if (!first) newline();
       first = false;
-      pretty(item, inner, width, out);
+      pretty(item, inner, width, out, spill);
+      if (spill) (*spill)(out);
     }
   }
   out += close;
@@ -246,19 +253,70 @@ struct Tally {
   }
 };
 
-/// Cache codes in a Transit JSON text: string tokens of the form "^X" or "^XY" ("^ " marks a
-/// map). Quotes only occur in string tokens, so a scan that skips escapes finds every token.
-std::size_t count_cache_codes(std::string_view json) {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < json.size(); ++i) {
-    if (json[i] != '"') continue;
-    const std::size_t start = ++i;
-    while (i < json.size() && json[i] != '"') i += json[i] == '\\' ? 2 : 1;
-    const std::string_view token = json.substr(start, i - start);
-    if ((token.size() == 2 || token.size() == 3) && token[0] == '^' && token[1] != ' ') ++n;
+/// Counts the bytes a Writer produces and keeps none of them, so `stats` measures a value in
+/// each encoding without holding its text. For JSON it also counts the cache codes: string
+/// tokens of the form "^X" or "^XY" ("^ " marks a map). Quotes only occur in string tokens,
+/// so a scan that skips escapes finds every token; it runs across chunks, a token may span two.
+class CountingSink final : public Sink {
+ public:
+  explicit CountingSink(bool count_cache_codes) : scan_(count_cache_codes) {}
+
+  void write(const char* data, std::size_t size) override {
+    bytes_ += size;
+    if (scan_)
+      for (std::size_t i = 0; i < size; ++i) scan(data[i]);
   }
-  return n;
-}
+  std::uint64_t bytes() const noexcept { return bytes_; }
+  std::uint64_t cache_codes() const noexcept { return codes_; }
+
+ private:
+  void scan(char c) noexcept {
+    if (!in_string_) {
+      if (c == '"') in_string_ = true, token_size_ = 0;
+      return;
+    }
+    if (escaped_) {
+      escaped_ = false;
+    } else if (c == '"') {
+      in_string_ = false;
+      if ((token_size_ == 2 || token_size_ == 3) && token_start_[0] == '^' && token_start_[1] != ' ')
+        ++codes_;
+      return;
+    } else if (c == '\\') {
+      escaped_ = true;
+    }
+    if (token_size_ < 2) token_start_[token_size_] = c;
+    ++token_size_;
+  }
+
+  bool scan_;
+  std::uint64_t bytes_ = 0;
+  std::uint64_t codes_ = 0;
+  bool in_string_ = false;
+  bool escaped_ = false;
+  std::size_t token_size_ = 0;  // raw bytes of the string token so far, escapes included
+  char token_start_[2] = {};
+};
+
+/// One encoding's share of `stats`: a writer into a counting sink, until a value cannot be
+/// written in it (it would expand past the limit), which makes the encoding unavailable.
+struct EncodingCount {
+  EncodingCount(Encoding e, const WriteOptions& options)
+      : encoding(e), sink(e == Encoding::json), writer(sink, e, options) {}
+  void write(const Value& v) {
+    if (unavailable) return;
+    try {
+      writer.write(v);
+    } catch (const Error& err) {
+      unavailable = err.detail();
+    }
+  }
+
+  Encoding encoding;
+  CountingSink sink;
+  Writer writer;
+  std::optional<std::string> unavailable;
+};
 
 // ---- commands -------------------------------------------------------------------------------------------
 
@@ -311,7 +369,9 @@ class TextOutput {
  public:
   explicit TextOutput(const OutputFile& out) : sink_(out.fd()) {}
   std::string& buffer() { return buffer_; }
-  void end_value() {
+  /// Writes the buffer out once it holds a block: after a value, or inside one wherever
+  /// nothing printed is taken back any more (see pretty).
+  void flush_if_full() {
     if (buffer_.size() >= 64 * 1024) flush();
   }
   void flush() {
@@ -483,11 +543,12 @@ int edn(Args args) {
     const OutputFile stdout_file(std::nullopt);
     TextOutput out(stdout_file);
     const std::size_t width = terminal_width();
+    const std::function<void(std::string&)> spill = [&](std::string&) { out.flush_if_full(); };
     try {
       for_each_value(in, p.from.value_or(Encoding::json), [&](const Value& v) {
-        pretty(v, 0, width, out.buffer());
+        pretty(v, 0, width, out.buffer(), &spill);
         out.buffer() += '\n';
-        out.end_value();
+        out.flush_if_full();
       }, nullptr, [&] { out.flush(); });
     } catch (const Error& e) {
       if (e.code() == Errc::io) throw;  // the output is lost: nothing more to write
@@ -503,31 +564,34 @@ int stats(Args args) {
   return run_command(args, kStatsUsage, [&] {
     const Parsed p = parse(args, kStatsUsage, {.quiet = true});
     if (p.positional.size() > 1) usage_error(kStatsUsage, "too many arguments");
+    InputFile in(p.positional.empty() ? std::nullopt : std::optional(p.positional[0]));
     Progress progress("stats", progress_enabled(p.quiet));
-    const std::vector<Value> values =
-        read_values(p.positional.empty() ? std::nullopt : std::optional(p.positional[0]),
-                    p.from.value_or(Encoding::json), &progress);
-    progress.finish();
     WriteOptions limited;
     limited.max_output_bytes = kDefaultMaxOutputBytes;
+    EncodingCount counts[] = {{Encoding::json, limited},
+                              {Encoding::json_verbose, limited},
+                              {Encoding::msgpack, limited}};
     Tally tally;
-    for (const Value& v : values) tally.count(v, 1);
-    std::cout << "values: " << values.size() << "\n";
+    std::uint64_t values = 0;
+    // Each value is counted as it is read, then dropped: memory follows the largest value,
+    // not the whole input.
+    for_each_value(in, p.from.value_or(Encoding::json), [&](const Value& v) {
+      ++values;
+      tally.count(v, 1);
+      for (EncodingCount& c : counts) c.write(v);
+    }, &progress);
+    progress.finish();
+    std::cout << "values: " << values << "\n";
     std::cout << "size by encoding:\n";
-    for (Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
-      std::size_t bytes = 0, codes = 0;
-      try {
-        for (const Value& v : values) {
-          const std::string text = write(v, e, limited);
-          bytes += text.size();
-          if (e == Encoding::json) codes += count_cache_codes(text);
-        }
-      } catch (const Error& err) {
-        std::cout << "  " << encoding_name(e) << ": unavailable (" << err.detail() << ")\n";
+    for (EncodingCount& c : counts) {
+      if (!c.unavailable) c.writer.flush();  // the last bytes buffered, into the count
+      const std::string_view name = encoding_name(c.encoding);
+      if (c.unavailable) {
+        std::cout << "  " << name << ": unavailable (" << *c.unavailable << ")\n";
         continue;
       }
-      std::cout << "  " << encoding_name(e) << ": " << bytes << " bytes";
-      if (e == Encoding::json) std::cout << ", " << codes << " cache codes used";
+      std::cout << "  " << name << ": " << c.sink.bytes() << " bytes";
+      if (c.encoding == Encoding::json) std::cout << ", " << c.sink.cache_codes() << " cache codes used";
       std::cout << "\n";
     }
     std::cout << "max depth: " << tally.max_depth << "\n";

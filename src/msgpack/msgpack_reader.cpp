@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -210,8 +212,8 @@ inline bool is_short_ascii(const char* s, std::size_t n) noexcept {
 template <bool kTape = false>
 class Visitor {
  public:
-  Visitor(Decoder& decoder, std::size_t available, const Limits& limits)
-      : d_(decoder), available_(available), limits_(limits) {}
+  Visitor(Decoder& decoder, std::size_t available, std::size_t visible, const Limits& limits)
+      : d_(decoder), available_(available), visible_(visible), limits_(limits) {}
 
   bool visit_nil() { return item(), d_.null(), true; }
   bool visit_boolean(bool b) { return item(), d_.boolean(b), true; }
@@ -243,13 +245,13 @@ class Visitor {
   bool start_array(std::uint32_t n) {
     item();
     claim(n, n, "array of", "items");
-    d_.array_begin();
+    d_.array_begin(expected(n, n));
     return true;
   }
   bool start_map(std::uint32_t n) {
     item();
     claim(2 * std::uint64_t{n}, n, "map of", "entries");
-    d_.map_begin();
+    d_.map_begin(expected(2 * std::uint64_t{n}, n));
     return true;
   }
   bool end_array() { return at_end_ = true, end_mark(), d_.array_end(), true; }
@@ -275,7 +277,17 @@ class Visitor {
   void item() noexcept {
     if constexpr (kTape) d_.mark(items_);
     ++items_;
+    --pending_;  // below 0 only on input msgpack-cxx rejects; a huge count reserves nothing
     at_end_ = false;
+  }
+  // The count to give the decoder, which reserves room for it at once: `n`, while the items
+  // announced and not yet seen, in every open container, fit in the bytes left at one byte
+  // each (every item header seen took one). A count beyond that may be a lie the input's end
+  // has not yet shown up: 0 then, and the items get room as they arrive. So what is reserved
+  // never exceeds the input.
+  std::size_t expected(std::uint64_t items, std::uint32_t n) noexcept {
+    pending_ += items;
+    return pending_ <= visible_ - std::min(items_, visible_) ? n : 0;
   }
   // A container's end is placed after its last item, where the next item's header would be.
   void end_mark() noexcept {
@@ -303,13 +315,45 @@ class Visitor {
 
   Decoder& d_;
   std::size_t available_;  // bytes from the start of the value to the end of the input
+  std::size_t visible_;    // bytes from the start of the value that the parser is given
   const Limits& limits_;
   std::size_t items_ = 0;
+  std::uint64_t pending_ = 1;  // items announced, the top-level value first, not yet seen
   std::size_t bad_byte_ = Location::npos;
   bool at_end_ = false;
 };
 
 // ---- reader ----------------------------------------------------------------------------------
+
+/// The bytes read from a Source and not yet consumed. It grows (by doubling) only when one
+/// value is larger than it, and with realloc: a large block is moved by remapping its pages,
+/// not copied, and the room not yet read into is never touched, so it costs no memory. (A
+/// std::vector zero-filled its new half at each doubling: 32 MB resident for a 17 MB value.)
+class InputBuffer {
+ public:
+  InputBuffer() = default;  // reading from memory: unused
+  explicit InputBuffer(std::size_t capacity)
+      : data_(static_cast<char*>(std::malloc(capacity))), capacity_(capacity) {
+    if (!data_) throw std::bad_alloc();
+  }
+  ~InputBuffer() { std::free(data_); }
+  InputBuffer(const InputBuffer&) = delete;
+  InputBuffer& operator=(const InputBuffer&) = delete;
+
+  char* data() noexcept { return data_; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  /// Room for `capacity` bytes, those there kept.
+  void grow(std::size_t capacity) {
+    char* grown = static_cast<char*>(std::realloc(data_, capacity));
+    if (!grown) throw std::bad_alloc();
+    data_ = grown;
+    capacity_ = capacity;
+  }
+
+ private:
+  char* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
 
 class MsgpackReader final : public Reader::Impl {
  public:
@@ -322,7 +366,7 @@ class MsgpackReader final : public Reader::Impl {
         limits_(limits_of(options)),
         source_(&source),
         buf_(std::max<std::size_t>(options.chunk_size, 16)),
-        chunk_size_(buf_.size()) {
+        chunk_size_(buf_.capacity()) {
     data_ = buf_.data();
   }
 
@@ -382,6 +426,11 @@ class MsgpackReader final : public Reader::Impl {
     // arena (see ArenaScope).
     std::optional<ArenaScope> arena;
     if (!tape_ && decoder_.runs_no_user_code()) arena.emplace();
+    // Containers left open by a failure hold slots in the arena: dropped before it closes.
+    struct DropFrames {
+      Decoder& d;
+      ~DropFrames() { d.drop_frames(); }
+    } drop{decoder_};
     std::size_t off = begin_;
     if (tape_ ? feed<true>(end, size_ - begin_, off) : feed<false>(end, size_ - begin_, off)) {
       value_begin_ = begin_;
@@ -398,7 +447,7 @@ class MsgpackReader final : public Reader::Impl {
   // failure is thrown, placed.
   template <bool kTape>
   bool feed(std::size_t end, std::size_t available, std::size_t& off) {
-    Visitor<kTape> visitor(decoder_, available, limits_);
+    Visitor<kTape> visitor(decoder_, available, end - begin_, limits_);
     try {
       if (msgpack::parse(data_, end, off, visitor)) return true;
     } catch (const Error& e) {
@@ -455,11 +504,11 @@ class MsgpackReader final : public Reader::Impl {
       begin_ = 0;
     }
     // Grows only when a value is larger than the buffer, so memory follows the largest value.
-    if (size_ == buf_.size()) buf_.resize(2 * buf_.size());
+    if (size_ == buf_.capacity()) buf_.grow(2 * buf_.capacity());
     data_ = buf_.data();
     // A chunk at a time, so the scanner checks the limits at least once per chunk.
     const std::size_t n =
-        source_->read(buf_.data() + size_, std::min(buf_.size() - size_, chunk_size_));
+        source_->read(buf_.data() + size_, std::min(buf_.capacity() - size_, chunk_size_));
     size_ += n;
     return n != 0;
   }
@@ -476,7 +525,7 @@ class MsgpackReader final : public Reader::Impl {
   Decoder decoder_;
   Limits limits_;
   Source* source_ = nullptr;
-  std::vector<char> buf_;
+  InputBuffer buf_;
   std::size_t chunk_size_ = 0;
   const char* data_;
   std::size_t size_ = 0;    // bytes in data_
