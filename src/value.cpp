@@ -712,7 +712,18 @@ Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) 
   // is measured before it is owned, and freed with its items when it is too deep.
   std::size_t deepest = 0;
   if (!arena) {
-    for (std::uint32_t i = 0; i < size; ++i) deepest = std::max(deepest, node->items()[i].depth());
+    for (std::uint32_t i = 0; i < size; ++i) {
+      Value& child = node->items()[i];
+      deepest = std::max(deepest, child.depth());
+      // Heap slots are no node of the document's arena, so nothing keeps that arena alive for
+      // a child the decoder placed as an alias (a cache hit, which holds no count): such a
+      // child takes its count now, as an ordinary copy does.
+      if (child.small_.flags & Value::kBorrowed) {
+        Value counted(std::as_const(child));
+        child.~Value();  // a borrowed Value gives back no count
+        new (&child) Value(std::move(counted));
+      }
+    }
     if (deepest >= Value::kMaxDepth) {
       std::destroy_n(node->items(), size);
       node->~SeqNode();

@@ -194,3 +194,32 @@ TEST(ArenaDetach, InlineAndObjectValuesAreReturnedAsTheyAre) {
 }
 
 }  // namespace
+
+namespace {
+
+// A JSON array too long for the value stack is built in heap slots of its own, not in the
+// document's arena; the cache hits in it (which the decoder places without a count, as a node
+// of the arena would adopt them) must then keep the arena alive themselves. Kept alone, such
+// an array must still read its items after the rest of the document is gone and its arena's
+// blocks have served the next document.
+TEST(Arena, CacheHitsInALongArrayKeepTheirDocument) {
+  const std::string keyword = "a-keyword-in-the-arena";
+  std::string json = R"([["~:)" + keyword + R"("],[)";
+  for (int i = 0; i < 70'000; ++i) json += i == 0 ? "\"^0\"" : ",\"^0\"";
+  json += "]]";
+  {
+    Value long_array;
+    {
+      const Value doc = transit::read(json);
+      long_array = doc[1];
+    }
+    // The next documents reuse the pooled blocks of the first one, if it was let go.
+    for (int i = 0; i < 4; ++i)
+      (void)transit::read(R"(["~:)" + std::string(keyword.size(), 'x') + R"(", "overwrite the blocks"])");
+    ASSERT_EQ(long_array.size(), 70'000u);
+    EXPECT_EQ(long_array[0], kw(keyword));
+    EXPECT_EQ(long_array[69'999], kw(keyword));
+  }
+}
+
+}  // namespace
