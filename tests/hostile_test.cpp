@@ -758,14 +758,16 @@ TEST(HostileMemory, AnnouncedArrayIsBuiltInPlace) {
   }, &status);
   EXPECT_EQ(status, 0);
   EXPECT_LE(peak, 18 * n) << peak / n << " bytes per input byte";
-  // The same from a stream, whose buffer holds the value's bytes once more.
+  // The same from a stream, whose buffer holds the value's bytes once more. Measured at
+  // 19.2-19.3x on main after the merges (about 2 MB more than the 19x first chosen here, which
+  // failed in the CI rehearsal): 20x keeps a margin and still fails the 32x of before.
   const std::size_t streamed = peak_rss_of([&] {
     transit::test::StepSource source(input, 1 << 16);
     transit::Reader reader(source, Encoding::msgpack);
     if (reader.next()->size() != n) ::_exit(4);
   }, &status);
   EXPECT_EQ(status, 0);
-  EXPECT_LE(streamed, 19 * n) << streamed / n << " bytes per input byte";
+  EXPECT_LE(streamed, 20 * n) << streamed / n << " bytes per input byte";
 }
 
 // A set checks its items for duplicates with a table that once had 2 to 4 slots of 16 bytes
@@ -784,9 +786,12 @@ TEST(HostileMemory, SetOfDuplicatesCostsItsItemsOnly) {
   EXPECT_LE(peak, 18 * n) << peak / n << " bytes per input byte";
 }
 
-// JSON does not announce counts: items wait on the stack until their array ends. 4M `[]`
-// (12 MB) take the stack's 64 MB and the node's 64 MB: within 16x the input.
-TEST(HostileMemory, JsonArrayStaysWithinSixteenTimesItsBytes) {
+// JSON does not announce counts: items wait on the stack until their array ends, and past 64K
+// items move to slots of their own, so 4M `[]` (12 MB) hold 64 MB of Values at the end. In
+// memory the text is parsed by simdjson, whose tape and structural index take about 10x the
+// text while the document is walked: measured 15.8x here and 16.3x in a clean-clone CI run,
+// so the bound is 17x; before, the stack's copy (grown by doubling) came on top.
+TEST(HostileMemory, JsonArrayStaysWithinSeventeenTimesItsBytes) {
   if (transit::test::kAsan) GTEST_SKIP() << "AddressSanitizer's shadow memory distorts RSS";
   constexpr std::size_t n = std::size_t{4} << 20;
   std::string input = "[[]";
@@ -797,7 +802,7 @@ TEST(HostileMemory, JsonArrayStaysWithinSixteenTimesItsBytes) {
     if (transit::read(input).size() != n) ::_exit(4);
   }, &status);
   EXPECT_EQ(status, 0);
-  EXPECT_LE(peak, 16 * input.size()) << peak / input.size() << " bytes per input byte";
+  EXPECT_LE(peak, 17 * input.size()) << peak / input.size() << " bytes per input byte";
 }
 
 // A count is taken at its word only while every item announced and not yet seen fits in the
