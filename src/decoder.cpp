@@ -376,16 +376,22 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
 // its decoding time here, one call per token.
 [[gnu::always_inline]] inline void Decoder::tape_token(Op op, std::size_t mark,
                                                        std::string_view text) {
-  if (text.empty()) {
-    tape_->tokens.emplace_back(op, 0u, std::size_t{0}, mark);
-    return;
-  }
-  tape_->tokens.emplace_back(op, static_cast<std::uint32_t>(text.size()), tape_->text.size(), mark);
+  // Filled in place, field by field (parenthesized aggregate init would be shorter, but clang
+  // 14, which builds the fuzzers, does not have it).
+  Token& t = tape_->tokens.emplace_back();
+  t.op = op;
+  t.mark = mark;
+  if (text.empty()) return;
+  t.size = static_cast<std::uint32_t>(text.size());
+  t.text = tape_->text.size();
   tape_->text.append(text);
 }
 
 [[gnu::always_inline]] inline void Decoder::tape_token(Value v) {
-  tape_->tokens.emplace_back(Op::value, 0u, std::size_t{0}, mark_, std::move(v));
+  Token& t = tape_->tokens.emplace_back();
+  t.op = Op::value;
+  t.mark = mark_;
+  t.value = std::move(v);
 }
 
 [[gnu::always_inline]] inline void Decoder::tape_item() {
