@@ -138,6 +138,21 @@ TEST(JsonWriterStrings, PrefixedTextIsEscapedWithItsPrefix) {
             R"(["~:a\"b\\c\n"])");
   EXPECT_EQ(transit::write(Value::array({Value("~x\t")}), Encoding::json), R"(["~~x\t"])");
   EXPECT_EQ(transit::write(Value::array({Value("^")}), Encoding::json_verbose), R"(["~^"])");
+  // A tag is any character, so the prefix itself may need escaping. The fuzzer's input: a
+  // MessagePack map whose key "~\"~" reads as the tag `"` around "~", which JSON wrote as a
+  // bare `"~"~"`.
+  const Value odd_tags = Value::map({{Value::tagged("\"", Value("~")), 1},
+                                     {Value::tagged("\\", Value("x")), 2},
+                                     {Value::tagged("\n", Value("y")), 3}});
+  for (Encoding encoding : {Encoding::json, Encoding::json_verbose}) {
+    const std::string text = transit::write(odd_tags, encoding);
+    EXPECT_EQ(transit::read(text, encoding), odd_tags) << text;
+  }
+  EXPECT_EQ(transit::write(Value::array({Value::tagged("\"", Value("~"))}), Encoding::json_verbose),
+            R"(["~\"~"])");
+  const std::string fuzzed = "\x83\xa3~:a\x01\xa3~:b\x02\xa3~\"~~";
+  const Value read = transit::read(fuzzed, Encoding::msgpack);
+  EXPECT_EQ(transit::read(transit::write(read, Encoding::json), Encoding::json), read);
 }
 
 TEST(JsonWriterStrings, BytesAreBase64InPlace) {

@@ -117,11 +117,11 @@ class JsonWriter : public rapidjson::Writer<OutBuffer> {
  public:
   using rapidjson::Writer<OutBuffer>::Writer;
 
-  /// `"` + `head` (written as it is) + `text` escaped + `"`.
+  /// `"` + `head` + `text`, both escaped, + `"`. The head ("~" and a tag) needs escaping too:
+  /// a tag is any character, `"` and `\` included (the fuzzer found `~"` written bare).
   void text(std::string_view head, std::string_view text) {
-    char* p = begin_string(head.size() + 6 * text.size());
-    if (!head.empty()) std::memcpy(p, head.data(), head.size());
-    end_string(escape_json(text, p + head.size()));
+    char* p = begin_string(6 * (head.size() + text.size()));
+    end_string(escape_json(text, escape_json(head, p)));
   }
   /// A cache code or "^ ": 2 or 3 chars, with a third readable (see emit_code), copied as
   /// 3 bytes whatever the length.
