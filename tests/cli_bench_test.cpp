@@ -12,6 +12,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -90,7 +91,7 @@ TEST_F(CliBench, JsonReportHasOneResultPerEncodingAndOp) {
   ASSERT_EQ(r.status, 0);
   const transit::Value report = transit::read(r.out, transit::Encoding::json);
   ASSERT_EQ(report.kind(), transit::Kind::map);
-  ASSERT_EQ(report.size(), 3u);
+  ASSERT_EQ(report.size(), 4u);
   EXPECT_EQ(*report.find("file"), transit::Value(file().string()));
   EXPECT_EQ(*report.find("values"), transit::Value(3));
   const transit::Value* results = report.find("results");
@@ -112,6 +113,43 @@ TEST_F(CliBench, JsonReportHasOneResultPerEncodingAndOp) {
     EXPECT_EQ(entry.find("bytes")->as_int(), static_cast<std::int64_t>(size_in(*parsed))) << encoding;
   }
   EXPECT_EQ(seen.size(), 6u);
+
+  // Beside each result, its floor on the same bytes: RapidJSON for the JSON forms, msgpack-cxx
+  // for MessagePack, read and write.
+  const transit::Value* floors = report.find("floors");
+  ASSERT_NE(floors, nullptr);
+  ASSERT_EQ(floors->kind(), transit::Kind::array);
+  ASSERT_EQ(floors->size(), 6u);
+  std::set<std::pair<std::string, std::string>> floors_seen;
+  for (const transit::Value& entry : floors->items()) {
+    ASSERT_EQ(entry.kind(), transit::Kind::map);
+    EXPECT_EQ(entry.size(), 4u);
+    const std::string encoding(entry.find("encoding")->as_string());
+    const std::string op(entry.find("op")->as_string());
+    EXPECT_TRUE(op == "read" || op == "write") << op;
+    EXPECT_EQ(entry.find("library")->as_string(), encoding == "msgpack" ? "msgpack-cxx" : "RapidJSON")
+        << encoding;
+    EXPECT_TRUE(floors_seen.emplace(encoding, op).second) << encoding << " " << op << " twice";
+    EXPECT_GT(entry.find("median_ns")->as_int(), 0);
+    EXPECT_LT(entry.find("median_ns")->as_int(), 10'000'000'000);
+  }
+  EXPECT_EQ(floors_seen, seen);
+}
+
+TEST_F(CliBench, TableShowsEachFloorBesideOurs) {
+  const CliRun r = run_cli("bench " + quoted(file()) + " --runs 2");
+  ASSERT_EQ(r.status, 0);
+  const std::size_t floors = r.out.find("floors on the same bytes");
+  ASSERT_NE(floors, std::string::npos) << r.out;
+  // One row per encoding under the floors' heading, naming its library and two ratios.
+  for (const char* row : {"json          RapidJSON", "json-verbose  RapidJSON", "msgpack       msgpack-cxx"}) {
+    const std::size_t at = r.out.find(row, floors);
+    ASSERT_NE(at, std::string::npos) << row << "\n" << r.out;
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    const std::string times = line.substr(std::string_view(row).size());  // after the library
+    EXPECT_EQ(std::count(times.begin(), times.end(), 'x'), 2) << line;
+    EXPECT_TRUE(times.ends_with("x")) << line;
+  }
 }
 
 // Checks that `xml` is one well-formed element tree: every tag closed in order, attributes
@@ -162,7 +200,8 @@ TEST_F(CliBench, SvgChartIsWellFormed) {
   const std::string text = slurp(svg);
   ASSERT_TRUE(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"")) << text.substr(0, 80);
   EXPECT_TRUE(well_formed(text));
-  for (const char* expected : {"json-verbose", "msgpack", "Median time", "Size", "time (", "size (", "<rect"})
+  for (const char* expected : {"json-verbose", "msgpack", "Median time", "Size", "time (", "size (", "<rect",
+                               "RapidJSON", "msgpack-cxx"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "floors.h"
 #include "progress.h"
 #include "sizes.h"
 #include "transit/transit.h"
@@ -26,11 +27,14 @@ constexpr Usage kBenchUsage{
     "Reads every value of FILE (in ENC, default json; - for stdin), checks that each encoding\n"
     "reads them back equal, then times writing them and reading them back in json,\n"
     "json-verbose and msgpack: the median of N runs (default 10) of each. Prints time, MB/s\n"
-    "(10^6 bytes per second) and size per encoding, and the size in each form.\n"
+    "(10^6 bytes per second) and size per encoding, and the size in each form. Beside each\n"
+    "encoding, its floor on the same bytes: RapidJSON (DOM parse, Writer) for the JSON forms,\n"
+    "msgpack-cxx (unpack, pack) for MessagePack, a fresh document and buffer each run.\n"
     "\n"
     "  --json     print one JSON object instead: {\"file\": FILE, \"values\": COUNT, \"results\":\n"
     "             [{\"encoding\": ENC, \"op\": \"read\" or \"write\", \"median_ns\": NS, \"bytes\": B},\n"
-    "             ...]}, one result per encoding and op\n"
+    "             ...], \"floors\": [{\"encoding\": ENC, \"library\": LIB, \"op\": OP,\n"
+    "             \"median_ns\": NS}, ...]}, one result and one floor per encoding and op\n"
     "  --svg OUT  also draw the times and sizes as a bar chart in the SVG file OUT\n"
     "  --quiet    no progress line on stderr (drawn only when stderr is a terminal and the run\n"
     "             takes more than a second)"};
@@ -86,10 +90,14 @@ Options parse_options(Args args) {
 // ---- timing ----------------------------------------------------------------------------------------
 
 struct Result {
-  Encoding encoding;
+  Encoding encoding = Encoding::json;
   std::int64_t read_ns = 0;
   std::int64_t write_ns = 0;
   std::size_t bytes = 0;
+  // The floor's times on the same bytes (see floors.h).
+  std::string library;
+  std::int64_t floor_read_ns = 0;
+  std::int64_t floor_write_ns = 0;
 };
 
 // The output is held in memory: a value that expands past the tool's limit fails with
@@ -121,17 +129,24 @@ std::int64_t median_ns(int runs, Progress& progress, std::string_view what, Op o
   return times.size() % 2 == 1 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
 }
 
-// The check (write, read back, compare) doubles as the warm-up run.
-Result measure(std::span<const Value> values, Encoding encoding, int runs, Progress& progress) {
-  Result r{encoding};
-  const std::string name(encoding_name(encoding));
-  progress.step(name + ": checking the round trip");
-  const std::string text = write_all(values, encoding);
-  r.bytes = text.size();
+// Writes the values in `encoding` and checks that they read back equal; returns the text.
+std::string check_round_trip(std::span<const Value> values, Encoding encoding, Progress& progress) {
+  progress.step(std::string(encoding_name(encoding)) + ": checking the round trip");
+  std::string text = write_all(values, encoding);
   const std::vector<Value> back = read_all(text, encoding);
   if (!std::equal(back.begin(), back.end(), values.begin(), values.end()))
     throw std::runtime_error("the values do not read back equal from " +
                              std::string(encoding_name(encoding)));
+  return text;
+}
+
+// Times ours and the floor on `text`, the values written in `encoding`.
+Result measure(std::span<const Value> values, Encoding encoding, const std::string& text, int runs,
+               Progress& progress) {
+  Result r;
+  r.encoding = encoding;
+  r.bytes = text.size();
+  const std::string name(encoding_name(encoding));
   r.write_ns = median_ns(runs, progress, name + ": write", [&] {
     const std::string out = write_all(values, encoding);
     if (out.size() != r.bytes) throw std::runtime_error("a write produced different output");
@@ -139,6 +154,17 @@ Result measure(std::span<const Value> values, Encoding encoding, int runs, Progr
   r.read_ns = median_ns(runs, progress, name + ": read", [&] {
     if (read_all(text, encoding).size() != values.size())
       throw std::runtime_error("a read produced different values");
+  });
+  // The floor, right after ours on the same bytes, so that load on the machine hits both alike.
+  const Floor floor(text, encoding);
+  r.library = floor.library();
+  const std::size_t floor_bytes = floor.write();  // also its warm-up
+  r.floor_write_ns = median_ns(runs, progress, name + ": " + r.library + " write", [&] {
+    if (floor.write() != floor_bytes) throw std::runtime_error("a floor write produced different output");
+  });
+  const std::size_t floor_values = floor.read();
+  r.floor_read_ns = median_ns(runs, progress, name + ": " + r.library + " read", [&] {
+    if (floor.read() != floor_values) throw std::runtime_error("a floor read produced different values");
   });
   return r;
 }
@@ -184,6 +210,17 @@ std::string pad_left(std::string s, std::size_t width) {
   return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
 }
 
+// A right-aligned table cell; "µs" is two bytes but one column.
+std::string cell(const std::string& s, std::size_t width) {
+  return pad_left(s, width + (s.find("µ") != std::string::npos ? 1 : 0));
+}
+
+// How many times the floor's time ours takes, e.g. "1.23x".
+std::string ratio(std::int64_t ours_ns, std::int64_t floor_ns) {
+  if (floor_ns <= 0) return "-";
+  return three_digits(static_cast<double>(ours_ns) / static_cast<double>(floor_ns)) + "x";
+}
+
 void print_table(std::ostream& out, const Options& o, std::size_t values,
                  std::span<const Result> results, const Sizes& sizes) {
   out << o.file << ": " << values << (values == 1 ? " value" : " values") << ", median of "
@@ -193,13 +230,21 @@ void print_table(std::ostream& out, const Options& o, std::size_t values,
   for (const Result& r : results) {
     std::string name(encoding_name(r.encoding));
     name.resize(14, ' ');
-    // "µs" is two bytes but one column.
-    const auto cell = [](const std::string& s, std::size_t width) {
-      return pad_left(s, width + (s.find("µ") != std::string::npos ? 1 : 0));
-    };
     out << name << cell(duration(r.read_ns), 10) << pad_left(three_digits(mb_per_s(r.bytes, r.read_ns)), 9)
         << cell(duration(r.write_ns), 10) << pad_left(three_digits(mb_per_s(r.bytes, r.write_ns)), 9)
         << pad_left(thousands(r.bytes), 12) << "\n";
+  }
+  out << "\nfloors on the same bytes (a fresh document and buffer each run, as above):\n";
+  out << "encoding      library     " << pad_left("read", 10) << pad_left("ours/it", 9)
+      << pad_left("write", 10) << pad_left("ours/it", 9) << "\n";
+  for (const Result& r : results) {
+    std::string name(encoding_name(r.encoding));
+    name.resize(14, ' ');
+    std::string library = r.library;
+    library.resize(12, ' ');
+    out << name << library << cell(duration(r.floor_read_ns), 10)
+        << pad_left(ratio(r.read_ns, r.floor_read_ns), 9) << cell(duration(r.floor_write_ns), 10)
+        << pad_left(ratio(r.write_ns, r.floor_write_ns), 9) << "\n";
   }
   out << "\n";
   const SizeRow row{std::filesystem::path(o.file).filename().string(), sizes};
@@ -216,8 +261,20 @@ void print_json(std::ostream& out, const Options& o, std::size_t values, std::sp
                                     {"bytes", r.bytes}}));
     }
   }
+  std::vector<Value> floors;
+  for (const Result& r : results) {
+    for (const bool read_op : {true, false}) {
+      floors.push_back(Value::map({{"encoding", encoding_name(r.encoding)},
+                                   {"library", r.library},
+                                   {"op", read_op ? "read" : "write"},
+                                   {"median_ns", read_op ? r.floor_read_ns : r.floor_write_ns}}));
+    }
+  }
   // JSON-Verbose of a map with string keys is a plain JSON object.
-  out << write(Value::map({{"file", o.file}, {"values", values}, {"results", Value::array(std::move(entries))}}),
+  out << write(Value::map({{"file", o.file},
+                           {"values", values},
+                           {"results", Value::array(std::move(entries))},
+                           {"floors", Value::array(std::move(floors))}}),
                Encoding::json_verbose)
       << "\n";
 }
@@ -225,6 +282,8 @@ void print_json(std::ostream& out, const Options& o, std::size_t values, std::sp
 // ---- the chart --------------------------------------------------------------------------------------------
 
 constexpr const char* kColors[] = {"#4c78a8", "#f58518", "#54a24b"};  // by kEncodings order
+// Each encoding's floor: a lighter shade of its colour, drawn right after it.
+constexpr const char* kFloorColors[] = {"#a6bcd4", "#fac28b", "#a9d0a5"};
 constexpr const char* kPlainColor = "#9d9d9d";
 
 std::string xml_escape(std::string_view s) {
@@ -347,14 +406,19 @@ std::string chart(const Options& o, std::size_t values, std::span<const Result> 
   }
 
   std::int64_t slowest = 0;
-  for (const Result& r : results) slowest = std::max({slowest, r.read_ns, r.write_ns});
+  for (const Result& r : results)
+    slowest = std::max({slowest, r.read_ns, r.write_ns, r.floor_read_ns, r.floor_write_ns});
   const Unit t = time_unit(static_cast<double>(slowest));
   std::vector<std::vector<Bar>> ops(2);
   for (std::size_t i = 0; i < results.size(); ++i) {
     ops[0].push_back({"", static_cast<double>(results[i].read_ns) * t.scale, kColors[i]});
+    ops[0].push_back({"", static_cast<double>(results[i].floor_read_ns) * t.scale, kFloorColors[i]});
     ops[1].push_back({"", static_cast<double>(results[i].write_ns) * t.scale, kColors[i]});
+    ops[1].push_back({"", static_cast<double>(results[i].floor_write_ns) * t.scale, kFloorColors[i]});
   }
   panel(svg, 80, 125, 360, 280, "Median time", std::string("time (") + t.name + ")", ops, {"read", "write"});
+  svg += "<text x=\"260\" y=\"452\" text-anchor=\"middle\" class=\"note\">lighter bars: RapidJSON (JSON), "
+         "msgpack-cxx (MessagePack)</text>\n";
 
   const Unit s = size_unit(static_cast<double>(std::max({sizes.plain_json, sizes.json, sizes.json_verbose, sizes.msgpack})));
   std::vector<std::vector<Bar>> bytes(1);
@@ -376,8 +440,14 @@ int bench(Args args) {
     const Options o = parse_options(args);
     Progress progress("bench", progress_enabled(o.quiet));
     const std::vector<Value> values = read_values(o.file, o.from, &progress);
+    // Every encoding is checked (written and read once) before any is timed: the checks are
+    // the warm-up, and no encoding is timed in the allocator's first state, whose cost would
+    // fall on whichever came first (docs/performance.md, "transit bench beside transit-bench").
+    std::vector<std::string> texts;
+    for (const Encoding e : kEncodings) texts.push_back(check_round_trip(values, e, progress));
     std::vector<Result> results;
-    for (const Encoding e : kEncodings) results.push_back(measure(values, e, o.runs, progress));
+    for (std::size_t i = 0; i < kEncodings.size(); ++i)
+      results.push_back(measure(values, kEncodings[i], texts[i], o.runs, progress));
     progress.step("sizes");
     const Sizes sizes = measure_sizes(values);
     progress.finish();
