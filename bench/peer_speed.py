@@ -10,8 +10,9 @@
 # NAME.verbose.json) and for ../shared/corpus/transit-example.json: `transit bench` on the JSON
 # text gives our medians (read and write, JSON and JSON-Verbose); bench/transit_js_speed.js gives
 # transit-js's on the JSON text and on the JSON-Verbose text, after 2 s of JIT warm-up. The two
-# run one right after the other, so load on the machine hits both alike. Prints a Markdown
-# table of milliseconds and of how many times faster ours is.
+# run one right after the other, so load on the machine hits both alike. Prints two Markdown
+# tables: ours beside transit-js (milliseconds, and how many times faster ours is), and ours
+# beside the floors `transit bench` times on the same bytes (RapidJSON, msgpack-cxx).
 import argparse
 import json
 import os
@@ -22,9 +23,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def ours(transit, path, runs):
-    out = subprocess.run([transit, "bench", path, "--runs", str(runs), "--json", "--quiet"],
-                         check=True, capture_output=True, text=True).stdout
-    return {(r["encoding"], r["op"]): r["median_ns"] for r in json.loads(out)["results"]}
+    """({(encoding, op): median ns}, {(encoding, op): floor median ns}) from `transit bench`."""
+    report = json.loads(subprocess.run([transit, "bench", path, "--runs", str(runs), "--json", "--quiet"],
+                                       check=True, capture_output=True, text=True).stdout)
+    return ({(r["encoding"], r["op"]): r["median_ns"] for r in report["results"]},
+            {(r["encoding"], r["op"]): r["median_ns"] for r in report["floors"]})
 
 
 def transit_js(interop_dir, path, runs):
@@ -48,10 +51,12 @@ def main():
     if os.path.exists(example):
         files.append(("transit-example", example, None))
 
+    floors = []
     print("| corpus | JSON read: ours / transit-js ms (x faster) | JSON-Verbose read | JSON write | JSON-Verbose write |")
     print("|---|---:|---:|---:|---:|")
     for name, json_path, verbose_path in files:
-        o = ours(a.transit, json_path, a.runs)
+        o, f = ours(a.transit, json_path, a.runs)
+        floors.append((name, o, f))
         js = transit_js(a.interop_dir, json_path, a.runs)
         js_verbose_read = transit_js(a.interop_dir, verbose_path, a.runs)["read_ns"] if verbose_path else None
 
@@ -67,6 +72,16 @@ def main():
             cell(o[("json", "write")], js["write_json_ns"]),
             cell(o[("json-verbose", "write")], js["write_verbose_ns"])))
         sys.stdout.flush()
+
+    print()
+    print("| corpus | encoding | read: ours / floor ms (ratio) | write: ours / floor ms (ratio) |")
+    print("|---|---|---:|---:|")
+    for name, o, f in floors:
+        for enc, floor in (("json", "RapidJSON"), ("json-verbose", "RapidJSON"), ("msgpack", "msgpack-cxx")):
+            print("| %s | %s (%s) | %.2f / %.2f (%.2fx) | %.2f / %.2f (%.2fx) |" % (
+                name, enc, floor,
+                o[(enc, "read")] / 1e6, f[(enc, "read")] / 1e6, o[(enc, "read")] / f[(enc, "read")],
+                o[(enc, "write")] / 1e6, f[(enc, "write")] / 1e6, o[(enc, "write")] / f[(enc, "write")]))
 
 
 if __name__ == "__main__":
