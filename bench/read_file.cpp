@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// transit-read-file FILE [N] [transit|rapidjson|simdjson|twitter|citm|write-json|write-verbose|
-// rapidjson-write] [msgpack]: reads FILE into memory and parses it N times, with transit::read (as Transit JSON, the default), with
+// transit-read-file FILE [N] [transit|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|
+// write-verbose|rapidjson-write] [msgpack]: reads FILE into memory and parses it N times, with transit::read (as Transit JSON, the default), with
 // one of the floors (RapidJSON's DOM parse with full precision; simdjson's DOM parse, copying
-// the text into its padded buffer), or typed into the structs of bench/typed_corpora.h
+// the text into its padded buffer; msgpack-cxx's `unpack` of the file's MessagePack form, with
+// `msgpack`), or typed into the structs of bench/typed_corpora.h
 // (`twitter`, `citm`: FILE is that corpus as transit-bench --dump writes it; with `msgpack`,
 // its MessagePack form, converted before anything is counted), for instruction counts of the
 // parse alone:
 //   valgrind --tool=callgrind --toggle-collect='transit::read(*' transit-read-file FILE 3
 //   valgrind --tool=callgrind --toggle-collect='rapidjson_dom(*' transit-read-file FILE 3 rapidjson
 //   valgrind --tool=callgrind --toggle-collect='simdjson_dom(*' transit-read-file FILE 3 simdjson
+//   valgrind --tool=callgrind --toggle-collect='transit::read(*' transit-read-file FILE 3 transit msgpack
+//   valgrind --tool=callgrind --toggle-collect='*msgpack_unpack(*' transit-read-file FILE 3 msgpack-unpack msgpack
 //   valgrind --tool=callgrind --toggle-collect='*typed_read*' transit-read-file FILE 3 twitter [msgpack]
 // The write modes read FILE once (Transit JSON into a Value, or RapidJSON's Document) and write
 // it N times, as transit-bench's write rows do: one writer (Transit JSON or JSON-Verbose) or
 // RapidJSON Writer, and one output buffer cleared between writes:
 //   valgrind --tool=callgrind --toggle-collect='*transit_write(*' transit-read-file FILE 3 write-json
 //   valgrind --tool=callgrind --toggle-collect='*rapidjson_write(*' transit-read-file FILE 3 rapidjson-write
+#include <msgpack.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -56,6 +60,15 @@ namespace {
   return out.size();
 }
 
+// The MessagePack floor, as transit-bench's Floor/MsgpackUnpack: one zone per unpack.
+[[gnu::noinline]] std::size_t msgpack_unpack(const std::string& bytes) {
+  const msgpack::object_handle handle = msgpack::unpack(bytes.data(), bytes.size());
+  const msgpack::object& root = handle.get();
+  return root.type == msgpack::type::MAP     ? root.via.map.size
+         : root.type == msgpack::type::ARRAY ? root.via.array.size
+                                             : 1;
+}
+
 #ifdef TRANSIT_HAVE_SIMDJSON
 [[gnu::noinline]] std::size_t simdjson_dom(simdjson::dom::parser& parser, const std::string& text) {
   simdjson::dom::element root;
@@ -80,7 +93,7 @@ template <class T>
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: transit-read-file FILE [N] [transit|rapidjson|simdjson|twitter|citm|write-json|write-verbose|rapidjson-write] [msgpack]\n";
+    std::cerr << "usage: transit-read-file FILE [N] [transit|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|write-verbose|rapidjson-write] [msgpack]\n";
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -134,6 +147,8 @@ int main(int argc, char** argv) {
         items += transit::read(text, encoding).size();
       } else if (with == "rapidjson") {
         items += rapidjson_dom(text);
+      } else if (with == "msgpack-unpack" && msgpack) {
+        items += msgpack_unpack(text);
 #ifdef TRANSIT_HAVE_SIMDJSON
       } else if (with == "simdjson") {
         items += simdjson_dom(parser, text);
