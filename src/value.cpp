@@ -247,6 +247,26 @@ struct Arena : ArenaHeader {
     parent_listed = true;
   }
 
+  // Counts while the document is built. Every node is born with a count (its Value's) and
+  // nearly every one gives it back when its parent borrows it: two atomic operations per node
+  // for a count nobody else could see, since no other thread holds any Value of the arena
+  // until its scope closes. So while the scope is open, counts born and given back go to a
+  // plain integer of the building thread, and `refs` holds kOpenBias more than the scope's own
+  // count, so that copies and releases (which stay atomic, Value's code does not know about
+  // scopes) can never take it to zero. The scope folds the two together as it closes.
+  static constexpr std::uint32_t kOpenBias = std::uint32_t{1} << 31;
+  void open() noexcept { refs.store(1 + kOpenBias, std::memory_order_relaxed); }
+  void count_born() noexcept { ++open_counts_; }
+  void count_given_back() noexcept { --open_counts_; }
+  // Folds the open counts into `refs` and gives back the scope's own: true when nothing
+  // refers to the arena any more. Unsigned arithmetic wraps, so a negative balance (copies
+  // counted atomically, given back here) folds in as well.
+  bool close() noexcept {
+    const auto delta = static_cast<std::uint32_t>(open_counts_) - kOpenBias - 1;
+    open_counts_ = 0;
+    return refs.fetch_add(delta, std::memory_order_acq_rel) + delta == 0;
+  }
+
   std::size_t allocated() const noexcept { return allocated_; }
   // What the arena holds of the heap: its blocks, headers included.
   std::size_t block_bytes() const noexcept {
@@ -262,6 +282,9 @@ struct Arena : ArenaHeader {
   std::size_t allocated_ = 0;
   std::vector<std::pair<Kind, Node*>> foreign_;
   std::atomic<KeyIndex*> indexes_{nullptr};
+  // Counts born minus counts given back while the scope is open (see open()); touched only by
+  // the thread building the document.
+  std::int64_t open_counts_ = 0;
 };
 
 void destroy_arena(ArenaHeader* arena) noexcept { delete static_cast<Arena*>(arena); }
@@ -278,11 +301,12 @@ void* allocate_node(std::size_t bytes) {
   return t_arena ? t_arena->allocate(bytes) : allocate(bytes);
 }
 
-// Gives a new node its owner: the arena counts the Value about to refer to it.
+// Gives a new node its owner: the arena counts the Value about to refer to it (in its open
+// counts: the node is new, so t_arena is open on this thread).
 void attach(Node* node) noexcept {
   if (!t_arena) return;
   node->arena = t_arena;
-  t_arena->refs.fetch_add(1, std::memory_order_relaxed);
+  t_arena->count_born();
 }
 
 bool is_text_kind(Kind k) {
@@ -561,8 +585,9 @@ bool ValueAccess::borrow(Value& child, detail::ArenaHeader* arena) noexcept {
   if ((child.small_.flags & (Value::kHeap | Value::kBorrowed)) != Value::kHeap) return true;
   if (child.wide_.u.node->arena != arena) return false;
   // The arena keeps the child's node alive for as long as its parent: no count needed. The
-  // parent's own Value holds a count, so this never reaches zero.
-  arena->refs.fetch_sub(1, std::memory_order_relaxed);
+  // parent is being built, so its arena's scope is open on this thread: the count goes back
+  // to the open counts, with no atomic operation.
+  static_cast<detail::Arena*>(arena)->count_given_back();
   child.small_.flags |= Value::kBorrowed;
   return true;
 }
@@ -577,6 +602,7 @@ Value ValueAccess::alias_node(const Value& v) noexcept {
 
 ArenaScope::ArenaScope() : previous_(detail::t_arena) {
   auto* arena = new detail::Arena(detail::t_arena_hint);
+  arena->open();
   arena_ = arena;
   detail::t_arena = arena;
 }
@@ -585,7 +611,7 @@ ArenaScope::~ArenaScope() {
   auto* arena = static_cast<detail::Arena*>(arena_);
   detail::t_arena = static_cast<detail::Arena*>(previous_);
   detail::t_arena_hint = std::clamp<std::size_t>(arena->allocated() + 256, 1024, std::size_t{1} << 20);
-  if (arena->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete arena;
+  if (arena->close()) delete arena;
 }
 
 // An empty container has no node: it is inline, its kind and zero bytes, so that `[]`, `{}`
@@ -735,9 +761,10 @@ Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) 
   Value v;
   v.init_node(kind, node, size);
   if (arena) {
-    // As attach() and make_sequence do, for the arena the slots came from.
+    // As attach() and make_sequence do, for the arena the slots came from (open: the slots
+    // are finished while their document is built).
     node->arena = arena;
-    arena->refs.fetch_add(1, std::memory_order_relaxed);
+    arena->count_born();
     bool listed = false;
     for (std::uint32_t i = 0; i < size; ++i) {
       Value& child = node->items()[i];
