@@ -527,7 +527,7 @@ class DuplicateFinder {
     const Value& k = key_of(kept);
     if (!use_index_) {
       for (std::size_t j = 0; j < kept; ++j)
-        if (key_of(j) == k) return j;
+        if (ValueAccess::same_key(key_of(j), k)) return j;
       return kept;
     }
     const std::size_t h = k.hash();
@@ -541,7 +541,7 @@ class DuplicateFinder {
         if (2 * (kept + 1) > mask_ + 1) grow(key_of, kept + 1);
         return kept;
       }
-      if (t[i].tag == tag && key_of(t[i].index) == k) return t[i].index;
+      if (t[i].tag == tag && ValueAccess::same_key(key_of(t[i].index), k)) return t[i].index;
     }
   }
 

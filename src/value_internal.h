@@ -56,6 +56,25 @@ struct ValueAccess {
     }
     return {raw.a, raw.b};
   }
+  /// a == b, with what the two handles alone decide settled inline, without the call: the
+  /// same inline bytes or the same node (equal), different kinds, two inline values that
+  /// differ and are not doubles (inline values are canonical), or two texts of different
+  /// lengths (unequal). For the duplicate-key check of maps and sets, which compares every new
+  /// key with the ones before it: short keywords and cache hits are decided here.
+  static bool same_key(const Value& a, const Value& b) noexcept {
+    if (a.small_.kind != b.small_.kind) return false;
+    const std::uint8_t heap_a = a.small_.flags & Value::kHeap;
+    if (heap_a != (b.small_.flags & Value::kHeap)) return a == b;
+    if (!heap_a) {
+      if (a.raw_.a == b.raw_.a && a.raw_.b == b.raw_.b) return true;
+      return a.small_.kind == Kind::floating && a == b;  // 0.0 and -0.0
+    }
+    if (a.wide_.u.node == b.wide_.u.node) return true;
+    if (a.wide_.size != b.wide_.size && a.small_.kind >= Kind::big_integer &&
+        a.small_.kind <= Kind::symbol && a.small_.kind != Kind::floating)
+      return false;  // text (or bytes) of different lengths
+    return a == b;
+  }
   /// An empty container of `kind` (array, list, set, map or link): inline, with no node.
   static Value empty(Kind kind) noexcept;
   /// The heap bytes of the arena `v` lives in (its blocks, headers included), or 0 when `v`

@@ -466,6 +466,55 @@ TEST(ValueContainers, MapLastValueWinsAtFirstPosition) {
   EXPECT_EQ(big.entries()[8], Entry(kw("k8"), 8));
 }
 
+// The duplicate-key check decides what the handles alone decide without comparing contents
+// (same bytes or node, different kinds or lengths): every such shortcut must agree with ==.
+// Each pair is a map's two keys, alone (a scan) and among 20 others (the hash index).
+TEST(ValueContainers, DuplicateKeysAreFoundByEqualityWhateverTheirForm) {
+  const std::string long_a = "a key longer than thirteen bytes, A";
+  const Value shared(long_a);
+  const std::vector<std::pair<Value, Value>> equal = {
+      {kw("short"), kw("short")},
+      {Value(long_a), Value(long_a)},       // two nodes, one text
+      {shared, shared},                     // one node
+      {Value(0.0), Value(-0.0)},            // equal doubles, different bytes
+      {Value(std::nan("")), Value(std::nan(""))},
+      {Value::bytes(std::string(20, 'b')), Value::bytes(std::string(20, 'b'))},
+      {Value::big_integer("123456789012345678901234567890"), Value::big_integer("123456789012345678901234567890")},
+      {Value::array({1, "x"}), Value::array({1, "x"})},
+      {Value::uuid({1, 2}), Value::uuid({1, 2})},
+  };
+  const std::vector<std::pair<Value, Value>> unequal = {
+      {kw("short"), sym("short")},          // same bytes, other kind
+      {kw("short"), kw("shorter")},
+      {Value(long_a), Value("a key longer than thirteen bytes, B")},  // same length
+      {Value(long_a), Value(long_a + "!")},  // other length
+      {Value(1), Value(1.0)},
+      {Value::bytes(std::string(20, 'b')), Value::bytes(std::string(21, 'b'))},
+      {Value::array({1, "x"}), Value::array({1, "y"})},
+      {Value::array({}), Value::array({1})},  // inline and on the heap
+      {Value::uuid({1, 2}), Value::uuid({1, 3})},
+  };
+  auto keys_of = [](const Value& a, const Value& b, bool many) {
+    std::vector<Entry> entries{{a, 1}};
+    if (many)
+      for (int i = 0; i < 20; ++i) entries.emplace_back("filler " + std::to_string(i), i);
+    entries.emplace_back(b, 2);
+    return Value::map(entries).size() - (many ? 20 : 0);
+  };
+  for (bool many : {false, true}) {
+    for (const auto& [a, b] : equal) {
+      ASSERT_EQ(a, b);
+      EXPECT_EQ(keys_of(a, b, many), 1u) << transit::kind_name(a.kind()) << (many ? " among many" : "");
+      EXPECT_EQ(Value::set({a, b}).size(), 1u) << transit::kind_name(a.kind());
+    }
+    for (const auto& [a, b] : unequal) {
+      ASSERT_NE(a, b);
+      EXPECT_EQ(keys_of(a, b, many), 2u) << transit::kind_name(a.kind()) << (many ? " among many" : "");
+      EXPECT_EQ(Value::set({a, b}).size(), 2u) << transit::kind_name(a.kind());
+    }
+  }
+}
+
 // ---- validation ----------------------------------------------------------------------------------
 
 TEST(ValueValidation, BigIntegerDigits) {
