@@ -80,10 +80,19 @@ Value& Decoder::place() {
   }
   if (f.slots.items) return place_in_slots(f);
   const std::size_t n = stack_.size() - f.start;
-  if ((f.kind == FrameKind::object || f.kind == FrameKind::map_array ? n / 2 : n) >= max_items_)
-    throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
-                                     " items or entries");
-  if (n == kSlotsFrom && f.kind == FrameKind::array && !arrays_built_by_user()) [[unlikely]] {
+  const bool keyed = f.kind == FrameKind::object || f.kind == FrameKind::map_array;
+  if ((keyed ? n / 2 : n) >= max_items_) too_many_items();
+  const bool may_move_to_slots = f.kind == FrameKind::array && !arrays_built_by_user();
+  if (keyed || f.kind == FrameKind::array) {
+    // Below this many items no check above can fail, nor the move to slots below happen: the
+    // items up to it go straight onto the stack (deliver). A tagged frame's rep stays here.
+    const std::size_t items_until =
+        keyed ? (max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_)
+              : std::min(max_items_, may_move_to_slots ? kSlotsFrom : SIZE_MAX);
+    f.stack_until = items_until > SIZE_MAX - f.start ? SIZE_MAX : f.start + items_until;
+  }
+  if (n == kSlotsFrom && may_move_to_slots) [[unlikely]] {
+    f.stack_until = 0;  // the items go to the slots from now on
     // A large array whose count was not announced: its items move off the stack into slots
     // that grow in place, so that the stack and the node never both hold them.
     f.slots = ValueAccess::reserve_growable_sequence(std::min<std::size_t>(2 * n, max_items_));
@@ -97,16 +106,21 @@ Value& Decoder::place() {
 }
 
 Value& Decoder::place_in_slots(Frame& f) {
-  if (f.count >= max_items_)
-    throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
-                                     " items or entries");
+  if (f.count >= max_items_) too_many_items();
   if (f.count == f.slots.capacity) {
     if (f.expected != 0)
       throw_error(Errc::syntax, "array has more items than the " +
                                     std::to_string(f.slots.capacity) + " it announced");
     ValueAccess::grow_sequence(f.slots, std::min<std::size_t>(2 * f.count, max_items_));
   }
+  // Up to the slots' end and the limit, the next items go straight in (deliver).
+  f.slots_until = static_cast<std::uint32_t>(std::min<std::size_t>(f.slots.capacity, max_items_));
   return *new (f.slots.items + f.count++) Value();
+}
+
+void Decoder::too_many_items() const {
+  throw_error(Errc::too_large,
+              "collection has more than " + std::to_string(max_items_) + " items or entries");
 }
 
 void Decoder::begin(FrameKind kind, std::size_t expected) {

@@ -115,15 +115,31 @@ class Decoder {
     std::size_t expected = 0;  // the items announced (see array_begin), or 0
     // A plain array with a known count: its items go here (`count` of them), not to stack_.
     ValueAccess::Slots slots;
+    // deliver's fast path (see there): the next item goes straight onto stack_ while its size
+    // is below `stack_until`, or into the slots while `count` is below `slots_until`. Both
+    // are set by place() once it has checked the frame's state, and 0 (the slow path) until
+    // then.
+    std::size_t stack_until = 0;
+    std::uint32_t slots_until = 0;
   };
 
   /// Places a complete value in its container (or as the result); returns where it now is.
   /// Inline, so that a scalar built by the caller reaches its slot in registers: handed over
   /// in memory, its 16 bytes were loaded whole just after being stored in parts, a stalled
   /// store-to-load forward that took half of the time of placing it.
+  ///
+  /// Most items go into a plain array or map already started, with room left below every
+  /// limit: place() then only says "the next slot". It says so once per container, in the
+  /// frame's stack_until or slots_until, and the items after it are placed here, inline,
+  /// with a comparison.
   const Value& deliver(Value v) {
     if (tape_ && taping()) [[unlikely]]
       return deliver_taped(std::move(v));
+    if (!frames_.empty()) {
+      Frame& f = frames_.back();
+      if (stack_.size() < f.stack_until) return stack_.emplace_back(std::move(v));
+      if (f.count < f.slots_until) return *new (f.slots.items + f.count++) Value(std::move(v));
+    }
     Value& slot = place();
     slot = std::move(v);
     return slot;
@@ -131,8 +147,9 @@ class Decoder {
   const Value& deliver_taped(Value v);
   /// Checks the innermost container for one more item and returns the empty slot the next
   /// complete value goes to: a new item of stack_, of the array's own slots, or the result.
-  /// Not for taped frames.
+  /// Not for taped frames. Opens deliver's fast path for the items that follow (see Frame).
   Value& place();
+  [[noreturn, gnu::cold]] void too_many_items() const;
   /// place() in an array's own slots (see Frame::slots).
   Value& place_in_slots(Frame& f);
   void begin(FrameKind kind, std::size_t expected);

@@ -375,6 +375,44 @@ TEST(Hostile, JsonCollectionLimit) {
   expect_json_error(R"({"a":1,"b":2,"c":3,"d":4})", Errc::too_large, 19, options);
 }
 
+// The decoder places most items inline, below limits it works out once per container: the
+// collection limit, and for a JSON array the 65,536 items at which it moves off the value
+// stack into slots of its own (which then grow). Items on either side of each boundary land
+// in order, in every encoding, and the limit is found at the item that crosses it.
+TEST(Hostile, ItemsOnEitherSideOfEveryPlacementBoundary) {
+  for (const std::size_t n : {65'535u, 65'536u, 65'537u, 131'072u, 131'073u, 200'000u}) {
+    std::vector<Value> items;
+    for (std::size_t i = 0; i < n; ++i) items.emplace_back(static_cast<std::int64_t>(i) * 3);
+    const Value array = Value::array(items);
+    for (const Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+      SCOPED_TRACE(std::to_string(n) + " items, " + std::string(transit::encoding_name(e)));
+      const std::string bytes = transit::write(array, e);
+      const Value back = transit::read(bytes, e);
+      ASSERT_EQ(back.size(), n);
+      for (const std::size_t i : {std::size_t{0}, n / 2, n - 2, n - 1})
+        EXPECT_EQ(back[i].as_int(), static_cast<std::int64_t>(i) * 3);
+      EXPECT_EQ(back, array);
+      ReadOptions at_limit;
+      at_limit.max_collection_length = n;
+      EXPECT_EQ(transit::read(bytes, e, at_limit).size(), n);
+      ReadOptions below;
+      below.max_collection_length = n - 1;
+      try {
+        (void)transit::read(bytes, e, below);
+        ADD_FAILURE() << "no error";
+      } catch (const Error& err) {
+        EXPECT_EQ(err.code(), Errc::too_large) << err.what();
+      }
+    }
+  }
+  // Maps count entries: 2 limits a map to 2 entries, wherever its keys and values go.
+  ReadOptions two;
+  two.max_collection_length = 2;
+  EXPECT_EQ(transit::read(R"(["^ ","a",1,"b",2])", Encoding::json, two).size(), 2u);
+  EXPECT_EQ(transit::read(R"({"a":[1,2],"b":{"c":3,"d":4}})", Encoding::json, two).size(), 2u);
+  expect_json_error(R"(["^ ","a",[1,2],"b",2,"c",3])", Errc::too_large, 22, two);
+}
+
 // ---- depth ---------------------------------------------------------------------------------------
 
 TEST(Hostile, MillionDeepJsonArrays) {
