@@ -210,6 +210,7 @@ struct Arena : ArenaHeader {
       }
     }
     while (head_) give_back(std::exchange(head_, head_->next));
+    for (const auto& [block, bytes] : taken_over_) std::free(block);
     for (KeyIndex* i = indexes_.load(std::memory_order_acquire); i;)
       std::free(std::exchange(i, i->next_in_arena));
   }
@@ -267,11 +268,18 @@ struct Arena : ArenaHeader {
     return refs.fetch_add(delta, std::memory_order_acq_rel) + delta == 0;
   }
 
+  // Makes a node built in a block of its own on the heap (a long array's growable slots) a
+  // node of this arena, freed with it. Left on the heap as a foreign child, it held a count
+  // on the arena for each of its items from the arena while the arena held it: a cycle, and
+  // the whole document leaked.
+  void take_over(Node* node, std::size_t bytes) { taken_over_.emplace_back(node, bytes); }
+
   std::size_t allocated() const noexcept { return allocated_; }
   // What the arena holds of the heap: its blocks, headers included.
   std::size_t block_bytes() const noexcept {
     std::size_t bytes = 0;
     for (const ArenaBlock* b = head_; b; b = b->next) bytes += sizeof(ArenaBlock) + b->size;
+    for (const auto& [block, size] : taken_over_) bytes += size;
     return bytes;
   }
 
@@ -281,6 +289,7 @@ struct Arena : ArenaHeader {
   std::size_t first_block_;
   std::size_t allocated_ = 0;
   std::vector<std::pair<Kind, Node*>> foreign_;
+  std::vector<std::pair<Node*, std::size_t>> taken_over_;  // see take_over
   std::atomic<KeyIndex*> indexes_{nullptr};
   // Counts born minus counts given back while the scope is open (see open()); touched only by
   // the thread building the document.
@@ -733,6 +742,18 @@ Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) 
     if (void* fit = std::realloc(static_cast<void*>(node), sizeof(SeqNode) + std::size_t{size} * sizeof(Value)))
       node = static_cast<SeqNode*>(fit);
   }
+  if (!arena && detail::t_arena) {
+    // Heap slots of a document built in an arena: the arena takes the block over, and the
+    // node is one of its nodes from here on (see Arena::take_over).
+    try {
+      detail::t_arena->take_over(node, sizeof(SeqNode) + std::size_t{size} * sizeof(Value));
+    } catch (...) {
+      std::destroy_n(node->items(), size);
+      std::free(node);
+      throw;
+    }
+    arena = detail::t_arena;
+  }
   node->size = size;
   // The height and the depth limit, as finish_container gives every other node: a heap node
   // is measured before it is owned, and freed with its items when it is too deep.
@@ -741,9 +762,9 @@ Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) 
     for (std::uint32_t i = 0; i < size; ++i) {
       Value& child = node->items()[i];
       deepest = std::max(deepest, child.depth());
-      // Heap slots are no node of the document's arena, so nothing keeps that arena alive for
-      // a child the decoder placed as an alias (a cache hit, which holds no count): such a
-      // child takes its count now, as an ordinary copy does.
+      // Heap slots with no arena open: should a child have been placed as an alias (a cache
+      // hit, which holds no count), nothing would keep its arena alive: it takes its count
+      // now, as an ordinary copy does.
       if (child.small_.flags & Value::kBorrowed) {
         Value counted(std::as_const(child));
         child.~Value();  // a borrowed Value gives back no count
