@@ -93,7 +93,7 @@ void Cursor::read_user(const std::type_info& type, void* out) {
     if (!r) mismatch(type, at, "no typed reader for ~#" + std::string(got));
     if (*r->type != type) mismatch(type, at, "~#" + std::string(got) + " reads " + type_name(*r->type));
     ++i_;
-    r->read_into(*this, out);
+    r->read_into(r->context.get(), *this, out);
     expect(Op::tagged_end, type);
     return;
   }
@@ -101,7 +101,7 @@ void Cursor::read_user(const std::type_info& type, void* out) {
   if (!mine) mismatch(type, at, "no Record for this type in the reader's handlers");
   // A record's map read plain, as JSON from a peer that does not tag it.
   if (t.op != Op::map_begin) mismatch(type, at);
-  mine->read_into(*this, out);
+  mine->read_into(mine->context.get(), *this, out);
 }
 
 void* Cursor::read_derived(const std::type_info& base, const std::type_info& wanted) {
@@ -122,7 +122,7 @@ void* Cursor::read_derived(const std::type_info& base, const std::type_info& wan
     upcast = it->second;
   }
   ++i_;
-  void* obj = r->create(*this);
+  void* obj = r->create(r->context.get(), *this);
   try {
     expect(Op::tagged_end, wanted);
   } catch (...) {

@@ -28,10 +28,13 @@ class Cursor;
 struct TypedReader {
   /// The C++ type it reads.
   const std::type_info* type = nullptr;
+  /// What the two functions below read by (a Record's fields), kept alive with the reader.
+  /// Plain function pointers rather than std::function: a read calls one per object.
+  std::shared_ptr<const void> context;
   /// Reads the rep at the cursor into `out`, which points at a T.
-  std::function<void(Cursor&, void* out)> read_into;
+  void (*read_into)(const void* context, Cursor&, void* out) = nullptr;
   /// Reads the rep at the cursor into a new T (for polymorphic reads).
-  std::function<void*(Cursor&)> create;
+  void* (*create)(const void* context, Cursor&) = nullptr;
   void (*destroy)(void*) noexcept = nullptr;
   /// Pointer conversions from T* to each declared base, keyed by the base.
   std::vector<std::pair<std::type_index, void* (*)(void*)>> upcasts;

@@ -9,11 +9,11 @@
 
 #include <array>
 #include <charconv>
-#include <functional>
 #include <typeindex>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <forward_list>
 #include <list>
@@ -155,10 +155,13 @@ class Record {
     if (state_->fields.size() == 64)
       detail::throw_error(Errc::invalid_argument,
                           "Record<" + detail::type_name(typeid(T)) + ">: more than 64 fields");
-    state_->fields.push_back(Field{
-        std::move(name), detail::is_specialization_v<M, std::optional>,
-        [member](const T& obj, detail::ObjectEncoder& e) { detail::write_any(e, obj.*member); },
-        [member](detail::Cursor& c, T& obj) { obj.*member = Bind<M>::read(c); }});
+    static_assert(sizeof member <= sizeof(Field::member), "Record<T>::field: member pointer too wide");
+    Field& f = state_->fields.emplace_back();
+    f.name = std::move(name);
+    f.optional = detail::is_specialization_v<M, std::optional>;
+    std::memcpy(f.member, &member, sizeof member);
+    f.write = &write_member<M, C>;
+    f.read = &read_member<M, C>;
     return *this;
   }
   /// Declares T's bases, so a read into std::unique_ptr<Base> (or shared_ptr) may give a T.
@@ -185,7 +188,7 @@ class Record {
       e.map_begin(s->fields.size(), true);
       for (const Field& f : s->fields) {
         e.keyword(f.name, true);
-        f.write(obj, e);
+        f.write(f, obj, e);
       }
       e.map_end();
     };
@@ -197,12 +200,13 @@ class Record {
   std::shared_ptr<const detail::TypedReader> reader() const {
     auto r = std::make_shared<detail::TypedReader>();
     r->type = &typeid(T);
-    r->read_into = [s = state_](detail::Cursor& c, void* out) {
-      read_fields(*s, c, *static_cast<T*>(out));
+    r->context = state_;
+    r->read_into = [](const void* s, detail::Cursor& c, void* out) {
+      read_fields(*static_cast<const State*>(s), c, *static_cast<T*>(out));
     };
-    r->create = [s = state_](detail::Cursor& c) -> void* {
+    r->create = [](const void* s, detail::Cursor& c) -> void* {
       auto obj = std::make_unique<T>();
-      read_fields(*s, c, *obj);
+      read_fields(*static_cast<const State*>(s), c, *obj);
       return obj.release();
     };
     r->destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
@@ -211,12 +215,30 @@ class Record {
   }
 
  private:
+  // A field's member pointer is kept as bytes, so that one Field type holds a member of any
+  // type; the two thunks, instantiated for that member's type, read it back. Plain function
+  // pointers: a typed read calls one per field of every object.
   struct Field {
     std::string name;
-    bool optional;
-    std::function<void(const T&, detail::ObjectEncoder&)> write;
-    std::function<void(detail::Cursor&, T&)> read;
+    bool optional = false;
+    alignas(std::max_align_t) unsigned char member[16];
+    void (*write)(const Field&, const T&, detail::ObjectEncoder&) = nullptr;
+    void (*read)(const Field&, detail::Cursor&, T&) = nullptr;
   };
+  template <class M, class C>
+  static M C::*member_of(const Field& f) noexcept {
+    M C::*member;
+    std::memcpy(&member, f.member, sizeof member);
+    return member;
+  }
+  template <class M, class C>
+  static void write_member(const Field& f, const T& obj, detail::ObjectEncoder& e) {
+    detail::write_any(e, obj.*member_of<M, C>(f));
+  }
+  template <class M, class C>
+  static void read_member(const Field& f, detail::Cursor& c, T& obj) {
+    obj.*member_of<M, C>(f) = Bind<M>::read(c);
+  }
   struct State {
     std::vector<Field> fields;
     std::vector<std::pair<std::type_index, void* (*)(void*)>> upcasts;
@@ -231,17 +253,21 @@ class Record {
     while (c.peek().op != detail::Op::map_end) {
       const detail::Token& key = c.take();
       std::string_view name;
-      if (key.op == detail::Op::value && key.value.kind() == Kind::keyword)
+      if (key.op == detail::Op::text) {
+        name = c.text(key);
+      } else if (key.op == detail::Op::value &&
+                 (key.value.kind() == Kind::keyword || key.value.kind() == Kind::string)) {
         name = key.value.as_string();
-      else if (!c.string_of(key, name)) {
+      } else {
         c.skip();  // not a field name: a key of another kind, and its value
         continue;
       }
       std::size_t i = 0;
       for (; i < n; ++i) {
         const std::size_t k = next + i < n ? next + i : next + i - n;
-        if (s.fields[k].name == name) {
-          s.fields[k].read(c, obj);
+        const Field& f = s.fields[k];
+        if (f.name.size() == name.size() && std::memcmp(f.name.data(), name.data(), name.size()) == 0) {
+          f.read(f, c, obj);
           seen |= std::uint64_t{1} << k;
           next = k + 1 == n ? 0 : k + 1;
           break;
@@ -274,7 +300,7 @@ ReadHandlers& ReadHandlers::add(const Record<T>& record) {
     detail::Cursor c(tape, nullptr);
     T obj{};
     try {
-      reader->read_into(c, &obj);
+      reader->read_into(reader->context.get(), c, &obj);
     } catch (const detail::BindFailure& f) {
       detail::throw_error(f.code, f.detail);
     }
