@@ -12,6 +12,10 @@
 #include <limits>
 #include <system_error>
 
+#ifdef TRANSIT_HAVE_SIMDJSON
+#include <simdjson.h>
+#endif
+
 namespace transit::detail {
 namespace {
 
@@ -432,7 +436,15 @@ std::optional<std::int64_t> parse_instant(std::string_view text) {
 
 // ---- UTF-8 -------------------------------------------------------------------------------------
 
+// Text this long (a tweet, a description) is checked by simdjson's vectorized validator when
+// the library has it: it accepts exactly what the loop below accepts (RFC 3629: no overlong
+// form, surrogate or code point above U+10FFFF). Shorter text is not worth the call.
+constexpr std::size_t kVectorUtf8From = 64;
+
 bool is_valid_utf8(std::string_view s) noexcept {
+#ifdef TRANSIT_HAVE_SIMDJSON
+  if (s.size() >= kVectorUtf8From) return simdjson::validate_utf8(s.data(), s.size());
+#endif
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* const end = p + s.size();
   while (p != end) {

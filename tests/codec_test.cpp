@@ -332,6 +332,32 @@ TEST(Utf8, RejectsIllFormedText) {
     EXPECT_FALSE(is_valid_utf8(text)) << ::testing::PrintToString(std::string(text));
 }
 
+// Long text may be checked another way (a vectorized validator): it must say what the short
+// check says, wherever in the text the sequence falls.
+TEST(Utf8, LongTextIsCheckedAsShortTextIs) {
+  const std::pair<const char*, bool> samples[] = {
+      {"\xc3\xa9", true},      {"\xe2\x82\xac", true},  {"\xf0\x9f\x98\x80", true},
+      {"\xf4\x8f\xbf\xbf", true}, {"\xed\x9f\xbf", true},  {"\x80", false},
+      {"\xc0\x80", false},     {"\xe0\x9f\xbf", false}, {"\xed\xa0\x80", false},
+      {"\xf0\x8f\xbf\xbf", false}, {"\xf4\x90\x80\x80", false}, {"\xf5\x80\x80\x80", false},
+      {"\xff", false},          {"\xe2\x82", false},      {"\xc3\xa9\x80", false},
+  };
+  for (const auto& [sample, valid] : samples) {
+    ASSERT_EQ(is_valid_utf8(sample), valid) << ::testing::PrintToString(std::string(sample));
+    for (std::size_t before : {0, 1, 31, 32, 63, 64, 65, 127, 200}) {
+      for (const char* pad : {"a", "\xe8\xa9\xb9"}) {
+        std::string text;
+        while (text.size() < before) text += pad;
+        text += sample;
+        // Ends with the sample (a truncated sequence at the very end), or padded after it.
+        EXPECT_EQ(is_valid_utf8(text), valid) << ::testing::PrintToString(text);
+        for (int i = 0; i < 40; ++i) text += pad;
+        EXPECT_EQ(is_valid_utf8(text), valid) << ::testing::PrintToString(text);
+      }
+    }
+  }
+}
+
 TEST(Utf8, CountsUtf16Units) {
   EXPECT_EQ(utf16_length(""), 0u);
   EXPECT_EQ(utf16_length("abc"), 3u);
