@@ -27,6 +27,7 @@ void Decoder::reset(bool cache_lazily) noexcept {
     stack_.clear();
   closing_ = false;
   cache_.reset();
+  tape_cache_.clear();
   result_ = Value();
   done_ = false;
   if (tape_) tape_->clear();
@@ -201,6 +202,8 @@ void Decoder::string(std::string_view raw) {
       if (!caching_) throw CacheNeeded{};
       const ReadCache::Entry& entry = cache_.lookup(raw);
       if (entry.is_tag) return start_tagged(entry.value.as_string());
+      if (tape_ && taping() && tape_cached(cache_.slot_of(entry))) [[unlikely]]
+        return;
       // Into a plain container of a document built in one arena, the cached value goes as an
       // alias that holds no count: the container's node adopts it as it adopts every child, so
       // a count taken here would be given back there, two atomic operations per cache hit.
@@ -229,9 +232,13 @@ void Decoder::string(std::string_view raw) {
   }
   const bool cacheable = caching_ && is_cacheable(raw, at_key_position());
   if (raw.size() < 2 || raw[0] != '~') {
-    if (!cacheable && tape_ && taping()) return tape_text(raw);
+    if (tape_ && taping()) [[unlikely]] {
+      tape_text(raw);
+      if (cacheable) tape_cache_text(Value(raw));
+      return;
+    }
     const Value& v = deliver(Value(raw));
-    if (cacheable) cache_.add(v, false);
+    if (cacheable) cache_add(v, false);
     return;
   }
   if (raw[1] == '#') {
@@ -240,11 +247,11 @@ void Decoder::string(std::string_view raw) {
       throw_error(Errc::bad_tagged_value, "\"" + std::string(raw.substr(0, 64)) +
                                               "\" is not a valid tag: empty, or has whitespace "
                                               "or a control character");
-    if (cacheable) cache_.add(Value(tag), true);
+    if (cacheable) cache_add(Value(tag), true);
     return start_tagged(tag);
   }
   const Value& v = deliver(decode_string(raw));
-  if (cacheable) cache_.add(v, false);
+  if (cacheable) cache_add(v, false);
 }
 
 void Decoder::end_tagged(Frame& frame) {
@@ -386,13 +393,84 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
          (handlers_ && handlers_->find_typed(tag));
 }
 
+// The tape's cold paths, out of line, so that the helpers inlined into every event keep no
+// frame for building a message or moving the tokens: they run once per token.
+[[gnu::cold, gnu::noinline]] void Decoder::tape_error(const Frame& f, TapeError what) const {
+  switch (what) {
+    case TapeError::second_rep:
+      throw_error(Errc::bad_tagged_value,
+                  "tagged value ~#" + std::string(f.tag.as_string()) + " has more than one rep");
+    case TapeError::no_rep:
+      throw_error(Errc::bad_tagged_value,
+                  "tagged value ~#" + std::string(f.tag.as_string()) + " has no rep");
+    case TapeError::too_many_items:
+      throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
+                                       " items or entries");
+    case TapeError::map_ends_in_array:
+      throw_error(Errc::syntax, "map ends inside an array");
+    case TapeError::array_ends_in_map:
+      throw_error(Errc::syntax, "array ends inside a map");
+    case TapeError::odd_map_array:
+      throw_error(Errc::odd_map, "\"^ \" map array has an odd number of keys and values (" +
+                                     std::to_string(f.count) + ")");
+    case TapeError::odd_map:
+      throw_error(Errc::odd_map, "map has a key without a value");
+  }
+  throw_error(Errc::syntax, "malformed value");
+}
+
+[[gnu::cold, gnu::noinline]] void Decoder::grow_tape() {
+  tape_->tokens.reserve(std::max<std::size_t>(64, 2 * tape_->tokens.capacity()));
+}
+
+[[gnu::always_inline]] inline Token& Decoder::new_token() {
+  std::vector<Token>& tokens = tape_->tokens;
+  if (tokens.size() == tokens.capacity()) [[unlikely]]
+    grow_tape();
+  // Tells the compiler that emplace_back will not grow the vector, so that its growing path
+  // is not inlined here.
+  if (tokens.size() == tokens.capacity()) __builtin_unreachable();
+  return tokens.emplace_back();
+}
+
+void Decoder::cache_add(const Value& v, bool is_tag) {
+  cache_.add(v, is_tag);
+  if (tape_) [[unlikely]] {
+    // The slot may have held a string on the tape before the cache wrapped: no longer.
+    const std::size_t slot = cache_.last_added();
+    if (slot < tape_cache_.size()) tape_cache_[slot] = TapeText{};
+  }
+}
+
+void Decoder::tape_cache_text(Value v) {
+  cache_.add(v, false);
+  const std::size_t slot = cache_.last_added();
+  if (slot >= tape_cache_.size()) tape_cache_.resize(slot + 1);
+  const Token& t = tape_->tokens.back();
+  tape_cache_[slot] = TapeText{t.text, t.size, t.in_input};
+}
+
+bool Decoder::tape_cached(std::size_t slot) {
+  if (slot >= tape_cache_.size() || tape_cache_[slot].size == 0) return false;
+  const TapeText where = tape_cache_[slot];
+  tape_item();
+  Token& t = new_token();
+  t.op = Op::text;
+  t.mark = mark_;
+  t.size = where.size;
+  t.text = where.text;
+  t.in_input = where.in_input;
+  if (frames_.empty()) done_ = true;
+  return true;
+}
+
 // The tape's helpers are inlined into the events that call them: a typed read spends most of
 // its decoding time here, one call per token.
 [[gnu::always_inline]] inline void Decoder::tape_token(Op op, std::size_t mark,
                                                        std::string_view text) {
   // Filled in place, field by field (parenthesized aggregate init would be shorter, but clang
   // 14, which builds the fuzzers, does not have it).
-  Token& t = tape_->tokens.emplace_back();
+  Token& t = new_token();
   t.op = op;
   t.mark = mark;
   if (text.empty()) return;
@@ -402,7 +480,7 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
 }
 
 [[gnu::always_inline]] inline void Decoder::tape_token(Value v) {
-  Token& t = tape_->tokens.emplace_back();
+  Token& t = new_token();
   t.op = Op::value;
   t.mark = mark_;
   t.value = std::move(v);
@@ -422,18 +500,14 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
       break;
     case FrameKind::tagged_array:
     case FrameKind::tagged_object:
-      if (f.has_rep)
-        throw_error(Errc::bad_tagged_value,
-                    "tagged value ~#" + std::string(f.tag.as_string()) + " has more than one rep");
+      if (f.has_rep) tape_error(f, TapeError::second_rep);
       f.has_rep = true;
       break;
     default:
       break;
   }
   const bool keyed = f.kind == FrameKind::object || f.kind == FrameKind::map_array;
-  if ((keyed ? f.count / 2 : f.count) >= max_items_)
-    throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
-                                     " items or entries");
+  if ((keyed ? f.count / 2 : f.count) >= max_items_) tape_error(f, TapeError::too_many_items);
   if (keyed && f.count % 2 == 0) f.key = static_cast<std::uint32_t>(tape_->tokens.size());
   ++f.count;
 }
@@ -447,7 +521,16 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
 
 [[gnu::always_inline]] inline void Decoder::tape_text(std::string_view raw) {
   tape_item();
-  tape_token(Op::text, mark_, raw);
+  if (tape_input_stable_ && !raw.empty()) {
+    Token& t = new_token();
+    t.op = Op::text;
+    t.mark = mark_;
+    t.in_input = true;
+    t.size = static_cast<std::uint32_t>(raw.size());
+    t.text = reinterpret_cast<std::uintptr_t>(raw.data());
+  } else {
+    tape_token(Op::text, mark_, raw);
+  }
   // Empty text has no bytes in the buffer; the token says so by its op alone.
   if (frames_.empty()) done_ = true;
 }
@@ -455,38 +538,34 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
 void Decoder::tape_end(Frame& f, bool array) {
   switch (f.kind) {
     case FrameKind::array_pending:
-      if (!array) throw_error(Errc::syntax, "map ends inside an array");
+      if (!array) tape_error(f, TapeError::map_ends_in_array);
       tape_token(Op::array_begin, f.mark);
       tape_token(Op::array_end, mark_);
       break;
     case FrameKind::array:
-      if (!array) throw_error(Errc::syntax, "map ends inside an array");
+      if (!array) tape_error(f, TapeError::map_ends_in_array);
       tape_token(Op::array_end, mark_);
       break;
     case FrameKind::map_array:
-      if (!array) throw_error(Errc::syntax, "map ends inside an array");
-      if (f.count % 2 != 0)
-        throw_error(Errc::odd_map, "\"^ \" map array has an odd number of keys and values (" +
-                                       std::to_string(f.count) + ")");
+      if (!array) tape_error(f, TapeError::map_ends_in_array);
+      if (f.count % 2 != 0) tape_error(f, TapeError::odd_map_array);
       tape_token(Op::map_end, mark_);
       break;
     case FrameKind::object_pending:
-      if (array) throw_error(Errc::syntax, "array ends inside a map");
+      if (array) tape_error(f, TapeError::array_ends_in_map);
       tape_token(Op::map_begin, f.mark);
       tape_token(Op::map_end, mark_);
       break;
     case FrameKind::object:
-      if (array) throw_error(Errc::syntax, "array ends inside a map");
-      if (f.count % 2 != 0) throw_error(Errc::odd_map, "map has a key without a value");
+      if (array) tape_error(f, TapeError::array_ends_in_map);
+      if (f.count % 2 != 0) tape_error(f, TapeError::odd_map);
       tape_token(Op::map_end, mark_);
       break;
     case FrameKind::tagged_array:
     case FrameKind::tagged_object:
       if ((f.kind == FrameKind::tagged_array) != array)
-        throw_error(Errc::syntax, array ? "array ends inside a map" : "map ends inside an array");
-      if (!f.has_rep)
-        throw_error(Errc::bad_tagged_value,
-                    "tagged value ~#" + std::string(f.tag.as_string()) + " has no rep");
+        tape_error(f, array ? TapeError::array_ends_in_map : TapeError::map_ends_in_array);
+      if (!f.has_rep) tape_error(f, TapeError::no_rep);
       if (f.tag.as_string() == "cmap" && f.key % 2 != 0) {
         // Found where decode_tagged finds it for a Value: once the tagged value has ended.
         const std::uint32_t items = f.key;

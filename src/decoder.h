@@ -47,7 +47,14 @@ class Decoder {
   /// fills C++ objects from them. Tagged values a binder reads by structure (set, list, cmap,
   /// quote, tags with a typed reader) stay structure on the tape; any other tagged value is
   /// decoded here, as a Value, exactly as an untyped read decodes it. Null: build Values.
-  void set_tape(Tape* tape) noexcept { tape_ = tape; }
+  void set_tape(Tape* tape) noexcept {
+    tape_ = tape;
+    tape_input_stable_ = false;
+  }
+  /// Whether the strings the backend gives (string()) stay where they are for as long as the
+  /// tape is bound: the tape then refers to them rather than copying them. Only for input in
+  /// memory that no parser rewrites; set after set_tape, which clears it.
+  void set_tape_input_stable(bool stable) noexcept { tape_input_stable_ = stable; }
   /// Where the next event's token starts, as the backend counts (recorded on the tape only).
   void mark(std::size_t m) noexcept { mark_ = m; }
 
@@ -190,6 +197,29 @@ class Decoder {
   void tape_text(std::string_view raw);
   void tape_end(Frame& f, bool array);
   bool tape_structural(std::string_view tag) const noexcept;
+  enum class TapeError : std::uint8_t {
+    second_rep,
+    no_rep,
+    too_many_items,
+    map_ends_in_array,
+    array_ends_in_map,
+    odd_map_array,
+    odd_map,
+  };
+  /// Throws the error `what`, found in frame `f`.
+  [[noreturn]] void tape_error(const Frame& f, TapeError what) const;
+  /// Room for more tokens on the tape (doubling).
+  void grow_tape();
+  /// A new token at the end of the tape.
+  Token& new_token();
+  /// Caches a value; on a tape, the slot no longer names text on the tape (see tape_cached).
+  void cache_add(const Value& v, bool is_tag);
+  /// Caches the plain string just taped as text, noting where its text is on the tape.
+  void tape_cache_text(Value v);
+  /// A cache code for a string already on the tape: a token for the same text, with no copy
+  /// of the text nor of a Value (a cached map key costs what a short scalar does, and a
+  /// Record matches it as text). False when the slot holds anything else.
+  bool tape_cached(std::size_t slot);
 
   Value decode_tag(std::string_view tag, Value rep);
   Value decode_string(std::string_view raw);
@@ -210,6 +240,14 @@ class Decoder {
   // error then is the container's, not its next key's.
   bool closing_ = false;
   Tape* tape_ = nullptr;
+  // Per cache slot, where its plain string is on the tape (size 0: it is not).
+  struct TapeText {
+    std::size_t text = 0;
+    std::uint32_t size = 0;
+    bool in_input = false;
+  };
+  bool tape_input_stable_ = false;
+  std::vector<TapeText> tape_cache_;
   std::size_t mark_ = 0;
 };
 

@@ -238,7 +238,7 @@ std::string tape_path(const Tape& tape, std::size_t index) {
 
 void tape_from_value(const Value& v, Tape& tape) {
   auto push = [&](Op op, std::string_view text = {}, Value value = Value()) {
-    Token& t = tape.tokens.emplace_back(Token{op, 0, 0, Location::npos, std::move(value)});
+    Token& t = tape.tokens.emplace_back(Token{op, false, 0, 0, Location::npos, std::move(value)});
     if (!text.empty()) {
       t.text = tape.text.size();
       t.size = static_cast<std::uint32_t>(text.size());

@@ -155,6 +155,39 @@ TEST(TypedRead, TheCacheAndTheWireFormsResolveOnce) {
   EXPECT_EQ(std::get<1>(items[1].at({"tags"})), std::set<transit::Keyword>{{"red"}});
 }
 
+// A cached map key is taped as the text of its first occurrence; a slot whose first value
+// was built as a Value (inside a tag read as one), or that the cache's wrap gave to another
+// value, is read as what it now holds.
+TEST(TypedRead, CachedKeysReadAsWhatTheirSlotHolds) {
+  using Map = std::map<std::string, int>;
+  EXPECT_EQ((transit::read<std::vector<Map>>(R"([["^ ","alpha",1,"beta",2],["^ ","^1",3,"^0",4]])")),
+            (std::vector<Map>{{{"alpha", 1}, {"beta", 2}}, {{"beta", 3}, {"alpha", 4}}}));
+  // "name" is cached inside ~#point, which no typed reader knows: a Value, not tape text.
+  const auto [point, map] = transit::read<std::pair<Value, Map>>(
+      R"([["~#point",["^ ","name",1]],["^ ","^1",2,"name",3]])");
+  EXPECT_EQ(point.tag(), "point");
+  EXPECT_EQ(map, (Map{{"name", 3}}));
+  EXPECT_EQ((transit::read<std::pair<Value, Map>>(R"([["~#point",["^ ","name",1]],["^ ","^1",2]])")
+                 .second),
+            (Map{{"name", 2}}));
+  // 44 * 44 keys fill the cache; the next cacheable string (a keyword) takes slot 0 again,
+  // and ^0 is then that keyword, no longer the text of the first key.
+  std::string text = R"([["^ ")";
+  Map keys;
+  for (int i = 0; i < 44 * 44; ++i) {
+    const std::string key = "k" + std::to_string(10000 + i);
+    text += ",\"" + key + "\"," + std::to_string(i);
+    keys[key] = i;
+  }
+  text += R"(],["~:kw","^0"],["^ ","k10000",7,"^1",8]])";
+  const auto [all, kws, after] =
+      transit::read<std::tuple<Map, std::vector<transit::Keyword>, Map>>(text);
+  EXPECT_EQ(all, keys);
+  EXPECT_EQ(kws, (std::vector<transit::Keyword>{{"kw"}, {"kw"}}));
+  // Slot 1 now holds "k10000" (cached again after the wrap), read as its text.
+  EXPECT_EQ(after, (Map{{"k10000", 8}}));
+}
+
 TEST(TypedRead, WrongShapesNameTheOffsetPathAndType) {
   EXPECT_EQ((error_of<std::vector<int>>(R"([1,2,"x"])")),
             "transit: type_mismatch at byte 5 (line 1, column 6) in $[2]: expected int, got "

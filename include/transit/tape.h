@@ -27,15 +27,18 @@ enum class Op : std::uint8_t {
 
 struct Token {
   Op op = Op::value;
-  std::uint32_t size = 0;  ///< text: its length in Tape::text
-  std::size_t text = 0;    ///< text: where it starts in Tape::text
+  /// text: `text` is the address of bytes that the input holds for as long as the tape is
+  /// bound (MessagePack in memory), not an offset into Tape::text.
+  bool in_input = false;
+  std::uint32_t size = 0;  ///< text: its length
+  std::size_t text = 0;    ///< text: where it starts in Tape::text (or its address, in_input)
   std::size_t mark = 0;    ///< where its bytes start, as the reader counts (see Reader)
   Value value;             ///< Op::value
 };
 
 /// One top-level value as the Decoder resolved it, in reading order. Plain strings are copied
-/// into one buffer, so a tape holds no pointer into the input and costs no allocation per
-/// string.
+/// into one buffer, so that the tape costs no allocation per string, unless the input holds
+/// them for as long as the tape is bound (see Token::in_input).
 struct Tape {
   std::vector<Token> tokens;
   std::string text;
@@ -43,7 +46,9 @@ struct Tape {
     tokens.clear();
     text.clear();
   }
-  std::string_view text_of(const Token& t) const noexcept { return {text.data() + t.text, t.size}; }
+  std::string_view text_of(const Token& t) const noexcept {
+    return {t.in_input ? reinterpret_cast<const char*>(t.text) : text.data() + t.text, t.size};
+  }
 };
 
 }  // namespace transit::detail

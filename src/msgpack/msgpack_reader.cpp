@@ -407,6 +407,9 @@ class MsgpackReader final : public Reader::Impl {
       ~Unset() { d.set_tape(nullptr); }
     } unset{decoder_};
     tape_ = true;
+    // In memory, the strings stay in the caller's bytes for as long as this reader is read:
+    // the tape refers to them. A Source's buffer moves as it is refilled: copied.
+    decoder_.set_tape_input_stable(source_ == nullptr);
     const bool got = next().has_value();
     tape_ = false;
     return got;
