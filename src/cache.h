@@ -259,12 +259,8 @@ class ReadCache {
     entry.is_tag = is_tag;
   }
 
-  /// The slot add() filled last, and the slot of an entry lookup() returned: a typed read
-  /// keeps a note per slot (Decoder::tape_cached).
+  /// The slot add() filled last: a typed read keeps a note per slot (Decoder::tape_cached).
   std::size_t last_added() const noexcept { return count_ - 1; }
-  std::size_t slot_of(const Entry& e) const noexcept {
-    return static_cast<std::size_t>(&e - slots_.data());
-  }
 
   /// The entry for a code such as "^1A"; throws Error(bad_cache_code) when the code is
   /// malformed or names a slot not assigned since the last reset.

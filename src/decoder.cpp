@@ -200,10 +200,9 @@ void Decoder::string(std::string_view raw) {
   if (!raw.empty() && raw[0] == '^') {
     if (raw != "^ ") {
       if (!caching_) throw CacheNeeded{};
+      if (tape_ && taping() && tape_cached(raw)) return;
       const ReadCache::Entry& entry = cache_.lookup(raw);
       if (entry.is_tag) return start_tagged(entry.value.as_string());
-      if (tape_ && taping() && tape_cached(cache_.slot_of(entry))) [[unlikely]]
-        return;
       // Into a plain container of a document built in one arena, the cached value goes as an
       // alias that holds no count: the container's node adopts it as it adopts every child, so
       // a count taken here would be given back there, two atomic operations per cache hit.
@@ -435,22 +434,38 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
 
 void Decoder::cache_add(const Value& v, bool is_tag) {
   cache_.add(v, is_tag);
-  if (tape_) [[unlikely]] {
-    // The slot may have held a string on the tape before the cache wrapped: no longer.
-    const std::size_t slot = cache_.last_added();
-    if (slot < tape_cache_.size()) tape_cache_[slot] = TapeText{};
-  }
+  if (tape_) [[unlikely]]
+    note_tape_text(TapeText{});
 }
 
 void Decoder::tape_cache_text(Value v) {
   cache_.add(v, false);
-  const std::size_t slot = cache_.last_added();
-  if (slot >= tape_cache_.size()) tape_cache_.resize(slot + 1);
   const Token& t = tape_->tokens.back();
-  tape_cache_[slot] = TapeText{t.text, t.size, t.in_input};
+  note_tape_text(TapeText{t.text, t.size, t.in_input});
 }
 
-bool Decoder::tape_cached(std::size_t slot) {
+void Decoder::note_tape_text(TapeText where) {
+  const std::size_t slot = cache_.last_added();
+  // Slot 0 is taken first after a reset and again when the cache wraps: every slot above it
+  // is then unassigned, and a code for one is the error cache_.lookup() reports.
+  if (slot == 0) tape_cache_.clear();
+  if (slot >= tape_cache_.size()) {
+    if (where.size == 0) return;
+    tape_cache_.resize(slot + 1);
+  }
+  tape_cache_[slot] = where;
+}
+
+bool Decoder::tape_cached(std::string_view code) {
+  // The slot as ReadCache::lookup finds it; a malformed code names none, and lookup reports it.
+  auto digit = [](char c) {
+    return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase);
+  };
+  std::size_t slot = kCacheSize;
+  if (code.size() == 2 && digit(code[1]) < kCacheDigits)
+    slot = digit(code[1]);
+  else if (code.size() == 3 && digit(code[1]) < kCacheDigits && digit(code[2]) < kCacheDigits)
+    slot = digit(code[1]) * kCacheDigits + digit(code[2]);
   if (slot >= tape_cache_.size() || tape_cache_[slot].size == 0) return false;
   const TapeText where = tape_cache_[slot];
   tape_item();

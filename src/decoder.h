@@ -217,9 +217,10 @@ class Decoder {
   /// Caches the plain string just taped as text, noting where its text is on the tape.
   void tape_cache_text(Value v);
   /// A cache code for a string already on the tape: a token for the same text, with no copy
-  /// of the text nor of a Value (a cached map key costs what a short scalar does, and a
-  /// Record matches it as text). False when the slot holds anything else.
-  bool tape_cached(std::size_t slot);
+  /// of the text nor of a Value, and no lookup in the cache (a cached map key costs what a
+  /// short scalar does, and a Record matches it as text). False when the code's slot holds
+  /// anything else or the code is malformed.
+  bool tape_cached(std::string_view code);
 
   Value decode_tag(std::string_view tag, Value rep);
   Value decode_string(std::string_view raw);
@@ -248,6 +249,8 @@ class Decoder {
   };
   bool tape_input_stable_ = false;
   std::vector<TapeText> tape_cache_;
+  /// Notes what the slot the cache filled last holds: text on the tape, or (size 0) not.
+  void note_tape_text(TapeText where);
   std::size_t mark_ = 0;
 };
 

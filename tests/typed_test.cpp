@@ -186,6 +186,16 @@ TEST(TypedRead, CachedKeysReadAsWhatTheirSlotHolds) {
   EXPECT_EQ(kws, (std::vector<transit::Keyword>{{"kw"}, {"kw"}}));
   // Slot 1 now holds "k10000" (cached again after the wrap), read as its text.
   EXPECT_EQ(after, (Map{{"k10000", 8}}));
+  // After the wrap, slot 1 is unassigned until something takes it: its code is the error an
+  // untyped read gives, not the text the slot held before.
+  const std::string stale = text.substr(0, text.find(R"(,["~:kw")")) + R"(,["~:kw","^1"]])";
+  try {
+    (void)transit::read<std::tuple<Map, std::vector<transit::Keyword>>>(stale);
+    ADD_FAILURE() << "no error";
+  } catch (const transit::Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_cache_code) << e.what();
+  }
+  EXPECT_THROW((void)transit::read(stale), transit::Error);
 }
 
 TEST(TypedRead, WrongShapesNameTheOffsetPathAndType) {
