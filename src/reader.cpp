@@ -76,6 +76,7 @@ std::size_t Reader::offset() const noexcept { return impl_->offset(); }
 
 bool Reader::next_tape() {
   if (!tape_) tape_ = spare_tape ? std::move(spare_tape) : std::make_unique<detail::Tape>();
+  if (!tape_->key_memo) tape_->key_memo = std::make_unique<decltype(tape_->key_memo)::element_type>();
   return impl_->next_tape(*tape_);
 }
 

@@ -118,6 +118,44 @@ TEST(Record, MissingOptionalFieldsAreEmptyUnknownFieldsAreSkipped) {
             (Line{"C", 1, std::nullopt}));
 }
 
+// Records remember which field a cached key named (its text on the tape is the same each
+// time): a nested record with many keys of its own, read between a key and the outer
+// record's bookkeeping, must not change which field the outer one read.
+struct Leaf {
+  int value = 0;
+  friend bool operator==(const Leaf&, const Leaf&) = default;
+};
+struct Branch {
+  Leaf leaf;
+  int weight = 0;
+  friend bool operator==(const Branch&, const Branch&) = default;
+};
+
+TEST(Record, KeysRememberedAcrossNestedRecords) {
+  transit::ReadHandlers h;
+  h.add(Record<Leaf>("leaf").field(&Leaf::value, "value"));
+  h.add(Record<Branch>("branch").field(&Branch::leaf, "leaf").field(&Branch::weight, "weight"));
+  // Plain maps, as a peer that does not tag them writes them; the leaf's unknown keys fill the
+  // records' memory of keys, where the branch's "leaf" is remembered.
+  std::string json = "[";
+  std::vector<Branch> want;
+  for (int b = 0; b < 6; ++b) {
+    json += std::string(b ? "," : "") + R"({"leaf":{"value":)" + std::to_string(b);
+    // Keys new to each leaf (within the cache's 1,936): the leaf records them as it reads.
+    for (int i = 0; i < 300; ++i)
+      json += ",\"extra" + std::to_string(b) + "_" + std::to_string(i) + "\":0";
+    json += R"(},"weight":)" + std::to_string(10 + b) + "}";
+    want.push_back({{b}, 10 + b});
+  }
+  json += "]";
+  const Value tree = transit::read(json, Encoding::json_verbose);
+  for (Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+    const std::string bytes = transit::write(tree, e);
+    EXPECT_EQ(transit::read<std::vector<Branch>>(bytes, e, {.handlers = &h}), want)
+        << transit::encoding_name(e);
+  }
+}
+
 TEST(Record, WrongShapesNameTheFieldAndType) {
   const Handlers h = make_handlers();
   EXPECT_EQ(error_of<Line>(R"(["~#line",["^ ","~:sku","B"]])", h.read),

@@ -102,6 +102,25 @@ class Cursor {
   /// The escape hatch: the value at the cursor as a Value, decoded as an untyped read would.
   Value read_value();
 
+  /// The field of a Record (`owner`) that the text of `key` (an Op::text token) named earlier
+  /// in this value, or -1. A cached key is taped as the same text each time it comes (see
+  /// Decoder::tape_cached), so its token's text identifies it: a record of twenty fields then
+  /// compares a key's name once per read, not once per object. A field of `n` (the record's
+  /// field count) is a key it does not know. Only tapes that readers record remember.
+  std::int64_t remembered_field(const void* owner, const Token& key) const noexcept {
+    if (!tape_->key_memo) return -1;
+    const KeyMemo& m = memo_slot(owner, key);
+    if (m.generation == tape_->generation && m.owner == owner && m.text == key.text &&
+        m.size == key.size && m.in_input == key.in_input)
+      return m.field;
+    return -1;
+  }
+  void remember_field(const void* owner, const Token& key, std::size_t field) const noexcept {
+    if (tape_->key_memo)
+      memo_slot(owner, key) = {owner, key.text, key.size, key.in_input,
+                               static_cast<std::uint32_t>(field), tape_->generation};
+  }
+
  private:
   /// The typed reader for a type, memoized: a document holds few types, many times each.
   const TypedReader* typed_for(const std::type_info& type);
@@ -115,6 +134,13 @@ class Cursor {
   };
   std::array<Memo, 8> memo_{};
   std::size_t memo_next_ = 0;
+
+  KeyMemo& memo_slot(const void* owner, const Token& key) const noexcept {
+    const std::uint64_t h = (static_cast<std::uint64_t>(key.text) ^ key.size ^
+                             reinterpret_cast<std::uintptr_t>(owner)) *
+                            0x9E3779B97F4A7C15ull;
+    return (*tape_->key_memo)[h >> (64 - Tape::kKeyMemoBits)];
+  }
 };
 
 template <class T>
@@ -253,7 +279,20 @@ class Record {
     while (c.peek().op != detail::Op::map_end) {
       const detail::Token& key = c.take();
       std::string_view name;
-      if (key.op == detail::Op::text) {
+      const bool text_key = key.op == detail::Op::text;
+      if (text_key) {
+        if (const std::int64_t remembered = c.remembered_field(&s, key); remembered >= 0) {
+          const auto k = static_cast<std::size_t>(remembered);
+          if (k == n) {
+            c.skip();  // a field this side does not know
+            continue;
+          }
+          const Field& f = s.fields[k];
+          f.read(f, c, obj);
+          seen |= std::uint64_t{1} << k;
+          next = k + 1 == n ? 0 : k + 1;
+          continue;
+        }
         name = c.text(key);
       } else if (key.op == detail::Op::value &&
                  (key.value.kind() == Kind::keyword || key.value.kind() == Kind::string)) {
@@ -267,13 +306,17 @@ class Record {
         const std::size_t k = next + i < n ? next + i : next + i - n;
         const Field& f = s.fields[k];
         if (f.name.size() == name.size() && std::memcmp(f.name.data(), name.data(), name.size()) == 0) {
+          if (text_key) c.remember_field(&s, key, k);
           f.read(f, c, obj);
           seen |= std::uint64_t{1} << k;
           next = k + 1 == n ? 0 : k + 1;
           break;
         }
       }
-      if (i == n) c.skip();  // a field this side does not know
+      if (i == n) {
+        if (text_key) c.remember_field(&s, key, n);
+        c.skip();  // a field this side does not know
+      }
     }
     c.take();
     for (std::size_t k = 0; k < n; ++k)
