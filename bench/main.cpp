@@ -2,7 +2,8 @@
 // transit-bench: prepares and verifies every corpus, prints the size and memory tables, then
 // runs the suites. `--sizes` prints the tables to stdout and stops there; `--dump DIR` writes
 // each corpus's Transit JSON and JSON-Verbose texts to DIR/NAME.json and DIR/NAME.verbose.json
-// (for instruction counts with transit-read-file) and stops there.
+// (for instruction counts with transit-read-file) and its MessagePack bytes to DIR/NAME.msgpack
+// (to compare the writers' output before and after a change), and stops there.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
   }
   if (dump_dir) {
     for (const auto& c : load_corpora())
-      for (const auto& [suffix, text] : {std::pair{".json", &c->json}, {".verbose.json", &c->verbose}}) {
+      for (const auto& [suffix, text] : {std::pair{".json", &c->json}, {".verbose.json", &c->verbose}, {".msgpack", &c->msgpack}}) {
         const std::string path = std::string(dump_dir) + "/" + c->name + suffix;
         std::ofstream file(path, std::ios::binary);
         if (!(file << *text)) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // transit-read-file FILE [N] [transit|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|
-// write-verbose|rapidjson-write] [msgpack]: reads FILE into memory and parses it N times, with transit::read (as Transit JSON, the default), with
+// write-verbose|write-msgpack|rapidjson-write|msgpack-pack] [msgpack]: reads FILE into memory and parses it N times, with transit::read (as Transit JSON, the default), with
 // one of the floors (RapidJSON's DOM parse with full precision; simdjson's DOM parse, copying
 // the text into its padded buffer; msgpack-cxx's `unpack` of the file's MessagePack form, with
 // `msgpack`), or typed into the structs of bench/typed_corpora.h
@@ -18,6 +18,11 @@
 // RapidJSON Writer, and one output buffer cleared between writes:
 //   valgrind --tool=callgrind --toggle-collect='*transit_write(*' transit-read-file FILE 3 write-json
 //   valgrind --tool=callgrind --toggle-collect='*rapidjson_write(*' transit-read-file FILE 3 rapidjson-write
+// and for MessagePack (FILE is Transit JSON; its MessagePack form is made before anything is
+// counted): a Transit MessagePack writer, or msgpack-cxx's `pack` of the object it unpacks from
+// those bytes into one sbuffer cleared between writes, as transit-bench's Floor/MsgpackPack:
+//   valgrind --tool=callgrind --toggle-collect='*transit_write(*' transit-read-file FILE 3 write-msgpack
+//   valgrind --tool=callgrind --toggle-collect='*msgpack_pack(*' transit-read-file FILE 3 msgpack-pack
 #include <msgpack.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -51,6 +56,12 @@ namespace {
   rapidjson::Writer<rapidjson::StringBuffer> writer(out);
   doc.Accept(writer);
   return out.GetSize();
+}
+
+[[gnu::noinline]] std::size_t msgpack_pack(const msgpack::object& o, msgpack::sbuffer& out) {
+  out.clear();
+  msgpack::pack(out, o);
+  return out.size();
 }
 
 [[gnu::noinline]] std::size_t transit_write(transit::Writer& writer, std::string& out, const transit::Value& v) {
@@ -93,7 +104,7 @@ template <class T>
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: transit-read-file FILE [N] [transit|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|write-verbose|rapidjson-write] [msgpack]\n";
+    std::cerr << "usage: transit-read-file FILE [N] [transit|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|write-verbose|write-msgpack|rapidjson-write|msgpack-pack] [msgpack]\n";
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -110,13 +121,24 @@ int main(int argc, char** argv) {
   const auto encoding = msgpack ? transit::Encoding::msgpack : transit::Encoding::json;
   std::size_t items = 0;
   try {
-    if (with == "write-json" || with == "write-verbose") {
+    if (with == "write-json" || with == "write-verbose" || with == "write-msgpack") {
       const transit::Value v = transit::read(text, transit::Encoding::json);
       std::string out;
       transit::StringSink sink(out);
-      transit::Writer writer(sink, with == "write-json" ? transit::Encoding::json : transit::Encoding::json_verbose);
+      transit::Writer writer(sink, with == "write-json"      ? transit::Encoding::json
+                                   : with == "write-verbose" ? transit::Encoding::json_verbose
+                                                             : transit::Encoding::msgpack);
       std::size_t bytes_out = 0;
       for (int i = 0; i < n; ++i) bytes_out += transit_write(writer, out, v);
+      std::cout << bytes_out << " bytes written, " << n << " writes\n";
+      return 0;
+    }
+    if (with == "msgpack-pack") {
+      const std::string packed = transit::write(transit::read(text, transit::Encoding::json), transit::Encoding::msgpack);
+      const msgpack::object_handle handle = msgpack::unpack(packed.data(), packed.size());
+      msgpack::sbuffer out;
+      std::size_t bytes_out = 0;
+      for (int i = 0; i < n; ++i) bytes_out += msgpack_pack(handle.get(), out);
       std::cout << bytes_out << " bytes written, " << n << " writes\n";
       return 0;
     }
