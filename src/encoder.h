@@ -9,6 +9,7 @@
 // typed templates of write_handlers.h call: one virtual call per token of a C++ object graph.
 #pragma once
 
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -26,6 +27,7 @@
 #include "transit/registry.h"
 #include "transit/value.h"
 #include "transit/write_handlers.h"
+#include "value_internal.h"
 
 namespace transit::detail {
 
@@ -103,8 +105,13 @@ class Encoder final : public ObjectEncoder {
   void boolean(bool b, bool as_key) override {
     as_key && !msgpack_ ? emit_string(b ? "~?t" : "~?f", true) : out_.boolean(b);
   }
-  void integer(std::int64_t i, bool as_key) override {
-    if (msgpack_ || (!as_key && i >= -kMaxJsonInt && i <= kMaxJsonInt)) return out_.integer(i);
+  void integer(std::int64_t i, bool as_key) override { write_integer(i, as_key); }
+  [[gnu::always_inline]] void write_integer(std::int64_t i, bool as_key) {
+    if (msgpack_ || (!as_key && i >= -kMaxJsonInt && i <= kMaxJsonInt)) [[likely]]
+      return out_.integer(i);
+    write_integer_as_text(i, as_key);
+  }
+  void write_integer_as_text(std::int64_t i, bool as_key) {
     char buf[24];
     auto end = std::to_chars(buf, buf + sizeof buf, i).ptr;
     emit_prefixed('i', {buf, static_cast<std::size_t>(end - buf)}, as_key);
@@ -227,6 +234,7 @@ class Encoder final : public ObjectEncoder {
   void begin_value() noexcept {
     resolved_.clear();
     claims_.clear();
+    claim_depth_ = 0;
     unclaimed_ = 0;
   }
 
@@ -250,20 +258,33 @@ class Encoder final : public ObjectEncoder {
   };
   struct Claim {
     std::size_t begin, next, end;
+    std::size_t depth;  // the claim_depth_ of the map (or top-level value) that made it
   };
 
+  // Most maps have no user-object keys: they claim nothing and push no Claim, only count
+  // themselves in claim_depth_. A Claim is the innermost map's only when it was made at the
+  // current depth, so a map that claimed nothing never takes its parent's entries.
   void claim_resolved() {
-    claims_.push_back({unclaimed_, unclaimed_, resolved_.size()});
+    ++claim_depth_;
+    if (resolved_.size() == unclaimed_) return;
+    claims_.push_back({unclaimed_, unclaimed_, resolved_.size(), claim_depth_});
     unclaimed_ = resolved_.size();
   }
   void release_resolved() {
-    if (claims_.empty()) return;
-    resolved_.resize(claims_.back().begin);
+    if (claim_depth_ == 0) return;
+    if (!claims_.empty() && claims_.back().depth == claim_depth_) {
+      resolved_.resize(claims_.back().begin);
+      claims_.pop_back();
+    } else {
+      // Nothing claimed here; drop what was resolved inside and never claimed, as a Claim's
+      // release does (unclaimed_ is back where this map found it).
+      resolved_.resize(unclaimed_);
+    }
     unclaimed_ = resolved_.size();
-    claims_.pop_back();
+    --claim_depth_;
   }
   const ErasedHandler& claimed_handler(const std::type_info& type, const void*& obj) {
-    if (!claims_.empty()) {
+    if (!claims_.empty() && claims_.back().depth == claim_depth_) {
       Claim& c = claims_.back();
       if (c.next < c.end && resolved_[c.next].type == &type && resolved_[c.next].obj == obj) {
         const Resolved& r = resolved_[c.next++];
@@ -281,11 +302,11 @@ class Encoder final : public ObjectEncoder {
       case Kind::boolean:
         return boolean(v.as_bool(), as_key);
       case Kind::integer:
-        return integer(v.as_int(), as_key);
+        return write_integer(ValueAccess::int_bits(v), as_key);
       case Kind::big_integer:
         return emit_text(v, 'n', as_key);
       case Kind::floating:
-        return floating(v.as_double(), as_key);
+        return floating(ValueAccess::double_bits(v), as_key);
       case Kind::big_decimal:
         return emit_text(v, 'f', as_key);
       case Kind::string:
@@ -302,7 +323,7 @@ class Encoder final : public ObjectEncoder {
         return emit_string(scratch_, as_key);
       }
       case Kind::instant:
-        return instant(v.as_instant(), as_key);
+        return instant(ValueAccess::int_bits(v), as_key);
       case Kind::uuid: {
         const Uuid u = v.as_uuid();
         if (msgpack_ && !as_key)
@@ -340,13 +361,13 @@ class Encoder final : public ObjectEncoder {
   }
 
   void write_items(const Value& v) {
-    const auto items = v.items();
+    const auto items = ValueAccess::items(v);
     open_array(items.size());
     for (const Value& item : items) write(item, false);
     close_array();
   }
 
-  void open_map_form(std::size_t n, bool scalar_keys) {
+  [[gnu::always_inline]] void open_map_form(std::size_t n, bool scalar_keys) {
     claim_resolved();
     if (!scalar_keys) {
       // A cmap: ["~#cmap", [k, v, ...]] with the keys written as ordinary values.
@@ -359,7 +380,7 @@ class Encoder final : public ObjectEncoder {
       emit_code("^ ");
     }
   }
-  void close_map_form(bool scalar_keys) {
+  [[gnu::always_inline]] void close_map_form(bool scalar_keys) {
     release_resolved();
     if (!scalar_keys) {
       close_array();
@@ -371,11 +392,35 @@ class Encoder final : public ObjectEncoder {
     }
   }
 
+  // Kinds written as one string or scalar whatever their content (writes_as_scalar), as bits.
+  static constexpr std::uint32_t kAlwaysScalar = [] {
+    std::uint32_t mask = 0;
+    for (const Kind k : {Kind::null, Kind::boolean, Kind::integer, Kind::big_integer, Kind::floating,
+                         Kind::big_decimal, Kind::string, Kind::bytes, Kind::keyword, Kind::symbol,
+                         Kind::character, Kind::instant, Kind::uuid, Kind::uri})
+      mask |= 1u << static_cast<unsigned>(k);
+    return mask;
+  }();
+  // The character after `~` of a text kind that emit_text writes (string: '"'), or 0.
+  static constexpr auto kTextKinds = [] {
+    std::array<char, 32> t{};
+    t[static_cast<unsigned>(Kind::string)] = '"';
+    t[static_cast<unsigned>(Kind::keyword)] = ':';
+    t[static_cast<unsigned>(Kind::symbol)] = '$';
+    t[static_cast<unsigned>(Kind::big_integer)] = 'n';
+    t[static_cast<unsigned>(Kind::big_decimal)] = 'f';
+    t[static_cast<unsigned>(Kind::uri)] = 'r';
+    return t;
+  }();
+
   void write_map(const Value& v) {
-    const auto entries = v.entries();
+    const auto entries = ValueAccess::entries(v);
+    // A map's form (map or cmap) depends on all its keys, so it is decided before the first is
+    // written; keys of a ground scalar kind, nearly all keys, are told by one bit test.
     bool scalar_keys = true;
     for (const auto& entry : entries) {
       const Value& k = entry.first;
+      if ((kAlwaysScalar >> static_cast<unsigned>(k.kind())) & 1u) continue;
       if (k.kind() == Kind::object ? !object_is_scalar(k.object_type_info(), k.object_address())
                                    : !writes_as_scalar(k)) {
         scalar_keys = false;
@@ -385,7 +430,11 @@ class Encoder final : public ObjectEncoder {
     // The form is known here: no map_forms_ entry, which only the ObjectEncoder calls need.
     open_map_form(entries.size(), scalar_keys);
     for (const auto& [key, value] : entries) {
-      write(key, scalar_keys);
+      // Keys are nearly always strings or keywords: written without the dispatch on kind.
+      if (const char text_kind = kTextKinds[static_cast<unsigned>(key.kind())]; text_kind != 0)
+        emit_text(key, text_kind, scalar_keys);
+      else
+        write(key, scalar_keys);
       write(value, false);
     }
     close_map_form(scalar_keys);
@@ -457,13 +506,18 @@ class Encoder final : public ObjectEncoder {
   /// as string() and emit_prefixed().
   void emit_text(const Value& v, char kind, bool as_key) {
     if (verbose_ || !(as_key || kind == ':' || kind == '$')) {
-      const std::string_view text = v.as_string();
+      const std::string_view text = ValueAccess::text(v);
       return kind == '"' ? string(text, as_key) : emit_prefixed(kind, text, as_key);
+    }
+    const std::string_view text = ValueAccess::text(v);
+    const bool escaped = kind == '"' && !text.empty() && (text[0] == '~' || text[0] == '^' || text[0] == '`');
+    // Fewer than 4 bytes on the wire ("id", "~:a") are never cached: no probe for them.
+    if (text.size() + (kind != '"' ? 2 : escaped ? 1 : 0) < 4) {
+      if (kind == '"' && !escaped) return out_.string(text);
+      return emit_prefixed(kind == '"' ? text[0] : kind, kind == '"' ? text.substr(1) : text, as_key);
     }
     if (const std::string_view code = cache_.find_value(v, kind); !code.empty())
       return emit_code(code);
-    const std::string_view text = v.as_string();
-    const bool escaped = kind == '"' && !text.empty() && (text[0] == '~' || text[0] == '^' || text[0] == '`');
     std::string_view wire = text;
     if (kind != '"' || escaped) {
       start_scratch(kind == '"' ? text[0] : kind);
@@ -487,7 +541,7 @@ class Encoder final : public ObjectEncoder {
 
   // A cache code (from kCacheCodes) or the "^ " map marker (a literal): 2 or 3 chars of
   // printable ASCII that no backend escapes, with at least 3 readable.
-  void emit_code(std::string_view code) {
+  [[gnu::always_inline]] void emit_code(std::string_view code) {
     if constexpr (requires { out_.cache_code(code); })
       out_.cache_code(code);
     else
@@ -505,7 +559,8 @@ class Encoder final : public ObjectEncoder {
   std::string scratch_;          // "~X" + text for the string being written; reused
   std::vector<bool> map_forms_;  // per open map: keys are scalars (else it is a cmap)
   std::vector<Resolved> resolved_;
-  std::vector<Claim> claims_;    // per open map and top-level value
+  std::vector<Claim> claims_;    // per open map and top-level value that claimed anything
+  std::size_t claim_depth_ = 0;  // open maps and top-level values
   std::size_t unclaimed_ = 0;    // resolved_[unclaimed_...] await the next map or top-level value
 };
 

@@ -75,6 +75,37 @@ struct ValueAccess {
       return false;  // text (or bytes) of different lengths
     return a == b;
   }
+
+  // ---- unchecked reads, for the encoder's walk ----------------------------------------------
+  // The writer visits every value once and already knows its kind: as_string(), items() and
+  // entries() are out-of-line calls that check the kind again, a tenth of a keyword-heavy
+  // write. These read the representation directly. A text, sequence or map node keeps its
+  // payload right after its header (the Node, then its 4-byte size and 4 bytes of hash or
+  // padding; ValueAccessUnchecked.* check that against the checked accessors for every kind),
+  // and a Value on the heap repeats the payload's size in its own `size`.
+  static constexpr std::size_t kPayloadOffset = sizeof(detail::Node) + 8;
+
+  /// The text of a string, keyword, symbol, URI, big integer, big decimal or bytes value.
+  static std::string_view text(const Value& v) noexcept {
+    if (!(v.small_.flags & Value::kHeap)) return {v.small_.data, v.small_.size};
+    return {reinterpret_cast<const char*>(v.wide_.u.node) + kPayloadOffset, v.wide_.size};
+  }
+  /// The items of an array, list or set.
+  static std::span<const Value> items(const Value& v) noexcept {
+    if (!(v.small_.flags & Value::kHeap)) return {};  // empty
+    return {reinterpret_cast<const Value*>(reinterpret_cast<const char*>(v.wide_.u.node) + kPayloadOffset),
+            v.wide_.size};
+  }
+  /// The entries of a map or link.
+  static std::span<const Entry> entries(const Value& v) noexcept {
+    if (!(v.small_.flags & Value::kHeap)) return {};  // empty
+    return {reinterpret_cast<const Entry*>(reinterpret_cast<const char*>(v.wide_.u.node) + kPayloadOffset),
+            v.wide_.size};
+  }
+  /// The integer, instant (milliseconds) or double of a scalar value.
+  static std::int64_t int_bits(const Value& v) noexcept { return v.wide_.u.i; }
+  static double double_bits(const Value& v) noexcept { return v.wide_.u.d; }
+
   /// An empty container of `kind` (array, list, set, map or link): inline, with no node.
   static Value empty(Kind kind) noexcept;
   /// The heap bytes of the arena `v` lives in (its blocks, headers included), or 0 when `v`

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The write cache's identity table and generation stamps, and the JSON writer's own string
-// output (escapes, base64, numbers), which must give exactly the bytes RapidJSON's Writer gives.
+// output (escapes, base64, numbers, separators), which must give exactly the bytes RapidJSON's
+// Writer gives, and the encoder's unchecked reads of a Value.
 #include <gtest/gtest.h>
 
 #include <rapidjson/stringbuffer.h>
@@ -12,6 +13,7 @@
 
 #include "cache.h"
 #include "transit/transit.h"
+#include "value_internal.h"
 
 namespace {
 
@@ -166,6 +168,144 @@ TEST(JsonWriterStrings, BytesAreBase64InPlace) {
   const Value m = Value::map({{v, 1}});
   EXPECT_EQ(transit::write(Value::array({m, m})),
             R"([["^ ","~b8PHy8/T19g==",1],["^ ","^0",1]])");
+}
+
+// ---- the JSON writer's structure -----------------------------------------------------------------
+
+// Writes `v` (null, booleans, integers within 2^53, strings with no Transit prefix, arrays and
+// maps with string keys: what JSON-Verbose writes as plain JSON) with RapidJSON's Writer.
+void rapidjson_emit(const Value& v, rapidjson::Writer<rapidjson::StringBuffer>& w) {
+  switch (v.kind()) {
+    case transit::Kind::null: w.Null(); break;
+    case transit::Kind::boolean: w.Bool(v.as_bool()); break;
+    case transit::Kind::integer: w.Int64(v.as_int()); break;
+    case transit::Kind::string: {
+      const std::string_view s = v.as_string();
+      w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+      break;
+    }
+    case transit::Kind::array:
+      w.StartArray();
+      for (const Value& item : v.items()) rapidjson_emit(item, w);
+      w.EndArray();
+      break;
+    case transit::Kind::map:
+      w.StartObject();
+      for (const auto& [key, value] : v.entries()) {
+        const std::string_view k = key.as_string();
+        w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+        rapidjson_emit(value, w);
+      }
+      w.EndObject();
+      break;
+    default: FAIL() << "not plain JSON";
+  }
+}
+
+// A nested value of every plain JSON kind, `depth` levels deep, its shape drawn from `seed`.
+Value plain_value(std::uint32_t& seed, int depth) {
+  seed = seed * 1664525u + 1013904223u;
+  const std::uint32_t r = seed >> 8;
+  const int choice = depth == 0 ? static_cast<int>(r % 4) : static_cast<int>(r % 6);
+  const auto count = [&] { return static_cast<int>((seed >> 3) % 4); };
+  switch (choice) {
+    case 0: return Value(nullptr);
+    case 1: return Value((r & 1) != 0);
+    case 2: {
+      static constexpr std::int64_t kInts[] = {0, 7, -1, 4294967295, 4294967296, -4294967296,
+                                               9007199254740991, -9007199254740991, 123456789};
+      return Value(kInts[r % std::size(kInts)]);
+    }
+    case 3: return Value(std::string(r % 20, static_cast<char>('a' + r % 26)) + "\"\n");
+    case 4: {
+      std::vector<Value> items;
+      for (int i = count(); i > 0; --i) items.push_back(plain_value(seed, depth - 1));
+      return Value::array(std::move(items));
+    }
+    default: {
+      std::vector<transit::Entry> entries;
+      for (int i = count(); i > 0; --i)
+        entries.emplace_back(Value("k" + std::to_string(i)), plain_value(seed, depth - 1));
+      return Value::map(std::move(entries));
+    }
+  }
+}
+
+TEST(JsonWriterStructure, SeparatorsAreRapidJsonsAtEveryNesting) {
+  std::uint32_t seed = 11;
+  for (int i = 0; i < 2000; ++i) {
+    Value v = plain_value(seed, 5);
+    if (!v.is(transit::Kind::array) && !v.is(transit::Kind::map)) v = Value::array({v});
+    rapidjson::StringBuffer out;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(out);
+    rapidjson_emit(v, writer);
+    ASSERT_EQ(transit::write(v, Encoding::json_verbose), std::string(out.GetString(), out.GetSize()))
+        << to_edn(v);
+  }
+}
+
+TEST(JsonWriterStructure, TopLevelValuesFollowOneAnotherWithNoSeparator) {
+  std::string out;
+  transit::StringSink sink(out);
+  transit::Writer writer(sink, Encoding::json_verbose);
+  writer.write(Value::array({}));
+  writer.write(Value::map({{Value("a"), Value::array({1, Value::map({})})}}));
+  writer.write(Value(-5));
+  writer.write(Value::array({true, false, nullptr}));
+  writer.flush();
+  EXPECT_EQ(out, R"([]{"a":[1,{}]}{"~#'":-5}[true,false,null])");
+  // And in JSON, where maps are arrays and quoted scalars are tagged arrays.
+  EXPECT_EQ(transit::write(Value::array({Value::map({{Value("a"), Value::array({})}}), -9223372036854775807LL - 1})),
+            R"([["^ ","a",[]],"~i-9223372036854775808"])");
+}
+
+// ---- the encoder's unchecked reads -----------------------------------------------------------
+
+// ValueAccess::text, items and entries read the representation directly: they must agree with
+// the checked accessors for inline and heap values of every kind they serve, built or read
+// (a reader's values live in an arena).
+TEST(ValueAccessUnchecked, AgreeWithTheCheckedAccessors) {
+  using transit::ValueAccess;
+  const std::string long_text(40, 'x');
+  std::vector<Value> texts;
+  for (const std::string& s : {std::string("ab"), long_text}) {
+    texts.push_back(Value(s));
+    texts.push_back(transit::kw(s));
+    texts.push_back(transit::sym(s));
+    texts.push_back(Value::uri(s));
+    texts.push_back(Value::big_decimal("1." + std::string(s.size(), '5')));
+    texts.push_back(Value::big_integer("1" + std::string(s.size(), '0')));
+  }
+  const Value seq = Value::array(texts);
+  const Value map = Value::map({{Value("a"), seq}, {transit::kw(long_text), Value(long_text)}});
+  const Value doc = Value::array({seq, Value::list(texts), Value::set(texts), map,
+                                  Value::link("http://x", "rel"), Value::array({}), Value::map({})});
+  const Value read = transit::read(transit::write(doc), Encoding::json);
+  ASSERT_EQ(read, doc);
+  for (const Value* top : {&doc, &read}) {
+    for (const Value& container : top->items()) {
+      if (container.is(transit::Kind::map) || container.is(transit::Kind::link)) {
+        const auto entries = ValueAccess::entries(container);
+        ASSERT_EQ(entries.data(), container.entries().data());
+        ASSERT_EQ(entries.size(), container.entries().size());
+        for (const auto& [k, v] : entries) ASSERT_EQ(ValueAccess::text(k), k.as_string());
+        continue;
+      }
+      const auto items = ValueAccess::items(container);
+      ASSERT_EQ(items.data(), container.items().data());
+      ASSERT_EQ(items.size(), container.items().size());
+      for (const Value& t : items) {
+        ASSERT_EQ(ValueAccess::text(t).data(), t.as_string().data());
+        ASSERT_EQ(ValueAccess::text(t).size(), t.as_string().size());
+      }
+    }
+  }
+  const Value bytes = Value::bytes(std::string(100, 'b'));
+  const auto b = bytes.as_bytes();
+  EXPECT_EQ(ValueAccess::text(bytes), std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+  EXPECT_EQ(ValueAccess::int_bits(Value(-42)), -42);
+  EXPECT_EQ(ValueAccess::int_bits(Value::instant(1234)), 1234);
+  EXPECT_EQ(ValueAccess::double_bits(Value(2.5)), 2.5);
 }
 
 }  // namespace
