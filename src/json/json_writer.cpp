@@ -1,28 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// JSON and JSON-Verbose output on RapidJSON's Writer.
-#include <rapidjson/writer.h>
+// JSON and JSON-Verbose output, byte for byte what RapidJSON's Writer writes.
+#include <rapidjson/internal/itoa.h>
 
 #include <array>
 #include <cstdint>
 #include <cstring>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "backend.h"
 #include "codec.h"
 #include "encoder.h"
 #include "out_buffer.h"
-
-namespace rapidjson {
-template <>
-inline void PutReserve(transit::detail::OutBuffer& stream, size_t count) {
-  stream.Reserve(count);
-}
-template <>
-inline void PutUnsafe(transit::detail::OutBuffer& stream, char c) {
-  stream.PutUnsafe(c);
-}
-}  // namespace rapidjson
 
 namespace transit::detail {
 namespace {
@@ -109,86 +99,126 @@ char* escape_json(std::string_view s, char* p) noexcept {
   return p;
 }
 
-/// RapidJSON's Writer keeps the structure (commas, colons, nesting); strings and numbers are
-/// written here straight into the buffer, each in one pass: the escape scan runs 8 bytes at a
-/// time, a "~X" prefix is written with its text, and text known to need no escape (cache
-/// codes, base64) is copied.
-class JsonWriter : public rapidjson::Writer<OutBuffer> {
- public:
-  using rapidjson::Writer<OutBuffer>::Writer;
-
-  /// `"` + `head` + `text`, both escaped, + `"`. The head ("~" and a tag) needs escaping too:
-  /// a tag is any character, `"` and `\` included (the fuzzer found `~"` written bare).
-  void text(std::string_view head, std::string_view text) {
-    char* p = begin_string(6 * (head.size() + text.size()));
-    end_string(escape_json(text, escape_json(head, p)));
-  }
-  /// A cache code or "^ ": 2 or 3 chars, with a third readable (see emit_code), copied as
-  /// 3 bytes whatever the length.
-  void code(std::string_view s) {
-    char* p = begin_string(3);
-    std::memcpy(p, s.data(), 3);
-    end_string(p + s.size());
-  }
-  /// `"~b` + the base64 of `data` + `"`, encoded in place.
-  void base64(std::span<const std::byte> data) {
-    char* p = begin_string(2 + base64_length(data.size()));
-    *p++ = '~';
-    *p++ = 'b';
-    end_string(base64_encode_to(data, p));
-  }
-  void number(double d) {
-    Prefix(rapidjson::kNumberType);
-    os_->Reserve(kMaxDoubleJson);
-    os_->commit(format_double_json_to(d, os_->cursor()));
-    EndValue(true);
-  }
-
- private:
-  char* begin_string(std::size_t room) {
-    Prefix(rapidjson::kStringType);
-    os_->Reserve(room + 2);
-    char* p = os_->cursor();
-    *p = '"';
-    return p + 1;
-  }
-  void end_string(char* p) {
-    *p++ = '"';
-    os_->commit(p);
-    EndValue(true);
-  }
-};
-
-/// The encoder's backend for JSON: RapidJSON handles structure, strings are escaped as its
-/// Writer escapes them, doubles are printed with the shortest round-trip digits.
+/// The encoder's backend for JSON. Each call writes one whole token straight into the output
+/// buffer, with the separator before it, behind one bounds check: strings and numbers in one
+/// pass (the escape scan runs 8 bytes at a time, a "~X" prefix is written with its text, text
+/// known to need no escape, cache codes and base64, is copied), and the commas and colons from
+/// one state byte per open container. The bytes are exactly those of RapidJSON's Writer
+/// (`JsonWriterStrings.*`, `JsonWriterStructure.*`), which used to keep the structure and
+/// cost a separate reserve for every separator.
 class JsonEmitter {
  public:
-  explicit JsonEmitter(OutBuffer& out) : out_(out), writer_(out) {}
+  explicit JsonEmitter(OutBuffer& out) : out_(out) {}
 
-  void null() { writer_.Null(); }
-  void boolean(bool b) { writer_.Bool(b); }
-  void integer(std::int64_t i) { writer_.Int64(i); }
-  void floating(double d) { writer_.number(d); }
-  void string(std::string_view s) { writer_.text({}, s); }
+  void null() { literal("null"); }
+  void boolean(bool b) { literal(b ? std::string_view("true") : std::string_view("false")); }
+  [[gnu::always_inline]] void integer(std::int64_t i) {
+    char* p = begin_token(kMaxIntegerJson);
+    auto u = static_cast<std::uint64_t>(i);
+    if (i < 0) {
+      *p++ = '-';
+      u = 0 - u;
+    }
+    // RapidJSON's digit writers (what its Writer::Int64 runs), straight into the buffer; the
+    // 32-bit one is shorter for the small numbers that most integers are.
+    end_token(u <= UINT32_MAX ? rapidjson::internal::u32toa(static_cast<std::uint32_t>(u), p)
+                              : rapidjson::internal::u64toa(u, p));
+  }
+  void floating(double d) { end_token(format_double_json_to(d, begin_token(kMaxDoubleJson))); }
+  void string(std::string_view s) { text({}, s); }
   /// "~" + tag + body, escaped as one string.
   void prefixed_string(char tag, std::string_view body) {
     const char head[] = {'~', tag};
-    writer_.text({head, 2}, body);
+    text({head, 2}, body);
   }
-  /// A cache code or "^ " (see Encoder::emit_code).
-  void cache_code(std::string_view s) { writer_.code(s); }
-  void base64_string(std::span<const std::byte> data) { writer_.base64(data); }
-  void array_begin(std::size_t) { writer_.StartArray(); }
-  void array_end() { writer_.EndArray(); }
-  void map_begin(std::size_t) { writer_.StartObject(); }
-  void map_end() { writer_.EndObject(); }
+  /// A cache code or "^ ": 2 or 3 chars, with a third readable (see Encoder::emit_code), copied
+  /// as 3 bytes whatever the length.
+  [[gnu::always_inline]] void cache_code(std::string_view s) {
+    char* p = begin_token(5);
+    *p = '"';
+    std::memcpy(p + 1, s.data(), 3);
+    p += 1 + s.size();
+    *p++ = '"';
+    end_token(p);
+  }
+  /// `"~b` + the base64 of `data` + `"`, encoded in place.
+  void base64_string(std::span<const std::byte> data) {
+    char* p = begin_token(4 + base64_length(data.size()));
+    *p++ = '"';
+    *p++ = '~';
+    *p++ = 'b';
+    p = base64_encode_to(data, p);
+    *p++ = '"';
+    end_token(p);
+  }
+  void array_begin(std::size_t) { open('[', kInArray); }
+  void array_end() { close(']'); }
+  void map_begin(std::size_t) { open('{', kBeforeKey); }
+  void map_end() { close('}'); }
 
-  /// Lets the next top-level value start.
-  void next_root() { writer_.Reset(out_); }
+  /// Lets the next top-level value start: values follow one another with no separator, as
+  /// RapidJSON's Writer, reset between them, wrote them.
+  void next_root() noexcept {
+    levels_.clear();
+    state_ = kRoot;
+    separator_ = 0;
+  }
 
  private:
+  // Where the next token goes: what it is preceded by, and what follows from it.
+  enum State : std::uint8_t { kRoot, kInArray, kBeforeKey, kBeforeValue };
+  // The separator after a token written in each state, and the state it leaves.
+  static constexpr char kSeparatorAfter[] = {0, ',', ':', ','};
+  static constexpr State kStateAfter[] = {kRoot, kInArray, kBeforeValue, kBeforeKey};
+  static constexpr std::size_t kMaxIntegerJson = 20;  // "-9223372036854775808"
+
+  /// Room for a token of up to `room` bytes after its separator; returns where it goes.
+  [[gnu::always_inline]] char* begin_token(std::size_t room) {
+    out_.Reserve(room + 1);
+    char* p = out_.cursor();
+    *p = separator_;  // overwritten by the token when there is no separator
+    return p + (separator_ != 0);
+  }
+  [[gnu::always_inline]] void end_token(char* end) noexcept {
+    out_.commit(end);
+    separator_ = kSeparatorAfter[state_];
+    state_ = kStateAfter[state_];
+  }
+  [[gnu::always_inline]] void literal(std::string_view word) {
+    char* p = begin_token(5);
+    std::memcpy(p, word.data(), 5);  // "true" and "null" copy the NUL after them: 5 bytes read
+    end_token(p + word.size());
+  }
+  /// `"` + `head` + `text`, both escaped, + `"`. The head ("~" and a tag) needs escaping too:
+  /// a tag is any character, `"` and `\` included (the fuzzer found `~"` written bare).
+  [[gnu::always_inline]] void text(std::string_view head, std::string_view text) {
+    char* p = begin_token(6 * (head.size() + text.size()) + 2);
+    *p++ = '"';
+    p = escape_json(text, escape_json(head, p));
+    *p++ = '"';
+    end_token(p);
+  }
+  [[gnu::always_inline]] void open(char bracket, State inside) {
+    char* p = begin_token(1);
+    *p = bracket;
+    out_.commit(p + 1);
+    levels_.push_back(state_);
+    state_ = inside;
+    separator_ = 0;
+  }
+  [[gnu::always_inline]] void close(char bracket) {
+    out_.Reserve(1);
+    char* p = out_.cursor();
+    *p = bracket;
+    state_ = levels_.back();
+    levels_.pop_back();
+    end_token(p + 1);
+  }
+
   OutBuffer& out_;
-  JsonWriter writer_;
+  State state_ = kRoot;
+  char separator_ = 0;        // written before the next token: ',' ':' or nothing
+  std::vector<State> levels_;  // the state of each enclosing container
 };
 
 }  // namespace
