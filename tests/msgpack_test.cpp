@@ -218,6 +218,26 @@ TEST(MsgpackWrite, HeadersTakeTheSmallestFormAtEveryLengthBoundary) {
   EXPECT_EQ(header_of(map(65536), 5), "df 00 01 00 00");
 }
 
+// Short strings are copied in at most two overlapping moves: every length from 0 to 40, each
+// byte distinct so a misplaced move shows, as a value, a map key and a cache reference.
+TEST(MsgpackWrite, StringsOfEveryShortLengthAreCopiedWhole) {
+  for (std::size_t n = 0; n <= 40; ++n) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s.push_back(static_cast<char>('A' + i));
+    const std::string out = transit::write(Value::array({Value(s)}), Encoding::msgpack);
+    const std::string header = n < 32 ? std::string(1, static_cast<char>(0xa0 | n))
+                                      : std::string{static_cast<char>(0xd9), static_cast<char>(n)};
+    EXPECT_EQ(out, "\x91" + header + s) << n;
+    const Value m = Value::map({{Value(s), 1}});
+    const Value twice = Value::array({m, m});
+    EXPECT_EQ(transit::read(transit::write(twice, Encoding::msgpack), Encoding::msgpack), twice) << n;
+  }
+  // The second map's key is the cache code "^0": a fixstr of 2 bytes.
+  const Value m = Value::map({{Value("name"), 1}});
+  EXPECT_EQ(hex(transit::write(Value::array({m, m}), Encoding::msgpack)),
+            "92 81 a4 6e 61 6d 65 01 81 a2 5e 30 01");
+}
+
 TEST(MsgpackWrite, TextTypesAreTildeStrings) {
   expect_wire(Value::keyword("a"), quoted(str("~:a")));
   expect_wire(Value::symbol("s"), quoted(str("~$s")));

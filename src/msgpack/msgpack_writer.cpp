@@ -32,6 +32,26 @@ char* put_be(char* p, U bits) noexcept {
   return p + sizeof(U);
 }
 
+/// Copies `n` < 32 bytes as at most two overlapping fixed-size moves (what memcpy does inside,
+/// without the call and its dispatch on size); returns the end.
+inline char* copy_short(char* to, const char* from, std::size_t n) noexcept {
+  if (n >= 16) {
+    std::memcpy(to, from, 16);
+    std::memcpy(to + n - 16, from + n - 16, 16);
+  } else if (n >= 8) {
+    std::memcpy(to, from, 8);
+    std::memcpy(to + n - 8, from + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(to, from, 4);
+    std::memcpy(to + n - 4, from + n - 4, 4);
+  } else if (n > 0) {
+    to[0] = from[0];
+    to[n / 2] = from[n / 2];
+    to[n - 1] = from[n - 1];
+  }
+  return to + n;
+}
+
 /// A header in its smallest form: the fix form `fix | n` below `fix_limit`, else the 8-, 16-
 /// or 32-bit length forms starting at type byte `first_sized` (`has8`: whether an 8-bit one
 /// exists, as for str but not for array and map).
@@ -119,10 +139,23 @@ class MsgpackEmitter {
     out_.commit(p);
   }
   void string(std::string_view s) {
+    if (s.size() < 32) {  // a fixstr: keys, keywords, most text; no call to copy it
+      char* p = room(32);
+      *p = static_cast<char>(0xa0 | s.size());
+      out_.commit(copy_short(p + 1, s.data(), s.size()));
+      return;
+    }
     const std::uint32_t n = length(s.size());
     char* p = put_header(room(5 + std::size_t{n}), n, 0xa0, 32, 0xd9, true);
     std::memcpy(p, s.data(), n);
     out_.commit(p + n);
+  }
+  /// A cache code: 2 or 3 chars, with a third readable (see Encoder::emit_code).
+  [[gnu::always_inline]] void cache_code(std::string_view s) {
+    char* p = room(4);
+    *p = static_cast<char>(0xa0 | s.size());
+    std::memcpy(p + 1, s.data(), 3);
+    out_.commit(p + 1 + s.size());
   }
   void array_begin(std::size_t n) {
     out_.commit(put_header(room(5), length(n), 0x90, 16, 0xdc, false));
@@ -134,11 +167,11 @@ class MsgpackEmitter {
   void map_end() {}
 
  private:
-  char* room(std::size_t n) {
+  [[gnu::always_inline]] char* room(std::size_t n) {
     out_.Reserve(n);
     return out_.cursor();
   }
-  void put_byte(unsigned char b) {
+  [[gnu::always_inline]] void put_byte(unsigned char b) {
     char* p = room(1);
     *p = static_cast<char>(b);
     out_.commit(p + 1);
