@@ -86,7 +86,7 @@ class WriteCache {
  public:
   // The table starts small and doubles as it fills: most values cache a few strings, and a
   // one-shot write of a small value must not pay for a table sized for 1936 of them.
-  WriteCache() : slots_(kMinSlots), key_(&process_hash_key()) {}
+  WriteCache() : slots_(kMinSlots), key_(&process_hash_key()), k0_(key_->k0), k1_(key_->k1) {}
 
   void reset() noexcept {
     if (++generation_ == 0) [[unlikely]]
@@ -140,7 +140,8 @@ class WriteCache {
     for (std::size_t i = value_slot(a, b, kind, mask);; i = (i + 1) & mask) {
       const ValueSlot& slot = values_[i];
       if (slot.generation != generation_) return {};
-      if (slot.a == a && slot.b == b && slot.kind == kind) return cache_code(slot.code);
+      if (slot.a == a && slot.b == b && slot.kind == kind)
+        return {slot.code.data(), slot.code[2] != 0 ? 3u : 2u};
     }
   }
 
@@ -156,7 +157,8 @@ class WriteCache {
         if (slot.generation == generation_) place_value(slot);
     }
     const auto [a, b] = ValueAccess::identity(v);
-    place_value({a, b, generation_, static_cast<std::uint16_t>(count_ - 1), kind});
+    const auto& code = kCacheCodes[count_ - 1];
+    place_value({a, b, generation_, {code[0], code[1], code[2]}, kind});
     if (ValueAccess::node_of(v)) held_.push_back(v);
   }
 
@@ -202,16 +204,19 @@ class WriteCache {
     return static_cast<std::uint32_t>(keyed_bytes(*key_, s.data(), s.size()));
   }
 
+  // The code's characters are kept in the slot ("^X" and a NUL, or "^XY"), so that a hit,
+  // every repeated key, reads one slot and no table of codes.
   struct ValueSlot {
     std::uint64_t a = 0, b = 0;  // ValueAccess::identity
     std::uint32_t generation = 0;
-    std::uint16_t code = 0;
+    std::array<char, 3> code{};
     char kind = 0;
   };
+  static_assert(sizeof(ValueSlot) == 24);
   // Keyed too: the bits of an inline value are its characters, which the input chooses. One
   // folded multiply of the two keyed words: this runs for every keyword and map key written.
   std::size_t value_slot(std::uint64_t a, std::uint64_t b, char kind, std::size_t mask) const noexcept {
-    return fold_mul(a ^ key_->k0, b ^ key_->k1 ^ static_cast<unsigned char>(kind)) & mask;
+    return fold_mul(a ^ k0_, b ^ k1_ ^ static_cast<unsigned char>(kind)) & mask;
   }
   void place_value(const ValueSlot& slot) noexcept {
     const std::size_t mask = values_.size() - 1;
@@ -226,6 +231,7 @@ class WriteCache {
   std::vector<Value> held_;        // the long values remembered in values_, alive until reset
   std::string text_;
   const HashKey* key_;
+  std::uint64_t k0_, k1_;  // key_'s first words, held here: one load less on every probe
   std::uint32_t generation_ = 1;
   std::size_t count_ = 0;       // text slots taken since the last reset
   std::size_t remembered_ = 0;  // live entries of values_

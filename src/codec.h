@@ -31,6 +31,9 @@ std::optional<std::string> base64_decode(std::string_view text);
 
 /// Appends the canonical 36-character lowercase form, e.g. 5a2cbea3-e8c6-428b-b525-21239370dd55.
 void format_uuid(Uuid u, std::string& out);
+/// The same 36 chars (kUuidText) written at `out`; returns the end.
+inline constexpr std::size_t kUuidText = 36;
+char* format_uuid_to(Uuid u, char* out) noexcept;
 /// Parses the canonical 8-4-4-4-12 hex form (either case). nullopt otherwise.
 std::optional<Uuid> parse_uuid(std::string_view text);
 

@@ -272,15 +272,15 @@ class Encoder final : public ObjectEncoder {
   }
   void release_resolved() {
     if (claim_depth_ == 0) return;
-    if (!claims_.empty() && claims_.back().depth == claim_depth_) {
+    if (!claims_.empty() && claims_.back().depth == claim_depth_) [[unlikely]] {
       resolved_.resize(claims_.back().begin);
       claims_.pop_back();
-    } else {
+      unclaimed_ = resolved_.size();
+    } else if (resolved_.size() != unclaimed_) [[unlikely]] {
       // Nothing claimed here; drop what was resolved inside and never claimed, as a Claim's
       // release does (unclaimed_ is back where this map found it).
       resolved_.resize(unclaimed_);
     }
-    unclaimed_ = resolved_.size();
     --claim_depth_;
   }
   const ErasedHandler& claimed_handler(const std::type_info& type, const void*& obj) {
@@ -328,9 +328,8 @@ class Encoder final : public ObjectEncoder {
         const Uuid u = v.as_uuid();
         if (msgpack_ && !as_key)
           return write_tagged_ints('u', {static_cast<std::int64_t>(u.hi), static_cast<std::int64_t>(u.lo)});
-        start_scratch('u');
-        format_uuid(u, scratch_);
-        return emit_string(scratch_, as_key);
+        char text[kUuidText];
+        return emit_prefixed('u', {text, static_cast<std::size_t>(format_uuid_to(u, text) - text)}, as_key);
       }
       case Kind::uri:
         return emit_text(v, 'r', as_key);
