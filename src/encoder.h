@@ -505,8 +505,13 @@ class Encoder final : public ObjectEncoder {
   /// as string() and emit_prefixed().
   void emit_text(const Value& v, char kind, bool as_key) {
     if (verbose_ || !(as_key || kind == ':' || kind == '$')) {
+      // Never cached here (verbose, or a value that is not a keyword or symbol): a string
+      // that needs no `~` escape goes straight out.
       const std::string_view text = ValueAccess::text(v);
-      return kind == '"' ? string(text, as_key) : emit_prefixed(kind, text, as_key);
+      if (kind != '"') return emit_prefixed(kind, text, as_key);
+      if (!text.empty() && (text[0] == '~' || text[0] == '^' || text[0] == '`'))
+        return emit_prefixed(text[0], text.substr(1), as_key);
+      return out_.string(text);
     }
     const std::string_view text = ValueAccess::text(v);
     const bool escaped = kind == '"' && !text.empty() && (text[0] == '~' || text[0] == '^' || text[0] == '`');
