@@ -13,12 +13,14 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <span>
 #include <optional>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "codec.h"
 #include "support/step_source.h"
 #include "transit/transit.h"
 
@@ -236,6 +238,33 @@ TEST(MsgpackWrite, StringsOfEveryShortLengthAreCopiedWhole) {
   const Value m = Value::map({{Value("name"), 1}});
   EXPECT_EQ(hex(transit::write(Value::array({m, m}), Encoding::msgpack)),
             "92 81 a4 6e 61 6d 65 01 81 a2 5e 30 01");
+}
+
+// Bytes are "~b" + base64 encoded straight into the output: the str header must count the
+// prefix, across the fixstr, str 8 and str 16 boundaries; as a map key they are still cached.
+TEST(MsgpackWrite, BytesAreBase64StringsEncodedInPlace) {
+  for (const std::size_t n : {0, 1, 2, 3, 20, 21, 22, 23, 189, 190, 191, 192, 193, 40000}) {
+    std::string data;
+    for (std::size_t i = 0; i < n; ++i) data.push_back(static_cast<char>(i * 37));
+    std::string text = "~b";
+    transit::detail::base64_encode(std::as_bytes(std::span(data.data(), data.size())), text);
+    std::string header;
+    if (text.size() < 32) {
+      header = std::string(1, static_cast<char>(0xa0 | text.size()));
+    } else if (text.size() <= 255) {
+      header = {static_cast<char>(0xd9), static_cast<char>(text.size())};
+    } else {
+      header = {static_cast<char>(0xda), static_cast<char>(text.size() >> 8), static_cast<char>(text.size() & 0xff)};
+    }
+    const Value v = Value::bytes(data);
+    const std::string out = transit::write(Value::array({v}), Encoding::msgpack);
+    EXPECT_EQ(out, "\x91" + header + text) << n;
+    EXPECT_EQ(transit::read(out, Encoding::msgpack), Value::array({v})) << n;
+  }
+  const Value key = Value::bytes(std::string_view("abcd"));
+  const Value m = Value::map({{key, 1}});
+  EXPECT_EQ(hex(transit::write(Value::array({m, m}), Encoding::msgpack)),
+            "92 81 aa 7e 62 59 57 4a 6a 5a 41 3d 3d 01 81 a2 5e 30 01");
 }
 
 TEST(MsgpackWrite, TextTypesAreTildeStrings) {

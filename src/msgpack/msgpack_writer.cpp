@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "backend.h"
+#include "codec.h"
 #include "encoder.h"
 #include "out_buffer.h"
 
@@ -149,6 +151,15 @@ class MsgpackEmitter {
     char* p = put_header(room(5 + std::size_t{n}), n, 0xa0, 32, 0xd9, true);
     std::memcpy(p, s.data(), n);
     out_.commit(p + n);
+  }
+  /// `~b` + the base64 of `data`, as one str encoded in place: no scratch string to fill and
+  /// copy (Transit has no binary type on the wire; see Encoder::bytes).
+  void base64_string(std::span<const std::byte> data) {
+    const std::uint32_t n = length(2 + base64_length(data.size()));
+    char* p = put_header(room(5 + std::size_t{n}), n, 0xa0, 32, 0xd9, true);
+    *p++ = '~';
+    *p++ = 'b';
+    out_.commit(base64_encode_to(data, p));
   }
   /// A cache code: 2 or 3 chars, with a third readable (see Encoder::emit_code).
   [[gnu::always_inline]] void cache_code(std::string_view s) {
