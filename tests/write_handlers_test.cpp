@@ -323,6 +323,26 @@ TEST(UserTypes, ProfilerCountsLookupsOfTheObjectGraph) {
   EXPECT_EQ(point_exact, 2u * (1 + 3 + 4));
 }
 
+// A map with no user-object keys claims nothing; written inside a map whose keys are user
+// objects, it must not take its parent's claims: the same object as a key of the outer map and
+// as a value inside the inner one is looked up once for each place it is written.
+TEST(UserTypes, MapsWithoutObjectKeysLeaveTheirParentsClaimsAlone) {
+  const transit::Registry registry = shapes_registry();
+  transit::LookupProfiler profiler;
+  transit::WriteOptions options;
+  options.registry = &registry;
+  options.profiler = &profiler;
+  const Value c1 = Value::object(Celsius{1}), c2 = Value::object(Celsius{2});
+  const Value v = Value::map({{c1, Value::map({{Value("k"), c2}, {Value("long key"), Value::map({})}})},
+                              {c2, Value::map({{Value("k"), c1}})}});
+  EXPECT_EQ(transit::write(v, Encoding::json, options),
+            R"(["^ ","~T1.000000",["^ ","k","~T2.000000","long key",["^ "]],"~T2.000000",["^ ","k","~T1.000000"]])");
+  std::uint64_t celsius = 0;
+  for (const auto& s : profiler.report())
+    if (s.type_name.find("Celsius") != std::string::npos) celsius = s.lookups();
+  EXPECT_EQ(celsius, 4u);  // two keys, resolved once before the outer map, and two values
+}
+
 // Every object written is looked up exactly once, including user-type map keys (checked for
 // being scalars before the map is written) and top-level objects, at any nesting.
 TEST(UserTypes, ProfilerCountsOneLookupPerObjectWritten) {
