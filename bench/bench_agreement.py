@@ -60,8 +60,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="transit-agreement-") as tmp:
         dumped = subprocess.run([args.transit_bench, "--dump", tmp], check=True,
                                 capture_output=True, text=True).stdout.split()
-        corpora = [os.path.basename(p)[:-len(".json")] for p in dumped
-                   if not p.endswith(".verbose.json")]
+        # --dump writes NAME.json, NAME.verbose.json and NAME.msgpack per corpus.
+        corpora = [os.path.basename(p)[:-len(".verbose.json")] for p in dumped
+                   if p.endswith(".verbose.json")]
         for corpus in corpora:
             tool = transit_tool_medians(args.transit, os.path.join(tmp, corpus + ".json"), args.runs)
             loop = transit_bench_medians(args.transit_bench, corpus, args.reps)
