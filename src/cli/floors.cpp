@@ -6,7 +6,6 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,18 +44,16 @@ struct Floor::Parsed {
 };
 
 Floor::Floor(std::string_view bytes, Encoding encoding)
-    : bytes_(bytes), encoding_(encoding), parsed_(new Parsed) {
-  std::unique_ptr<Parsed> parsed(parsed_);
+    : bytes_(bytes), encoding_(encoding), parsed_(std::make_unique<Parsed>()) {
   if (encoding_ == Encoding::msgpack) {
     for (std::size_t offset = 0; offset < bytes_.size();)
       parsed_->objects.push_back(msgpack::unpack(bytes_.data(), bytes_.size(), offset));
   } else {
     parse_json(bytes_, [&](rapidjson::Document doc) { parsed_->documents.push_back(std::move(doc)); });
   }
-  parsed.release();
 }
 
-Floor::~Floor() { delete parsed_; }
+Floor::~Floor() = default;  // here, where Parsed is complete
 
 std::string_view Floor::library() const noexcept {
   return encoding_ == Encoding::msgpack ? "msgpack-cxx" : "RapidJSON";

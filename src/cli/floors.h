@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string_view>
 
 #include "transit/encoding.h"
@@ -33,7 +34,7 @@ class Floor {
   struct Parsed;
   std::string_view bytes_;
   Encoding encoding_;
-  Parsed* parsed_;
+  std::unique_ptr<Parsed> parsed_;
 };
 
 }  // namespace transit::cli
