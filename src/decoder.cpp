@@ -46,7 +46,13 @@ void Decoder::grow_stack(std::size_t more) {
   stack_.reserve(std::max(stack_.size() + more, 2 * stack_.capacity()));
 }
 
-const Value& Decoder::deliver_taped(Value v) { return tape_value(std::move(v)); }
+const Value& Decoder::deliver_taped(Value v) {
+  tape_value(std::move(v));
+  // A taped scalar has no Value to refer to (nil, booleans and numbers live in their token);
+  // no caller uses it: string() caches what it tapes itself.
+  static const Value kTaped;
+  return kTaped;
+}
 
 Value& Decoder::place() {
   if (frames_.empty()) {
@@ -249,6 +255,12 @@ void Decoder::string(std::string_view raw) {
     if (cacheable) cache_add(Value(tag), true);
     return start_tagged(tag);
   }
+  if (tape_ && taping()) [[unlikely]] {
+    Value v = decode_string(raw);
+    if (cacheable) cache_add(v, false);
+    tape_value(std::move(v));
+    return;
+  }
   const Value& v = deliver(decode_string(raw));
   if (cacheable) cache_add(v, false);
 }
@@ -422,10 +434,12 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
   tape_->tokens.reserve(std::max<std::size_t>(64, 2 * tape_->tokens.capacity()));
 }
 
-[[gnu::always_inline]] inline Token& Decoder::new_token() {
+[[gnu::always_inline]] inline Token& Decoder::new_token(std::size_t mark) {
   std::vector<Token>& tokens = tape_->tokens;
   if (tokens.size() == tokens.capacity()) [[unlikely]]
     grow_tape();
+  // A reader knows every token's mark or none (simdjson's walk): only known ones are kept.
+  if (tape_marks_ && mark != Location::npos) tape_->marks.push_back(mark);
   // Tells the compiler that emplace_back will not grow the vector, so that its growing path
   // is not inlined here.
   if (tokens.size() == tokens.capacity()) __builtin_unreachable();
@@ -469,9 +483,8 @@ bool Decoder::tape_cached(std::string_view code) {
   if (slot >= tape_cache_.size() || tape_cache_[slot].size == 0) return false;
   const TapeText where = tape_cache_[slot];
   tape_item();
-  Token& t = new_token();
+  Token& t = new_token(mark_);
   t.op = Op::text;
-  t.mark = mark_;
   t.size = where.size;
   t.text = where.text;
   t.in_input = where.in_input;
@@ -485,9 +498,8 @@ bool Decoder::tape_cached(std::string_view code) {
                                                        std::string_view text) {
   // Filled in place, field by field (parenthesized aggregate init would be shorter, but clang
   // 14, which builds the fuzzers, does not have it).
-  Token& t = new_token();
+  Token& t = new_token(mark);
   t.op = op;
-  t.mark = mark;
   if (text.empty()) return;
   t.size = static_cast<std::uint32_t>(text.size());
   t.text = tape_->text.size();
@@ -495,10 +507,7 @@ bool Decoder::tape_cached(std::string_view code) {
 }
 
 [[gnu::always_inline]] inline void Decoder::tape_token(Value v) {
-  Token& t = new_token();
-  t.op = Op::value;
-  t.mark = mark_;
-  t.value = std::move(v);
+  tape_->put_value(new_token(mark_), std::move(v));
 }
 
 [[gnu::always_inline]] inline void Decoder::tape_item() {
@@ -527,19 +536,17 @@ bool Decoder::tape_cached(std::string_view code) {
   ++f.count;
 }
 
-[[gnu::always_inline]] inline const Value& Decoder::tape_value(Value v) {
+[[gnu::always_inline]] inline void Decoder::tape_value(Value v) {
   tape_item();
   tape_token(std::move(v));
   if (frames_.empty()) done_ = true;
-  return tape_->tokens.back().value;
 }
 
 [[gnu::always_inline]] inline void Decoder::tape_text(std::string_view raw) {
   tape_item();
   if (tape_input_stable_ && !raw.empty()) {
-    Token& t = new_token();
+    Token& t = new_token(mark_);
     t.op = Op::text;
-    t.mark = mark_;
     t.in_input = true;
     t.size = static_cast<std::uint32_t>(raw.size());
     t.text = reinterpret_cast<std::uintptr_t>(raw.data());
@@ -656,10 +663,10 @@ std::string Decoder::path() const {
           const Token& t = tape_->tokens[f.key];
           if (t.op == Op::text)
             append_path_string(p, tape_->text_of(t));
-          else if (t.op == Op::value && t.value.kind() == Kind::string)
-            append_path_string(p, t.value.as_string());
+          else if (t.op == Op::value && t.kind == Kind::string)
+            append_path_string(p, tape_->side_value(t).as_string());
           else if (t.op == Op::value)
-            append_edn(t.value, p, kPathKeyBytes);
+            append_edn(tape_->value_of(t), p, kPathKeyBytes);
           else
             p.append("...");
         } else if (const Value& key = stack_[f.start + at - 1]; key.kind() == Kind::string) {

@@ -50,7 +50,12 @@ class Decoder {
   void set_tape(Tape* tape) noexcept {
     tape_ = tape;
     tape_input_stable_ = false;
+    tape_marks_ = true;
   }
+  /// Whether the tape keeps each token's mark (Tape::marks). A reader that can read the value
+  /// again to find them (Backend::remark) turns them off: only a failed bind needs them. Set
+  /// after set_tape, which turns them on.
+  void set_tape_marks(bool marks) noexcept { tape_marks_ = marks; }
   /// Whether the strings the backend gives (string()) stay where they are for as long as the
   /// tape is bound: the tape then refers to them rather than copying them. Only for input in
   /// memory that no parser rewrites; set after set_tape, which clears it.
@@ -193,7 +198,7 @@ class Decoder {
   void tape_item();
   void tape_token(Op op, std::size_t mark, std::string_view text = {});
   void tape_token(Value v);
-  const Value& tape_value(Value v);
+  void tape_value(Value v);
   void tape_text(std::string_view raw);
   void tape_end(Frame& f, bool array);
   bool tape_structural(std::string_view tag) const noexcept;
@@ -210,8 +215,8 @@ class Decoder {
   [[noreturn]] void tape_error(const Frame& f, TapeError what) const;
   /// Room for more tokens on the tape (doubling).
   void grow_tape();
-  /// A new token at the end of the tape.
-  Token& new_token();
+  /// A new token at the end of the tape, zeroed; its mark kept when known.
+  Token& new_token(std::size_t mark);
   /// Caches a value; on a tape, the slot no longer names text on the tape (see tape_cached).
   void cache_add(const Value& v, bool is_tag);
   /// Caches the plain string just taped as text, noting where its text is on the tape.
@@ -248,6 +253,7 @@ class Decoder {
     bool in_input = false;
   };
   bool tape_input_stable_ = false;
+  bool tape_marks_ = true;
   std::vector<TapeText> tape_cache_;
   /// Notes what the slot the cache filled last holds: text on the tape, or (size 0) not.
   void note_tape_text(TapeText where);

@@ -84,7 +84,7 @@ void Reader::fail_bind(const detail::BindFailure& failure) const {
   impl_->remark(*tape_);
   const auto& tokens = tape_->tokens;
   const std::size_t i = std::min(failure.token, tokens.empty() ? 0 : tokens.size() - 1);
-  const Location where = tokens.empty() ? Location{} : impl_->locate_mark(tokens[i].mark);
+  const Location where = tokens.empty() ? Location{} : impl_->locate_mark(tape_->mark_of(i));
   detail::throw_error(failure.code, failure.detail, where, detail::tape_path(*tape_, i));
 }
 

@@ -23,8 +23,8 @@ std::string describe(const Tape& tape, std::size_t index) {
   };
   switch (t.op) {
     case Op::value:
-      if (t.value.kind() == Kind::null) return "nil";
-      return std::string(kind_name(t.value.kind())) + " " + clip(to_edn(t.value));
+      if (t.kind == Kind::null) return "nil";
+      return std::string(kind_name(t.kind)) + " " + clip(to_edn(tape.value_of(t)));
     case Op::text:
       return "string " + clip("\"" + std::string(tape.text_of(t)) + "\"");
     case Op::array_begin:
@@ -137,7 +137,7 @@ Value Cursor::read_value() {
   const Token& t = take();
   switch (t.op) {
     case Op::value:
-      return t.value;
+      return tape_->value_of(t);
     case Op::text:
       return Value(text(t));
     case Op::array_begin: {
@@ -219,10 +219,10 @@ std::string tape_path(const Tape& tape, std::size_t index) {
         p.append("[");
         if (k.op == Op::text)
           p.append("\"").append(tape.text_of(k)).append("\"");
-        else if (k.op == Op::value && k.value.kind() == Kind::string)
-          p.append("\"").append(k.value.as_string()).append("\"");
+        else if (k.op == Op::value && k.kind == Kind::string)
+          p.append("\"").append(tape.side_value(k).as_string()).append("\"");
         else if (k.op == Op::value)
-          p.append(to_edn(k.value));
+          p.append(to_edn(tape.value_of(k)));
         else
           p.append("...");
         p.append("]");
@@ -237,8 +237,9 @@ std::string tape_path(const Tape& tape, std::size_t index) {
 }
 
 void tape_from_value(const Value& v, Tape& tape) {
-  auto push = [&](Op op, std::string_view text = {}, Value value = Value()) {
-    Token& t = tape.tokens.emplace_back(Token{op, false, 0, 0, Location::npos, std::move(value)});
+  auto push = [&](Op op, std::string_view text = {}) {
+    Token& t = tape.tokens.emplace_back();
+    t.op = op;
     if (!text.empty()) {
       t.text = tape.text.size();
       t.size = static_cast<std::uint32_t>(text.size());
@@ -274,7 +275,7 @@ void tape_from_value(const Value& v, Tape& tape) {
       push(Op::tagged_end);
       break;
     default:
-      push(Op::value, {}, v);
+      tape.put_value(tape.tokens.emplace_back(), v);
       break;
   }
 }

@@ -253,6 +253,42 @@ TEST(TypedRead, BindFailuresArePlacedAlikeInMemoryAndFromASource) {
   EXPECT_EQ(memory.next<Items>(), std::nullopt);
 }
 
+// A typed read of MessagePack records no marks; a failed bind reads the value again to place
+// its error. The error is placed as before, in memory and from a Source, in a value after
+// others, and the reader then goes on with the next value.
+TEST(TypedRead, MessagePackBindFailuresArePlacedAfterReadingTheValueAgain) {
+  using Items = std::vector<std::map<std::string, std::vector<int>>>;
+  const std::string first = transit::write(std::vector<int>{7}, Encoding::msgpack);
+  const Value items = Value::array({Value::map({{Value("alpha"), Value::array({1, 2})}}),
+                                    Value::map({{Value("alpha"), Value::array({3, "x"})}})});
+  const std::string second = transit::write(items, Encoding::msgpack);
+  const std::string third = transit::write(std::vector<int>{8}, Encoding::msgpack);
+  const std::string bytes = first + second + third;
+  const std::size_t x = first.size() + second.rfind("\xa1x");
+  const std::string expected = "transit: type_mismatch at byte " + std::to_string(x) +
+                               " in $[1][\"alpha\"][1]: expected int, got string \"x\"";
+  transit::Reader memory(bytes, Encoding::msgpack);
+  EXPECT_EQ(memory.next<std::vector<int>>(), std::vector<int>{7});
+  try {
+    (void)memory.next<Items>();
+    ADD_FAILURE() << "no error in memory";
+  } catch (const transit::Error& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+  EXPECT_EQ(memory.offset(), first.size() + second.size());
+  EXPECT_EQ(memory.next<std::vector<int>>(), std::vector<int>{8});
+  std::istringstream in(bytes);
+  transit::IstreamSource source(in);
+  transit::Reader streamed(source, Encoding::msgpack);
+  EXPECT_EQ(streamed.next<std::vector<int>>(), std::vector<int>{7});
+  try {
+    (void)streamed.next<Items>();
+    ADD_FAILURE() << "no error from a Source";
+  } catch (const transit::Error& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+}
+
 // An odd cmap is the decoder's error, the same one a read into Value gives.
 TEST(TypedRead, AnOddCmapIsTheErrorAValueReadGives) {
   const std::string text = R"(["~#cmap",[1,2,3]])";

@@ -8,14 +8,16 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "transit/value.h"
 
 namespace transit::detail {
 
-/// What a token is. Scalars come as a Value (already decoded: `~:a` is a keyword, a cache
-/// code is what it stands for) or, for plain strings, as text; containers as begin/end pairs.
+/// What a token is. Scalars come already decoded (`~:a` is a keyword, a cache code is what it
+/// stands for): nil, booleans, integers and doubles in the token itself, any other kind as a
+/// Value beside the tape; plain strings come as text; containers as begin/end pairs.
 enum class Op : std::uint8_t {
   value,
   text,
@@ -27,16 +29,31 @@ enum class Op : std::uint8_t {
   tagged_end,
 };
 
+/// 16 bytes and trivially destructible: a typed read writes one per event and reads it back
+/// once, so the tape's memory traffic is most of its cost, and freeing it costs nothing.
 struct Token {
-  Op op = Op::value;
+  union {
+    std::int64_t integer;  ///< Kind::integer; Kind::boolean as 0 or 1
+    double floating;       ///< Kind::floating
+    /// Op::text, Op::tagged_begin: where the text starts in Tape::text, or its address when
+    /// in_input.
+    std::uint64_t text;
+    std::uint64_t value;   ///< Op::value of any other kind: its index in Tape::values
+  };
+  std::uint32_t size;  ///< text: its length
+  Op op;
+  Kind kind;           ///< Op::value: the value's kind
   /// text: `text` is the address of bytes that the input holds for as long as the tape is
   /// bound (MessagePack in memory), not an offset into Tape::text.
-  bool in_input = false;
-  std::uint32_t size = 0;  ///< text: its length
-  std::size_t text = 0;    ///< text: where it starts in Tape::text (or its address, in_input)
-  std::size_t mark = 0;    ///< where its bytes start, as the reader counts (see Reader)
-  Value value;             ///< Op::value
+  bool in_input;
+  /// Whether the value lives in the token (nil, boolean, integer, floating) rather than in
+  /// Tape::values.
+  static constexpr bool inline_kind(Kind k) noexcept {
+    return k == Kind::null || k == Kind::boolean || k == Kind::integer || k == Kind::floating;
+  }
 };
+static_assert(sizeof(Token) == 16 && std::is_trivially_destructible_v<Token> &&
+              std::is_trivially_copyable_v<Token>);
 
 /// One top-level value as the Decoder resolved it, in reading order. Plain strings are copied
 /// into one buffer, so that the tape costs no allocation per string, unless the input holds
@@ -54,6 +71,13 @@ struct KeyMemo {
 struct Tape {
   std::vector<Token> tokens;
   std::string text;
+  /// The values of Op::value tokens that do not fit in a token (strings decoded from `~~`,
+  /// keywords, UUIDs, tagged values decoded as an untyped read decodes them ...).
+  std::vector<Value> values;
+  /// Per token, where its bytes start as the reader counts (see Reader::locate_mark), when
+  /// the reader knew it as it read; else empty (JSON read by simdjson: the reader finds the
+  /// marks again only if a binder fails, see Backend::remark).
+  std::vector<std::size_t> marks;
   /// Records' memory of keys, for the tapes that readers record (kept with the tape, so it
   /// is cleared once, not for every read); an entry counts only in the generation it was
   /// noted in, the value the tape holds now.
@@ -63,6 +87,8 @@ struct Tape {
   void clear() noexcept {
     tokens.clear();
     text.clear();
+    values.clear();
+    marks.clear();
     if (++generation == 0) {  // wrapped: entries of 2^32 values ago would count again
       if (key_memo) key_memo->fill(KeyMemo{});
       generation = 1;
@@ -70,6 +96,50 @@ struct Tape {
   }
   std::string_view text_of(const Token& t) const noexcept {
     return {t.in_input ? reinterpret_cast<const char*>(t.text) : text.data() + t.text, t.size};
+  }
+  /// The side Value of an Op::value token whose kind is not inline.
+  const Value& side_value(const Token& t) const noexcept { return values[t.value]; }
+  /// An Op::value token's value, as a Value.
+  Value value_of(const Token& t) const {
+    switch (t.kind) {
+      case Kind::null:
+        return Value();
+      case Kind::boolean:
+        return Value(t.integer != 0);
+      case Kind::integer:
+        return Value(t.integer);
+      case Kind::floating:
+        return Value(t.floating);
+      default:
+        return values[t.value];
+    }
+  }
+  /// Makes `t` an Op::value token for `v`: held in the token when its kind fits, else kept in
+  /// `values`.
+  void put_value(Token& t, Value v) {
+    t.op = Op::value;
+    t.kind = v.kind();
+    switch (t.kind) {
+      case Kind::null:
+        break;
+      case Kind::boolean:
+        t.integer = v.as_bool();
+        break;
+      case Kind::integer:
+        t.integer = v.as_int();
+        break;
+      case Kind::floating:
+        t.floating = v.as_double();
+        break;
+      default:
+        t.value = values.size();
+        values.push_back(std::move(v));
+        break;
+    }
+  }
+  /// Where token `i` starts, or Location::npos when the reader did not record it.
+  std::size_t mark_of(std::size_t i) const noexcept {
+    return i < marks.size() ? marks[i] : Location::npos;
   }
 };
 

@@ -70,20 +70,23 @@ class Cursor {
   /// The text of a string token (plain or decoded); false for any other token.
   bool string_of(const Token& t, std::string_view& out) const noexcept {
     if (t.op == Op::text) return out = text(t), true;
-    if (t.op == Op::value && t.value.kind() == Kind::string) return out = t.value.as_string(), true;
+    if (t.op == Op::value && t.kind == Kind::string) return out = value(t).as_string(), true;
     return false;
   }
+  /// The Value of an Op::value token of a kind other than nil, boolean, integer and floating
+  /// (which its token holds: Token::integer, Token::floating).
+  const Value& value(const Token& t) const noexcept { return tape_->side_value(t); }
   /// Takes a token of kind `op`, or fails as not a `wanted`.
   void expect(Op op, const std::type_info& wanted) {
     if (peek().op != op) mismatch(wanted, i_);
     ++i_;
   }
   /// Takes the scalar at the cursor if it is of kind `kind`.
-  const Value* scalar(Kind kind) noexcept {
+  const Token* scalar(Kind kind) noexcept {
     const Token& t = peek();
-    if (t.op != Op::value || t.value.kind() != kind) return nullptr;
+    if (t.op != Op::value || t.kind != kind) return nullptr;
     ++i_;
-    return &t.value;
+    return &t;
   }
 
   /// Fails with "expected <wanted>, got <what token `token` is>[: why]".
@@ -295,8 +298,8 @@ class Record {
         }
         name = c.text(key);
       } else if (key.op == detail::Op::value &&
-                 (key.value.kind() == Kind::keyword || key.value.kind() == Kind::string)) {
-        name = key.value.as_string();
+                 (key.kind == Kind::keyword || key.kind == Kind::string)) {
+        name = c.value(key).as_string();
       } else {
         c.skip();  // not a field name: a key of another kind, and its value
         continue;
@@ -368,15 +371,15 @@ template <class T>
 T read_integer(Cursor& c) {
   const std::size_t at = c.position();
   const Token& t = c.peek();
-  if (t.op == Op::value && t.value.kind() == Kind::integer) {
-    const std::int64_t i = t.value.as_int();
+  if (t.op == Op::value && t.kind == Kind::integer) {
+    const std::int64_t i = t.integer;
     if (!std::in_range<T>(i)) c.mismatch(typeid(T), at, "out of range");
     c.take();
     return static_cast<T>(i);
   }
-  if (t.op == Op::value && t.value.kind() == Kind::big_integer) {
+  if (t.op == Op::value && t.kind == Kind::big_integer) {
     if constexpr (std::is_unsigned_v<T> && sizeof(T) == sizeof(std::uint64_t)) {
-      const std::string_view digits = t.value.as_string();
+      const std::string_view digits = c.value(t).as_string();
       std::uint64_t u = 0;
       const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u);
       if (ec == std::errc() && end == digits.data() + digits.size()) {
@@ -392,11 +395,11 @@ T read_integer(Cursor& c) {
 template <class T>
 T read_floating(Cursor& c) {
   const std::size_t at = c.position();
-  if (const Value* v = c.scalar(Kind::floating)) return static_cast<T>(v->as_double());
-  if (const Value* v = c.scalar(Kind::integer)) {
+  if (const Token* t = c.scalar(Kind::floating)) return static_cast<T>(t->floating);
+  if (const Token* t = c.scalar(Kind::integer)) {
     // Exactly: every integer of at most 53 bits is a double.
     constexpr std::int64_t kExact = std::int64_t{1} << 53;
-    const std::int64_t i = v->as_int();
+    const std::int64_t i = t->integer;
     if (i < -kExact || i > kExact) c.mismatch(typeid(T), at, "not exact as floating point");
     return static_cast<T>(i);
   }
@@ -407,10 +410,11 @@ template <class T>
 T read_enum(Cursor& c) {
   const std::size_t at = c.position();
   if constexpr (NamedEnum<T>) {
-    const Value* v = c.scalar(Kind::keyword);
-    if (!v) c.mismatch(typeid(T), at);
+    const Token* t = c.scalar(Kind::keyword);
+    if (!t) c.mismatch(typeid(T), at);
+    const std::string_view got = c.value(*t).as_string();
     for (const auto& [value, name] : EnumNames<T>::names)
-      if (v->as_string() == std::string_view(name)) return value;
+      if (got == std::string_view(name)) return value;
     c.mismatch(typeid(T), at, "no such name");
   } else {
     return static_cast<T>(read_integer<std::underlying_type_t<T>>(c));
@@ -421,18 +425,18 @@ template <class T>
 T read_library_type(Cursor& c) {
   const std::size_t at = c.position();
   if constexpr (std::is_same_v<T, Uuid>) {
-    if (const Value* v = c.scalar(Kind::uuid)) return v->as_uuid();
+    if (const Token* t = c.scalar(Kind::uuid)) return c.value(*t).as_uuid();
   } else if constexpr (std::is_same_v<T, Keyword>) {
-    if (const Value* v = c.scalar(Kind::keyword)) return T{std::string(v->as_string())};
+    if (const Token* t = c.scalar(Kind::keyword)) return T{std::string(c.value(*t).as_string())};
   } else if constexpr (std::is_same_v<T, Symbol>) {
-    if (const Value* v = c.scalar(Kind::symbol)) return T{std::string(v->as_string())};
+    if (const Token* t = c.scalar(Kind::symbol)) return T{std::string(c.value(*t).as_string())};
   } else if constexpr (std::is_same_v<T, BigInteger>) {
-    if (const Value* v = c.scalar(Kind::big_integer)) return T{std::string(v->as_string())};
-    if (const Value* v = c.scalar(Kind::integer)) return T{std::to_string(v->as_int())};
+    if (const Token* t = c.scalar(Kind::big_integer)) return T{std::string(c.value(*t).as_string())};
+    if (const Token* t = c.scalar(Kind::integer)) return T{std::to_string(t->integer)};
   } else if constexpr (std::is_same_v<T, BigDecimal>) {
-    if (const Value* v = c.scalar(Kind::big_decimal)) return T{std::string(v->as_string())};
+    if (const Token* t = c.scalar(Kind::big_decimal)) return T{std::string(c.value(*t).as_string())};
   } else if constexpr (std::is_same_v<T, Uri>) {
-    if (const Value* v = c.scalar(Kind::uri)) return T{std::string(v->as_string())};
+    if (const Token* t = c.scalar(Kind::uri)) return T{std::string(c.value(*t).as_string())};
   }
   c.mismatch(typeid(T), at);
 }
@@ -496,7 +500,7 @@ template <class T>
 T read_any(Cursor& c) {
   const std::size_t at = c.position();
   if constexpr (std::is_same_v<T, bool>) {
-    if (const Value* v = c.scalar(Kind::boolean)) return v->as_bool();
+    if (const Token* t = c.scalar(Kind::boolean)) return t->integer != 0;
     c.mismatch(typeid(T), at);
   } else if constexpr (std::is_enum_v<T>) {
     return read_enum<T>(c);
@@ -516,12 +520,15 @@ T read_any(Cursor& c) {
   } else if constexpr (is_library_type_v<T>) {
     return read_library_type<T>(c);
   } else if constexpr (is_time_point_v<T>) {
-    if (const Value* v = c.scalar(Kind::instant))
+    if (const Token* t = c.scalar(Kind::instant))
       return T(std::chrono::duration_cast<typename T::duration>(
-          std::chrono::milliseconds(v->as_instant())));
+          std::chrono::milliseconds(c.value(*t).as_instant())));
     c.mismatch(typeid(T), at);
   } else if constexpr (std::is_same_v<T, std::vector<std::byte>>) {
-    if (const Value* v = c.scalar(Kind::bytes)) return T(v->as_bytes().begin(), v->as_bytes().end());
+    if (const Token* t = c.scalar(Kind::bytes)) {
+      const auto bytes = c.value(*t).as_bytes();
+      return T(bytes.begin(), bytes.end());
+    }
     c.mismatch(typeid(T), at);
   } else if constexpr (is_specialization_v<T, std::optional>) {
     if (c.scalar(Kind::null)) return std::nullopt;
@@ -600,8 +607,8 @@ T read_any(Cursor& c) {
                   "a user type read through a Record must be default-constructible");
     // An object a Value read handler made for this type's tag.
     const Token& t = c.peek();
-    if (t.op == Op::value && t.value.kind() == Kind::object)
-      if (const T* p = t.value.template get_if<T>()) {
+    if (t.op == Op::value && t.kind == Kind::object)
+      if (const T* p = c.value(t).template get_if<T>()) {
         c.take();
         return *p;
       }

@@ -410,9 +410,38 @@ class MsgpackReader final : public Reader::Impl {
     // In memory, the strings stay in the caller's bytes for as long as this reader is read:
     // the tape refers to them. A Source's buffer moves as it is refilled: copied.
     decoder_.set_tape_input_stable(source_ == nullptr);
+    // Marks (an item index per token) are written only when a bind fails: see remark.
+    decoder_.set_tape_marks(false);
     const bool got = next().has_value();
     tape_ = false;
     return got;
+  }
+
+  // Reads the last value again, its bytes still in data_, into the tape with each token's
+  // mark: only a failed typed read comes here, so a typed read writes no marks.
+  void remark(Tape& tape) override {
+    if (tape.marks.size() == tape.tokens.size()) return;
+    decoder_.set_tape(&tape);
+    decoder_.set_tape_input_stable(source_ == nullptr);
+    struct Restore {
+      MsgpackReader& r;
+      std::size_t begin;
+      std::exception_ptr failed;
+      ~Restore() {
+        r.decoder_.drop_frames();
+        r.decoder_.set_tape(nullptr);
+        r.begin_ = begin;
+        r.failed_ = std::move(failed);
+      }
+    } restore{*this, std::exchange(begin_, value_begin_), failed_};
+    decoder_.reset();
+    std::size_t off = value_begin_;
+    try {
+      if (!feed<true>(value_end_, size_ - value_begin_, off)) tape.clear();
+    } catch (...) {
+      // The bytes read well once; should they not now, the failure stays unplaced.
+      tape.clear();
+    }
   }
 
   // A mark is an item index within the value last read; its header is found again here, on
