@@ -183,10 +183,7 @@ void Decoder::start_tagged(std::string_view tag) {
 void Decoder::big_integer(std::string_view digits) { deliver(Value::big_integer(digits)); }
 
 void Decoder::uinteger(std::uint64_t u) {
-  if (u <= static_cast<std::uint64_t>(INT64_MAX)) {
-    deliver(Value(static_cast<std::int64_t>(u)));
-    return;
-  }
+  if (u <= static_cast<std::uint64_t>(INT64_MAX)) return integer(static_cast<std::int64_t>(u));
   char buf[24];
   const char* end = std::to_chars(buf, buf + sizeof buf, u).ptr;
   deliver(Value::big_integer({buf, static_cast<std::size_t>(end - buf)}));
@@ -430,20 +427,10 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
   throw_error(Errc::syntax, "malformed value");
 }
 
-[[gnu::cold, gnu::noinline]] void Decoder::grow_tape() {
-  tape_->tokens.reserve(std::max<std::size_t>(64, 2 * tape_->tokens.capacity()));
-}
-
 [[gnu::always_inline]] inline Token& Decoder::new_token(std::size_t mark) {
-  std::vector<Token>& tokens = tape_->tokens;
-  if (tokens.size() == tokens.capacity()) [[unlikely]]
-    grow_tape();
   // A reader knows every token's mark or none (simdjson's walk): only known ones are kept.
   if (tape_marks_ && mark != Location::npos) tape_->marks.push_back(mark);
-  // Tells the compiler that emplace_back will not grow the vector, so that its growing path
-  // is not inlined here.
-  if (tokens.size() == tokens.capacity()) __builtin_unreachable();
-  return tokens.emplace_back();
+  return tape_->tokens.emplace_back();
 }
 
 void Decoder::cache_add(const Value& v, bool is_tag) {
@@ -539,6 +526,18 @@ bool Decoder::tape_cached(std::string_view code) {
 [[gnu::always_inline]] inline void Decoder::tape_value(Value v) {
   tape_item();
   tape_token(std::move(v));
+  if (frames_.empty()) done_ = true;
+}
+
+void Decoder::tape_scalar(Kind kind, std::int64_t payload) {
+  tape_item();
+  Token& t = new_token(mark_);
+  t.op = Op::value;
+  t.kind = kind;
+  if (kind == Kind::floating)
+    t.floating = std::bit_cast<double>(payload);
+  else
+    t.integer = payload;
   if (frames_.empty()) done_ = true;
 }
 

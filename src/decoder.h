@@ -4,6 +4,7 @@
 // resolves cache codes, "^ " map arrays, `~X` strings and tagged values, and builds Values.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -63,10 +64,27 @@ class Decoder {
   /// Where the next event's token starts, as the backend counts (recorded on the tape only).
   void mark(std::size_t m) noexcept { mark_ = m; }
 
-  void null() { deliver(Value()); }
-  void boolean(bool b) { deliver(Value(b)); }
-  void integer(std::int64_t i) { deliver(Value(i)); }
-  void floating(double d) { deliver(Value(d)); }
+  // A typed read tapes these four straight into a token, with no Value made and read back.
+  void null() {
+    if (tape_ && taping()) [[unlikely]]
+      return tape_scalar(Kind::null, 0);
+    deliver(Value());
+  }
+  void boolean(bool b) {
+    if (tape_ && taping()) [[unlikely]]
+      return tape_scalar(Kind::boolean, b);
+    deliver(Value(b));
+  }
+  void integer(std::int64_t i) {
+    if (tape_ && taping()) [[unlikely]]
+      return tape_scalar(Kind::integer, i);
+    deliver(Value(i));
+  }
+  void floating(double d) {
+    if (tape_ && taping()) [[unlikely]]
+      return tape_scalar(Kind::floating, std::bit_cast<std::int64_t>(d));
+    deliver(Value(d));
+  }
   /// An integer too large for int64, as decimal digits.
   void big_integer(std::string_view digits);
   /// A native unsigned integer (MessagePack): above INT64_MAX it is a big integer.
@@ -199,6 +217,8 @@ class Decoder {
   void tape_token(Op op, std::size_t mark, std::string_view text = {});
   void tape_token(Value v);
   void tape_value(Value v);
+  /// A scalar held in its token: `payload` is Token::integer (a double's bits for floating).
+  void tape_scalar(Kind kind, std::int64_t payload);
   void tape_text(std::string_view raw);
   void tape_end(Frame& f, bool array);
   bool tape_structural(std::string_view tag) const noexcept;
@@ -213,8 +233,6 @@ class Decoder {
   };
   /// Throws the error `what`, found in frame `f`.
   [[noreturn]] void tape_error(const Frame& f, TapeError what) const;
-  /// Room for more tokens on the tape (doubling).
-  void grow_tape();
   /// A new token at the end of the tape, zeroed; its mark kept when known.
   Token& new_token(std::size_t mark);
   /// Caches a value; on a tape, the slot no longer names text on the tape (see tape_cached).

@@ -5,7 +5,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -55,6 +58,45 @@ struct Token {
 static_assert(sizeof(Token) == 16 && std::is_trivially_destructible_v<Token> &&
               std::is_trivially_copyable_v<Token>);
 
+/// The tokens of a tape: a vector of trivially copyable Tokens whose append, inlined into
+/// every event of a typed read, is a bounds check and a 16-byte store; growing is out of line.
+class TokenBuffer {
+ public:
+  TokenBuffer() = default;
+  TokenBuffer(const TokenBuffer&) = delete;
+  TokenBuffer& operator=(const TokenBuffer&) = delete;
+  ~TokenBuffer() { std::free(data_); }
+
+  std::size_t size() const noexcept { return size_; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  bool empty() const noexcept { return size_ == 0; }
+  void clear() noexcept { size_ = 0; }
+  const Token& operator[](std::size_t i) const noexcept { return data_[i]; }
+  Token& operator[](std::size_t i) noexcept { return data_[i]; }
+  Token& back() noexcept { return data_[size_ - 1]; }
+  const Token& back() const noexcept { return data_[size_ - 1]; }
+  /// A new token at the end, zeroed.
+  Token& emplace_back() {
+    if (size_ == capacity_) [[unlikely]]
+      grow();
+    Token* t = data_ + size_++;
+    std::memset(static_cast<void*>(t), 0, sizeof(Token));
+    return *t;
+  }
+
+ private:
+  [[gnu::cold, gnu::noinline]] void grow() {
+    const std::size_t capacity = capacity_ < 64 ? 64 : 2 * capacity_;
+    void* grown = std::realloc(data_, capacity * sizeof(Token));
+    if (!grown) throw std::bad_alloc();
+    data_ = static_cast<Token*>(grown);
+    capacity_ = capacity;
+  }
+  Token* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 /// One top-level value as the Decoder resolved it, in reading order. Plain strings are copied
 /// into one buffer, so that the tape costs no allocation per string, unless the input holds
 /// them for as long as the tape is bound (see Token::in_input).
@@ -69,7 +111,7 @@ struct KeyMemo {
 };
 
 struct Tape {
-  std::vector<Token> tokens;
+  TokenBuffer tokens;
   std::string text;
   /// The values of Op::value tokens that do not fit in a token (strings decoded from `~~`,
   /// keywords, UUIDs, tagged values decoded as an untyped read decodes them ...).
