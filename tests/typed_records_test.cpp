@@ -3,6 +3,7 @@
 // writes; enums, the library's own types, and the rest of the registration surface.
 #include <gtest/gtest.h>
 
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -154,6 +155,37 @@ TEST(Record, KeysRememberedAcrossNestedRecords) {
     EXPECT_EQ(transit::read<std::vector<Branch>>(bytes, e, {.handlers = &h}), want)
         << transit::encoding_name(e);
   }
+}
+
+// The items of a sequence of records are read in place (one lookup of the record's reader per
+// sequence): each form an item may take reads as it does alone, and an item's error is its own.
+TEST(Record, ItemsOfASequenceReadInEveryForm) {
+  const Handlers h = make_handlers();
+  const std::string json = R"([{"sku":"A","quantity":1},)"
+                           R"(["~#line",["^ ","~:sku","B","~:quantity",2]],)"
+                           R"({"quantity":3,"sku":"C","discount":["~#money",)"
+                           R"(["^ ","~:amount","~f1.5","~:currency","EUR"]]}])";
+  const std::vector<Line> want{{"A", 1, std::nullopt},
+                               {"B", 2, std::nullopt},
+                               {"C", 3, Money{{"1.5"}, "EUR"}}};
+  EXPECT_EQ(transit::read<std::vector<Line>>(json, Encoding::json, {.handlers = &h.read}), want);
+  const std::string msgpack = transit::write(transit::read(json, Encoding::json), Encoding::msgpack);
+  EXPECT_EQ(transit::read<std::list<Line>>(msgpack, Encoding::msgpack, {.handlers = &h.read}),
+            (std::list<Line>(want.begin(), want.end())));
+  // Objects that a Value read handler made for the items' tag.
+  transit::ReadHandlers objects;
+  objects.add_object<Line>("line", [](const Value& rep) {
+    return Line{std::string(rep.find(Value::keyword("sku"))->as_string()), 7, std::nullopt};
+  });
+  EXPECT_EQ(transit::read<std::vector<Line>>(R"([["~#line",["^ ","~:sku","D"]]])", Encoding::json,
+                                             {.handlers = &objects}),
+            (std::vector<Line>{{"D", 7, std::nullopt}}));
+  EXPECT_EQ(error_of<std::vector<Line>>(R"([{"sku":"A","quantity":1},{"sku":"B"}])", h.read),
+            "transit: type_mismatch at byte 26 (line 1, column 27) in $[1]: missing field "
+            ":quantity of (anonymous namespace)::Line");
+  EXPECT_EQ(error_of<std::vector<Line>>(R"([{"sku":"A","quantity":1},[]])", h.read),
+            "transit: type_mismatch at byte 26 (line 1, column 27) in $[1]: expected (anonymous "
+            "namespace)::Line, got an array");
 }
 
 TEST(Record, WrongShapesNameTheFieldAndType) {

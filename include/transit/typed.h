@@ -104,6 +104,8 @@ class Cursor {
   void* read_derived(const std::type_info& base, const std::type_info& wanted);
   /// The escape hatch: the value at the cursor as a Value, decoded as an untyped read would.
   Value read_value();
+  /// The typed reader of a plain map read as `type`, or nullptr (see read_user).
+  const TypedReader* plain_reader(const std::type_info& type) { return typed_for(type); }
 
   /// The field of a Record (`owner`) that the text of `key` (an Op::text token) named earlier
   /// in this value, or -1. A cached key is taped as the same text each time it comes (see
@@ -159,6 +161,9 @@ T read_any(Cursor& c);
 template <class T, class Enable = void>
 struct Bind {
   static T read(detail::Cursor& c) { return detail::read_any<T>(c); }
+  /// Marks the library's own Bind, which a user's specialization replaces: a container of
+  /// user types then reads its items in place (see detail::UserItems).
+  using library_bind = void;
 };
 
 // ---- Record: one description, both directions -------------------------------------------------
@@ -472,9 +477,9 @@ V read_variant(Cursor& c, std::size_t start) {
 
 // A collection's opening: `tags` it may be tagged with (set, list, cmap), then an array (or,
 // for a map, a map). Returns the op that closes it and whether a tag must be closed too.
-inline std::pair<Op, bool> open_collection(Cursor& c, const std::type_info& wanted,
-                                           std::initializer_list<std::string_view> tags,
-                                           bool map) {
+[[gnu::noinline]] inline std::pair<Op, bool> open_tagged_collection(
+    Cursor& c, const std::type_info& wanted, std::initializer_list<std::string_view> tags,
+    bool map) {
   const std::size_t at = c.position();
   bool tagged = false;
   if (c.peek().op == Op::tagged_begin) {
@@ -491,10 +496,56 @@ inline std::pair<Op, bool> open_collection(Cursor& c, const std::type_info& want
   c.mismatch(wanted, at);
 }
 
+// The plain array (or map) that most collections are, inline; a tagged one or a wrong shape
+// out of line.
+inline std::pair<Op, bool> open_collection(Cursor& c, const std::type_info& wanted,
+                                           std::initializer_list<std::string_view> tags,
+                                           bool map) {
+  if (c.peek().op == (map ? Op::map_begin : Op::array_begin)) {
+    c.take();
+    return {map ? Op::map_end : Op::array_end, false};
+  }
+  return open_tagged_collection(c, wanted, tags, map);
+}
+
 inline void close_collection(Cursor& c, std::pair<Op, bool> how) {
   c.take();
   if (how.second) c.take();  // the tagged value's end
 }
+
+// The types read_any reads through the tag table (its last branch), by the library's Bind.
+template <class T>
+inline constexpr bool is_user_type_v =
+    std::is_class_v<T> && requires { typename Bind<T>::library_bind; } &&
+    !std::is_same_v<T, Value> && !is_library_type_v<T> && !is_time_point_v<T> &&
+    !is_specialization_v<T, std::optional> && !is_specialization_v<T, std::variant> &&
+    !is_specialization_v<T, std::pair> && !is_specialization_v<T, std::tuple> &&
+    !is_std_array_v<T> && !SmartPointer<T> && !MapLike<T> && !SetLike<T> &&
+    !std::ranges::range<T>;
+
+/// Reads items of a user type T in place, into default-constructed objects (a container's
+/// new items), as read_any<T> reads one: its typed reader for plain maps is looked up once
+/// per container rather than once per item, and no item is moved.
+template <class T>
+class UserItems {
+ public:
+  explicit UserItems(Cursor& c) : plain_(c.plain_reader(typeid(T))) {}
+  void read(Cursor& c, T& out) {
+    const Token& t = c.peek();
+    if (t.op == Op::map_begin && plain_) return plain_->read_into(plain_->context.get(), c, &out);
+    // An object a Value read handler made for this type's tag.
+    if (t.op == Op::value && t.kind == Kind::object)
+      if (const T* p = c.value(t).template get_if<T>()) {
+        c.take();
+        out = *p;
+        return;
+      }
+    c.read_user(typeid(T), &out);
+  }
+
+ private:
+  const TypedReader* plain_;
+};
 
 template <class T>
 T read_any(Cursor& c) {
@@ -596,9 +647,15 @@ T read_any(Cursor& c) {
     close_collection(c, how);
     return out;
   } else if constexpr (std::ranges::range<T> && PushBack<T>) {
+    using Item = typename T::value_type;
     const auto how = open_collection(c, typeid(T), {"list", "set"}, false);
     T out;
-    while (c.peek().op != how.first) out.push_back(Bind<typename T::value_type>::read(c));
+    if constexpr (is_user_type_v<Item> && requires { out.emplace_back(); }) {
+      UserItems<Item> items(c);
+      while (c.peek().op != how.first) items.read(c, out.emplace_back());
+    } else {
+      while (c.peek().op != how.first) out.push_back(Bind<Item>::read(c));
+    }
     close_collection(c, how);
     return out;
   } else {
