@@ -193,6 +193,10 @@ TEST(Record, WrongShapesNameTheFieldAndType) {
   EXPECT_EQ(error_of<Line>(R"(["~#line",["^ ","~:sku","B"]])", h.read),
             "transit: type_mismatch at byte 10 (line 1, column 11) in $<#line>: missing field "
             ":quantity of (anonymous namespace)::Line");
+  // The first required field missing is named, whichever fields came.
+  EXPECT_EQ(error_of<Line>(R"({"discount":null})", h.read),
+            "transit: type_mismatch at byte 0 (line 1, column 1) in $: missing field :sku of "
+            "(anonymous namespace)::Line");
   EXPECT_EQ(error_of<Line>(R"(["~#line",["^ ","~:sku","B","~:quantity","two"]])", h.read),
             "transit: type_mismatch at byte 41 (line 1, column 42) in $<#line>[:quantity]: "
             "expected int, got string \"two\"");

@@ -193,6 +193,7 @@ class Record {
     Field& f = state_->fields.emplace_back();
     f.name = std::move(name);
     f.optional = detail::is_specialization_v<M, std::optional>;
+    if (!f.optional) state_->required |= std::uint64_t{1} << (state_->fields.size() - 1);
     std::memcpy(f.member, &member, sizeof member);
     f.write = &write_member<M, C>;
     f.read = &read_member<M, C>;
@@ -275,6 +276,7 @@ class Record {
   }
   struct State {
     std::vector<Field> fields;
+    std::uint64_t required = 0;  // a bit per field that is not std::optional
     std::vector<std::pair<std::type_index, void* (*)(void*)>> upcasts;
   };
 
@@ -327,9 +329,15 @@ class Record {
       }
     }
     c.take();
-    for (std::size_t k = 0; k < n; ++k)
-      if (!(seen >> k & 1) && !s.fields[k].optional)
-        c.fail(start, "missing field :" + s.fields[k].name + " of " + detail::type_name(typeid(T)));
+    if ((seen & s.required) != s.required) [[unlikely]]
+      missing_field(s, c, start, seen);
+  }
+
+  [[noreturn, gnu::cold]] static void missing_field(const State& s, detail::Cursor& c,
+                                                    std::size_t start, std::uint64_t seen) {
+    std::size_t k = 0;
+    while (seen >> k & 1 || !(s.required >> k & 1)) ++k;
+    c.fail(start, "missing field :" + s.fields[k].name + " of " + detail::type_name(typeid(T)));
   }
 
   std::string tag_;
