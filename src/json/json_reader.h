@@ -412,10 +412,13 @@ class SimdjsonParser {
   SimdjsonParser(const SimdjsonParser&) = delete;
   SimdjsonParser& operator=(const SimdjsonParser&) = delete;
 
-  /// Parses `text` (copied into the parser's padded buffer) as exactly one JSON value; false
-  /// on any error, or when the parser is busy.
-  bool parse(std::string_view text, simdjson::dom::element& root) {
-    return parser_ && !parser_->parse(text.data(), text.size(), true).get(root);
+  /// Parses `text` (copied into the parser's padded buffer) as exactly one JSON value into
+  /// the parser's document; null on any error, or when the parser is busy. The document is
+  /// the parser's own (its public `doc`): valid until the next parse.
+  const simdjson::dom::document* parse(std::string_view text) {
+    simdjson::dom::element root;
+    if (!parser_ || parser_->parse(text.data(), text.size(), true).get(root)) return nullptr;
+    return &parser_->doc;
   }
 
  private:
@@ -430,47 +433,74 @@ class SimdjsonParser {
 inline thread_local bool SimdjsonParser::busy_ = false;
 
 /// Gives the decoder the events RapidJSON's handler gives for the same text, in the same
-/// order. simdjson has checked syntax, UTF-8 and numbers' range; an integer that fits neither
-/// int64 nor uint64 is an error to it, and so is read by RapidJSON, as a big integer.
-inline void emit(Decoder& d, simdjson::dom::element e) {
-  using simdjson::dom::element_type;
-  switch (e.type()) {
-    case element_type::ARRAY: {
-      // Held, not iterated as a temporary: value_unsafe() of a temporary result refers into it.
-      const simdjson::dom::array items = e.get_array().value_unsafe();
-      d.array_begin();
-      for (simdjson::dom::element item : items) emit(d, item);
-      d.array_end();
-      return;
-    }
-    case element_type::OBJECT: {
-      const simdjson::dom::object fields = e.get_object().value_unsafe();
-      d.map_begin();
-      for (simdjson::dom::key_value_pair field : fields) {
-        d.string(field.key);
-        emit(d, field.value);
+/// order, read straight off the tape of simdjson's document (simdjson 3's doc/tape.md): one
+/// 64-bit word per token, its type in the top byte and a 56-bit payload, in document order,
+/// keys and values of an object alternating, each container closed by its own word. So one
+/// loop walks it with no recursion (however deep the text, no C stack is used) and no
+/// element objects: about half the instructions of the element API's recursive walk.
+/// simdjson has checked syntax, UTF-8 and numbers' range; an integer that fits neither int64
+/// nor uint64 is an error to it, and so is read by RapidJSON, as a big integer. A word of a
+/// type this walk does not know (a tape format it was not written for) is an Error, and
+/// RapidJSON then reads the text.
+inline void emit(Decoder& d, const simdjson::dom::document& doc) {
+  constexpr std::uint64_t kPayload = simdjson::internal::JSON_VALUE_MASK;
+  const std::uint64_t* const tape = doc.tape.get();
+  const std::uint8_t* const strings = doc.string_buf.get();
+  // The root word at 0 holds the index just past the root word that closes the tape.
+  const std::size_t end = static_cast<std::size_t>(tape[0] & kPayload) - 1;
+  // A container's word holds its item count (an object's: its entries) in bits 32-55, or
+  // 0xFFFFFF from there up. Exact, since the whole text has been parsed: the decoder's count
+  // hint (see Decoder::array_begin), or none when saturated.
+  const auto count = [](std::uint64_t word) -> std::size_t {
+    const std::size_t n = static_cast<std::size_t>(word >> 32) & simdjson::internal::JSON_COUNT_MASK;
+    return n == simdjson::internal::JSON_COUNT_MASK ? 0 : n;
+  };
+  for (std::size_t i = 1; i < end; ++i) {
+    const std::uint64_t word = tape[i];
+    switch (static_cast<char>(word >> 56)) {
+      case '"': {  // at its offset in the string buffer: a 32-bit length, then the bytes
+        const std::uint8_t* const s = strings + (word & kPayload);
+        std::uint32_t length;
+        std::memcpy(&length, s, sizeof length);
+        d.string({reinterpret_cast<const char*>(s + sizeof length), length});
+        break;
       }
-      d.map_end();
-      return;
+      case 'l':  // the number is the next word
+        d.integer(static_cast<std::int64_t>(tape[++i]));
+        break;
+      case 'u':  // above INT64_MAX: a big integer, its digits as written
+        d.uinteger(tape[++i]);
+        break;
+      case 'd': {
+        double x;
+        std::memcpy(&x, &tape[++i], sizeof x);
+        d.floating(x);
+        break;
+      }
+      case 'n':
+        d.null();
+        break;
+      case 't':
+        d.boolean(true);
+        break;
+      case 'f':
+        d.boolean(false);
+        break;
+      case '[':
+        d.array_begin();
+        break;
+      case ']':
+        d.array_end();
+        break;
+      case '{':
+        d.map_begin();
+        break;
+      case '}':
+        d.map_end();
+        break;
+      default:
+        throw_error(Errc::syntax, "unknown simdjson tape word");
     }
-    case element_type::INT64:
-      d.integer(e.get_int64().value_unsafe());
-      return;
-    case element_type::UINT64:  // above INT64_MAX: a big integer, its digits as written
-      d.uinteger(e.get_uint64().value_unsafe());
-      return;
-    case element_type::DOUBLE:
-      d.floating(e.get_double().value_unsafe());
-      return;
-    case element_type::STRING:
-      d.string(e.get_string().value_unsafe());
-      return;
-    case element_type::BOOL:
-      d.boolean(e.get_bool().value_unsafe());
-      return;
-    case element_type::NULL_VALUE:
-      d.null();
-      return;
   }
 }
 #endif
@@ -596,8 +626,8 @@ class JsonReader final : public Reader::Impl {
       return std::nullopt;
     }
     SimdjsonParser parser;
-    simdjson::dom::element root;
-    if (!parser.parse(text.substr(start, end - start), root)) {
+    const simdjson::dom::document* const doc = parser.parse(text.substr(start, end - start));
+    if (!doc) {
       use_simdjson_ = false;
       return std::nullopt;
     }
@@ -607,7 +637,7 @@ class JsonReader final : public Reader::Impl {
       if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
       if constexpr (kTape) decoder_.mark(Location::npos);
       try {
-        emit(decoder_, root);
+        emit(decoder_, *doc);
       } catch (const Decoder::CacheNeeded&) {
         cache_lazily_ = false;  // walk the document again, caching from the start
         continue;
