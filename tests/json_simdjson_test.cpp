@@ -173,6 +173,53 @@ TEST(JsonSimdjson, LimitsReadTheSameBothWays) {
     expect_same(text, small);
 }
 
+// simdjson's tape gives each array's item count, and the walk passes it to the decoder, which
+// then builds a plain array straight in a node of that size and reserves a "^ " map array's
+// stack once. Arrays, map arrays, tagged arrays and objects of every small size and a few
+// large ones (past the decoder's 65,536 items on its stack), nested, and with a collection
+// limit below, at and above their counts, read as RapidJSON reads them.
+TEST(JsonSimdjson, ContainerSizesReadTheSameBothWays) {
+  const auto items = [](std::size_t n, std::string_view first = "") {
+    std::string text = "[" + std::string(first);
+    for (std::size_t i = 0; i < n; ++i)
+      text += (i == 0 && first.empty() ? "" : ",") + std::to_string(i % 7 == 3 ? -1 : i);
+    return text + "]";
+  };
+  const auto entries = [](std::size_t n, bool object) {
+    std::string text = object ? "{" : "[\"^ \"";
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i != 0 || !object) text += ",";
+      text += "\"~:k" + std::to_string(i) + "\"" + (object ? ":" : ",") + "[" + std::to_string(i) + "]";
+    }
+    return text + (object ? "}" : "]");
+  };
+  std::vector<std::string> texts;
+  for (std::size_t n : {0, 1, 2, 3, 4, 5, 6, 7, 8, 15, 16, 17, 100, 1000}) {
+    texts.push_back(items(n));
+    texts.push_back("[" + items(n) + "," + items(n + 1) + ",[" + items(n) + "]]");
+    texts.push_back(items(n, "\"~#list\"," + items(n)));
+    texts.push_back(items(n, "\"~#set\""));
+    texts.push_back(entries(n, false));
+    texts.push_back(entries(n, true));
+    texts.push_back("[" + entries(n, false) + "," + entries(n, false) + "]");
+  }
+  texts.push_back(items(70000));
+  texts.push_back("[" + items(70000) + "," + items(3) + "]");
+  texts.push_back(entries(40000, false));
+  for (const std::string& text : texts) expect_same(text);
+
+  for (std::size_t limit : {2, 3, 4, 16}) {
+    ReadOptions options;
+    options.max_collection_length = limit;
+    for (std::size_t n : {0, 1, 2, 3, 4, 5, 15, 16, 17}) {
+      expect_same(items(n), options);
+      expect_same("[[" + items(n) + "]]", options);
+      expect_same(entries(n, false), options);
+      expect_same(entries(n, true), options);
+    }
+  }
+}
+
 // A read handler that reads JSON inside a read (so the per-thread parser is in use).
 TEST(JsonSimdjson, NestedReadInAHandler) {
   transit::ReadHandlers handlers;
