@@ -173,11 +173,10 @@ TEST(JsonSimdjson, LimitsReadTheSameBothWays) {
     expect_same(text, small);
 }
 
-// simdjson's tape gives each array's item count, and the walk passes it to the decoder, which
-// then builds a plain array straight in a node of that size and reserves a "^ " map array's
-// stack once. Arrays, map arrays, tagged arrays and objects of every small size and a few
-// large ones (past the decoder's 65,536 items on its stack), nested, and with a collection
-// limit below, at and above their counts, read as RapidJSON reads them.
+// Arrays, map arrays, tagged arrays and objects of every small size and a few large ones (past
+// the decoder's 65,536 items on its stack, where a large array moves to its own slots), nested,
+// and with a collection limit below, at and above their counts, read as RapidJSON reads them:
+// a guard for any use of the item counts simdjson's tape holds (a count hint to the decoder).
 TEST(JsonSimdjson, ContainerSizesReadTheSameBothWays) {
   const auto items = [](std::size_t n, std::string_view first = "") {
     std::string text = "[" + std::string(first);
