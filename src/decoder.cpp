@@ -73,7 +73,9 @@ Value& Decoder::place() {
       }
       break;
     case FrameKind::object_pending:
+      // Its first key is no tag: a plain map, built in place when its count is known.
       f.kind = FrameKind::object;
+      if (f.expected != 0 && f.expected <= max_items_) reserve_map_slots(f, f.expected);
       break;
     case FrameKind::tagged_array:
     case FrameKind::tagged_object:
@@ -113,6 +115,15 @@ Value& Decoder::place() {
 }
 
 Value& Decoder::place_in_slots(Frame& f) {
+  if (f.kind != FrameKind::array) {
+    // A map's slots (map_slots) hold keys and values: `count` counts both, and the slots
+    // hold no more entries than the limit allows.
+    if (f.count == f.slots.capacity)
+      throw_error(Errc::syntax, "map has more entries than the " +
+                                    std::to_string(f.slots.capacity / 2) + " it announced");
+    f.slots_until = f.slots.capacity;
+    return *new (f.slots.items + f.count++) Value();
+  }
   if (f.count >= max_items_) too_many_items();
   if (f.count == f.slots.capacity) {
     if (f.expected != 0)
@@ -123,6 +134,16 @@ Value& Decoder::place_in_slots(Frame& f) {
   // Up to the slots' end and the limit, the next items go straight in (deliver).
   f.slots_until = static_cast<std::uint32_t>(std::min<std::size_t>(f.slots.capacity, max_items_));
   return *new (f.slots.items + f.count++) Value();
+}
+
+void Decoder::reserve_map_slots(Frame& f, std::size_t entries) {
+  if (handlers_ && handlers_->map_builder()) {
+    // A user's builder takes the entries from the stack.
+    reserve_stack(2 * entries);
+    return;
+  }
+  if (entries > UINT32_MAX / 2) return;  // the stack takes them (past any real limit)
+  f.slots = ValueAccess::reserve_map(entries);
 }
 
 void Decoder::too_many_items() const {
@@ -152,10 +173,7 @@ void Decoder::begin(FrameKind kind, std::size_t expected) {
 
 void Decoder::array_begin(std::size_t expected) { begin(FrameKind::array_pending, expected); }
 
-void Decoder::map_begin(std::size_t expected) {
-  begin(FrameKind::object_pending, expected);
-  if (expected != 0 && expected <= max_items_ && !frames_.back().taped) reserve_stack(2 * expected);
-}
+void Decoder::map_begin(std::size_t expected) { begin(FrameKind::object_pending, expected); }
 
 void Decoder::start_tagged(std::string_view tag) {
   Frame* f = frames_.empty() ? nullptr : &frames_.back();
@@ -221,8 +239,13 @@ void Decoder::string(std::string_view raw) {
       if (!caching_) start_caching();
       Frame& f = frames_.back();
       f.kind = FrameKind::map_array;
-      if (f.taped) tape_token(Op::map_begin, f.mark);
-      else if (f.expected > 1 && f.expected <= max_items_) reserve_stack(f.expected - 1);
+      if (f.taped) {
+        tape_token(Op::map_begin, f.mark);
+      } else if (f.expected > 1 && f.expected <= max_items_) {
+        // An odd count of keys and values is the error array_end reports, on the stack.
+        if ((f.expected - 1) % 2 == 0) reserve_map_slots(f, (f.expected - 1) / 2);
+        else reserve_stack(f.expected - 1);
+      }
       return;
     }
   }
@@ -341,7 +364,8 @@ void Decoder::array_end() {
     return tape_end(f, true);
   if (f.slots.items) {
     closing_ = true;
-    Value v = ValueAccess::finish_sequence(Kind::array, f.slots, f.count);
+    Value v = f.kind == FrameKind::map_array ? finish_map_slots(f)
+                                             : ValueAccess::finish_sequence(Kind::array, f.slots, f.count);
     frames_.pop_back();
     closing_ = false;
     deliver(std::move(v));
@@ -377,6 +401,17 @@ void Decoder::array_end() {
   deliver(std::move(v));
 }
 
+// Out of line, with its error messages: array_end and map_end keep deliver inline.
+Value Decoder::finish_map_slots(Frame& f) {
+  if (f.count % 2 != 0) {
+    if (f.kind == FrameKind::map_array)
+      throw_error(Errc::odd_map, "\"^ \" map array has an odd number of keys and values (" +
+                                     std::to_string(f.count) + ")");
+    throw_error(Errc::odd_map, "map has a key without a value");
+  }
+  return ValueAccess::finish_map(Kind::map, f.slots, f.count);
+}
+
 void Decoder::map_end() {
   Frame& f = frames_.back();
   if (f.taped) [[unlikely]]
@@ -384,6 +419,14 @@ void Decoder::map_end() {
   if (f.kind == FrameKind::tagged_object) return end_tagged(f);
   if (f.kind != FrameKind::object && f.kind != FrameKind::object_pending)
     throw_error(Errc::syntax, "map ends inside an array");
+  if (f.slots.items) {
+    closing_ = true;
+    Value v = finish_map_slots(f);
+    frames_.pop_back();
+    closing_ = false;
+    deliver(std::move(v));
+    return;
+  }
   const std::span<Value> flat(stack_.data() + f.start, stack_.size() - f.start);
   if (flat.size() % 2 != 0) throw_error(Errc::odd_map, "map has a key without a value");
   closing_ = true;
@@ -668,7 +711,8 @@ std::string Decoder::path() const {
             append_edn(tape_->value_of(t), p, kPathKeyBytes);
           else
             p.append("...");
-        } else if (const Value& key = stack_[f.start + at - 1]; key.kind() == Kind::string) {
+        } else if (const Value& key = f.slots.items ? f.slots.items[at - 1] : stack_[f.start + at - 1];
+                   key.kind() == Kind::string) {
           append_path_string(p, key.as_string());
         } else {
           append_edn(key, p, kPathKeyBytes);

@@ -535,6 +535,13 @@ class DuplicateFinder {
   std::size_t first_equal(KeyOf key_of, std::size_t kept) {
     const Value& k = key_of(kept);
     if (!use_index_) {
+      // A key whose filter bit no earlier key has is new: most keys of a small map are
+      // settled by that alone, with no comparison.
+      const std::uint64_t bit = ValueAccess::filter_bit(k);
+      if (!(seen_ & bit)) {
+        seen_ |= bit;
+        return kept;
+      }
       for (std::size_t j = 0; j < kept; ++j)
         if (ValueAccess::same_key(key_of(j), k)) return j;
       return kept;
@@ -586,6 +593,7 @@ class DuplicateFinder {
 
   bool use_index_;
   std::size_t mask_ = 0;
+  std::uint64_t seen_ = 0;  // the filter bits of the keys so far (scanned ranges)
 };
 
 }  // namespace
@@ -829,6 +837,59 @@ Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
   node->size = kept;
   if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);
   // Measured on what was kept: a value replaced by a later one for the same key is gone.
+  return finish_container(kind, node, kept, [&](auto&& f) {
+    for (std::uint32_t i = 0; i < kept; ++i) {
+      f(out[i].first);
+      f(out[i].second);
+    }
+  });
+}
+
+// A map node's entries, seen as a flat run of Values (key, value, ...): the slots a reader
+// decodes the entries into. An Entry is exactly two Values, key first.
+static_assert(sizeof(Entry) == 2 * sizeof(Value) && offsetof(Entry, second) == sizeof(Value));
+
+ValueAccess::Slots ValueAccess::reserve_map(std::size_t entries) {
+  if (entries > UINT32_MAX / 2) detail::throw_error(Errc::invalid_argument, "value larger than 4 GiB");
+  auto* node = new (detail::allocate_node(MapNode::bytes_for(entries))) MapNode{};
+  return {node, reinterpret_cast<Value*>(node->entries()), static_cast<std::uint32_t>(2 * entries),
+          detail::t_arena};
+}
+
+Value ValueAccess::finish_map(Kind kind, Slots& slots, std::uint32_t size) {
+  const Slots taken = std::exchange(slots, {});
+  auto* node = static_cast<MapNode*>(taken.node);
+  const std::uint32_t n = size / 2;
+  if (n == 0) {
+    if (!taken.arena) node->~MapNode(), std::free(node);
+    return empty(kind);
+  }
+  // Duplicate keys, compacted in place: entries [0, kept) are the distinct keys so far, each
+  // with the last value given for it (make_map does the same from the value stack).
+  Value* flat = taken.items;
+  std::uint32_t kept = 0;
+  {
+    DuplicateFinder dups(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      auto key_of = [&](std::size_t j) -> const Value& { return flat[2 * (j < kept ? j : i)]; };
+      const std::size_t at = dups.first_equal(key_of, kept);
+      if (at == kept) {
+        if (i != kept) {
+          flat[2 * kept] = std::move(flat[2 * i]);
+          flat[2 * kept + 1] = std::move(flat[2 * i + 1]);
+        }
+        ++kept;
+      } else {
+        flat[2 * at + 1] = std::move(flat[2 * i + 1]);
+        flat[2 * i] = Value();
+      }
+    }
+  }
+  // What the compaction left behind is moved from: null, nothing to release.
+  std::destroy(flat + 2 * kept, flat + size);
+  node->size = kept;
+  if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);
+  Entry* out = node->entries();
   return finish_container(kind, node, kept, [&](auto&& f) {
     for (std::uint32_t i = 0; i < kept; ++i) {
       f(out[i].first);

@@ -76,6 +76,32 @@ struct ValueAccess {
     return a == b;
   }
 
+  /// One of 64 bits, the same for equal keys: from an inline value's bytes (inline values are
+  /// canonical, and never equal a value on the heap), from a text node's kind, size and
+  /// first and last 8 bytes, and for any other key from its kind alone (a double, whose 0.0
+  /// and -0.0 are equal; a composite). For the scan of a small map's or set's keys: a key
+  /// whose bit no earlier key has is new, with no comparison.
+  static std::uint64_t filter_bit(const Value& v) noexcept {
+    constexpr std::uint64_t kMix = 0x9E3779B97F4A7C15ULL;
+    const Kind kind = v.small_.kind;
+    std::uint64_t x = static_cast<std::uint64_t>(kind);
+    if (!(v.small_.flags & Value::kHeap)) {
+      if (kind != Kind::floating) x = v.raw_.a ^ (v.raw_.b * kMix);
+    } else if (is_text(kind) && v.wide_.size >= 8) {
+      const char* p = reinterpret_cast<const char*>(v.wide_.u.node) + kPayloadOffset;
+      std::uint64_t first, last;
+      std::memcpy(&first, p, 8);
+      std::memcpy(&last, p + v.wide_.size - 8, 8);
+      x ^= (first * kMix) ^ last ^ (std::uint64_t{v.wide_.size} << 40);
+    }
+    return std::uint64_t{1} << ((x * kMix) >> 58);
+  }
+  /// Whether a value of `kind` is text, held inline or in a text node.
+  static constexpr bool is_text(Kind kind) noexcept {
+    return kind == Kind::big_integer || kind == Kind::big_decimal || kind == Kind::string ||
+           kind == Kind::bytes || kind == Kind::keyword || kind == Kind::symbol || kind == Kind::uri;
+  }
+
   // ---- unchecked reads, for the encoder's walk ----------------------------------------------
   // The writer visits every value once and already knows its kind: as_string(), items() and
   // entries() are out-of-line calls that check the kind again, a tenth of a keyword-heavy
@@ -147,8 +173,18 @@ struct ValueAccess {
   /// Value::kMaxDepth, as every builder does, leaving nothing of the node behind.
   static Value finish_sequence(Kind kind, Slots& slots, std::uint32_t size);
   /// Destroys the first `size` items and frees the slots (a read that failed half-way); to be
-  /// called while the arena they were reserved in is still open.
+  /// called while the arena they were reserved in is still open. For map slots too.
   static void abandon_sequence(Slots& slots, std::uint32_t size) noexcept;
+  /// A map node allocated for `entries` entries before they are read (MessagePack announces
+  /// the count), as reserve_sequence does for arrays: its slots are the entries seen as one
+  /// flat run of Values, key, value, key, value..., `2 * entries` of them. The keys and values
+  /// are decoded straight into place, with no value stack to gather them on, move them off and
+  /// destroy them there. Same arena rule as reserve_sequence; `entries` ≤ UINT32_MAX / 2.
+  static Slots reserve_map(std::size_t entries);
+  /// The map or link of the first `size` Values (an even number) of `slots` from reserve_map,
+  /// which it takes over, later duplicates of a key replacing the earlier value in place (as
+  /// make_map does); `slots` is left empty. Throws Error(too_deep) as finish_sequence does.
+  static Value finish_map(Kind kind, Slots& slots, std::uint32_t size);
 
  private:
   static Value alias_node(const Value& v) noexcept;

@@ -454,6 +454,52 @@ TEST(MsgpackRead, CachedValuesKeptFromADocumentOutliveIt) {
   EXPECT_EQ(kept.back(), kw);
 }
 
+// A map whose count is announced is built in its node: keys and values are decoded into its
+// entries and duplicates removed there, a later value replacing the earlier one in the first
+// key's place, as Value::map does. Checked with few entries (compared one by one) and many
+// (through a hash table), long keys and values (nodes that must be released once replaced),
+// in an arena (a plain read) and on the heap (a read handler is set), and with the index a
+// map of more than 8 entries keeps after them (placed after the entries kept, not announced).
+TEST(MsgpackRead, AnnouncedMapsKeepTheLastValueOfADuplicateKeyInItsFirstPlace) {
+  const std::string long_value(40, 'v');
+  // {"a": 1, "b": "vvv...", "a": "vvv...", "b": 2}
+  const std::string small = "84 " + str("a") + " 01 " + str("b") + " " + str(long_value) + " " +
+                            str("a") + " " + str(long_value) + " " + str("b") + " 02";
+  // 24 entries: keys k00..k11 (long enough for a node each: 20 bytes) twice, the second time
+  // with the value i + 100.
+  std::string many = "de 00 18";
+  std::vector<transit::Entry> expected;
+  for (int round = 0; round < 2; ++round)
+    for (int i = 0; i < 12; ++i) {
+      const std::string key = "key-long-enough-" + std::to_string(1000 + i);
+      many += " " + str(key) + " " + hex(std::string(1, static_cast<char>(round * 100 + i)));
+      if (round == 1) expected.emplace_back(Value(key), Value(100 + i));
+    }
+  transit::ReadHandlers handlers;
+  handlers.add("point", [](const Value& rep) { return rep; });
+  ReadOptions on_heap;
+  on_heap.handlers = &handlers;
+  for (const ReadOptions& options : {ReadOptions{}, on_heap}) {
+    const Value v = read_mp(small, options);
+    ASSERT_EQ(v.size(), 2u);
+    EXPECT_EQ(v.entries()[0].first, Value("a"));
+    EXPECT_EQ(v.entries()[0].second, Value(long_value));
+    EXPECT_EQ(v.entries()[1].first, Value("b"));
+    EXPECT_EQ(v.entries()[1].second, Value(2));
+    const Value m = read_mp(many, options);
+    ASSERT_EQ(m.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(m.entries()[i].first, expected[i].first) << i;
+      EXPECT_EQ(m.entries()[i].second, expected[i].second) << i;
+      const Value* found = m.find(expected[i].first);
+      ASSERT_NE(found, nullptr) << i;
+      EXPECT_EQ(*found, expected[i].second) << i;
+    }
+    EXPECT_EQ(m.find(Value("key-long-enough-999")), nullptr);
+    EXPECT_EQ(m, Value::map(expected));
+  }
+}
+
 TEST(MsgpackRead, BinIsBytes) {
   EXPECT_EQ(read_mp("91 c4 03 01 02 03"), Value::array({Value::bytes(std::string_view("\x01\x02\x03", 3))}));
 }
@@ -592,6 +638,14 @@ TEST(MsgpackErrors, HugeLengthPrefixesAreCleanTruncationsWithoutAllocating) {
     EXPECT_LT(g_largest_allocation.load(), std::size_t{1} << 20);
     EXPECT_LT(elapsed, std::chrono::seconds(1));
   }
+}
+
+// An error inside a map built in its node names the key it is under, as on the stack.
+TEST(MsgpackErrors, PathsThroughAnnouncedMaps) {
+  expect_read_error("82 " + str("a") + " 01 " + str("b") + " 92 01", Errc::truncated, 8,
+                    "transit: truncated at byte 8 in $[\"b\"][1]: input ends inside a value");
+  expect_read_error("82 " + str("a") + " 01 " + str("b") + " 91 a1 ff", Errc::invalid_utf8, 7,
+                    "transit: invalid_utf8 at byte 7 in $[\"b\"][0]: string is not valid UTF-8");
 }
 
 TEST(MsgpackErrors, Syntax) {
