@@ -46,9 +46,16 @@ Value decode_scalar(char tag, std::string_view rest) {
     case 'f':
       if (!is_decimal_text(rest)) bad_rep(tag, rest, "not a decimal number");
       return Value::big_decimal(rest);
-    case 'b':
+    case 'b': {
+      // The plain form Transit writers emit is decoded straight into the value; anything
+      // else (line breaks, odd padding, a bad char) by base64_decode, which decides.
+      if (const std::size_t size = base64_plain_size(rest); size != kNotPlainBase64) {
+        Value v;
+        if (base64_decode_plain(rest, ValueAccess::init_text_to_fill(v, Kind::bytes, size))) return v;
+      }
       if (auto bytes = base64_decode(rest)) return Value::bytes(*bytes);
       bad_rep(tag, rest, "not base64");
+    }
     case 'c':
       if (auto c = decode_one_code_point(rest)) return Value::character(*c);
       bad_rep(tag, rest, "not exactly one character");

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -329,6 +330,84 @@ std::optional<std::string> base64_decode(std::string_view text) {
   }
   out.resize(static_cast<std::size_t>(p - out.data()));
   return out;
+}
+
+namespace {
+
+// Per position in a group of four chars, each char's sextet shifted to its place in the
+// group's 24 bits, or kBadBits for a char outside the alphabet ('=' and whitespace included):
+// a group is the OR of four lookups, and one test of its top byte checks all four chars.
+constexpr std::uint32_t kBadBits = 0xFF000000;
+constexpr auto kBase64Shifted = [] {
+  std::array<std::array<std::uint32_t, 256>, 4> t{};
+  for (std::size_t pos = 0; pos < 4; ++pos) {
+    for (std::size_t c = 0; c < 256; ++c) {
+      const std::uint8_t v = kBase64Values[c];
+      t[pos][c] = v < 64 ? std::uint32_t{v} << (18 - 6 * pos) : kBadBits;
+    }
+  }
+  return t;
+}();
+
+// The chars of plain base64 `text` before its padding, or kNotPlainBase64.
+std::size_t base64_plain_chars(std::string_view text) noexcept {
+  std::size_t n = text.size();
+  if (n % 4 == 0) {
+    // Padded (or a multiple of 4 with no padding needed): one or two '=' at the very end.
+    if (n != 0 && text[n - 1] == '=') --n;
+    if (n % 4 == 3 && text[n - 1] == '=') --n;
+  }
+  // One char left over holds fewer than 8 bits: not base64 (base64_decode says so).
+  return n % 4 == 1 ? kNotPlainBase64 : n;
+}
+
+}  // namespace
+
+std::size_t base64_plain_size(std::string_view text) noexcept {
+  const std::size_t n = base64_plain_chars(text);
+  if (n == kNotPlainBase64) return n;
+  return n / 4 * 3 + (n % 4 == 0 ? 0 : n % 4 - 1);
+}
+
+bool base64_decode_plain(std::string_view text, char* out) noexcept {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = base64_plain_chars(text);
+  if (n == kNotPlainBase64) return false;
+  const auto& t = kBase64Shifted;
+  const auto group = [&](std::size_t i) {
+    return t[0][s[i]] | t[1][s[i + 1]] | t[2][s[i + 2]] | t[3][s[i + 3]];
+  };
+  // Bad chars are looked for once, at the end: what was written by then goes unused.
+  std::uint32_t seen = 0;
+  std::size_t i = 0;
+  // While 4 bytes or more remain to be written, each group is stored in one 4-byte store
+  // (its 3 bytes, then a byte the next group overwrites).
+  if constexpr (std::endian::native == std::endian::little) {
+    const std::size_t bytes = n / 4 * 3 + (n % 4 == 0 ? 0 : n % 4 - 1);
+    const std::size_t wide_groups = bytes >= 4 ? (bytes - 4) / 3 + 1 : 0;
+    for (const std::size_t wide_end = 4 * wide_groups; i < wide_end; i += 4, out += 3) {
+      const std::uint32_t x = group(i);
+      seen |= x;
+      const std::uint32_t word = __builtin_bswap32(x << 8);
+      std::memcpy(out, &word, 4);
+    }
+  }
+  for (; i + 4 <= n; i += 4, out += 3) {
+    const std::uint32_t x = group(i);
+    seen |= x;
+    out[0] = static_cast<char>(x >> 16);
+    out[1] = static_cast<char>(x >> 8);
+    out[2] = static_cast<char>(x);
+  }
+  if (i != n) {
+    // Two or three chars left: one or two bytes; the bits below them are ignored, as
+    // base64_decode ignores them.
+    const std::uint32_t x = t[0][s[i]] | t[1][s[i + 1]] | (n - i == 3 ? t[2][s[i + 2]] : 0);
+    seen |= x;
+    out[0] = static_cast<char>(x >> 16);
+    if (n - i == 3) out[1] = static_cast<char>(x >> 8);
+  }
+  return (seen & kBadBits) == 0;
 }
 
 // ---- UUID --------------------------------------------------------------------------------------

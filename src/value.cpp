@@ -453,6 +453,21 @@ Value Value::big_decimal(std::string_view text) {
   return v;
 }
 
+char* ValueAccess::init_text_to_fill(Value& v, Kind kind, std::size_t size) {
+  // v is null: every byte zero, as an inline value's unused bytes must stay.
+  v.small_.kind = kind;
+  if (size <= Value::kSmallCapacity) {
+    v.small_.size = static_cast<std::uint8_t>(size);
+    return v.small_.data;
+  }
+  const std::uint32_t n = detail::checked_size(size);
+  auto* node = new (detail::allocate_node(sizeof(TextNode) + n)) TextNode{};
+  node->size = n;
+  detail::attach(node);
+  v.init_node(kind, node, n);
+  return node->data();
+}
+
 Value Value::bytes(std::span<const std::byte> data) {
   return bytes(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
 }

@@ -132,6 +132,10 @@ struct ValueAccess {
   static std::int64_t int_bits(const Value& v) noexcept { return v.wide_.u.i; }
   static double double_bits(const Value& v) noexcept { return v.wide_.u.d; }
 
+  /// Makes `v` (null) a text of `kind` holding `size` bytes for the caller to write at the
+  /// pointer returned, before any other use of `v`: a decoder writes the bytes it decodes
+  /// straight into the value (inline or in its node) rather than into a buffer to copy.
+  static char* init_text_to_fill(Value& v, Kind kind, std::size_t size);
   /// An empty container of `kind` (array, list, set, map or link): inline, with no node.
   static Value empty(Kind kind) noexcept;
   /// The heap bytes of the arena `v` lives in (its blocks, headers included), or 0 when `v`

@@ -125,6 +125,56 @@ TEST(Base64, SkipsWhitespaceAndAcceptsMissingPadding) {
   EXPECT_EQ(base64_decode(" \n "), "");
 }
 
+// The table-driven decoder of plain base64 (what Transit writers emit) agrees with
+// base64_decode on every string of up to 6 chars over an alphabet of base64 chars, padding,
+// whitespace and bytes outside the alphabet: when it decodes, base64_decode decodes the same
+// bytes; it refuses whitespace (left to base64_decode) and what base64_decode refuses; and it
+// takes every padded or unpadded text with no whitespace as plain.
+TEST(Base64, PlainDecodeAgreesWithTheFullDecoder) {
+  const std::string_view chars("A/z9=\x20-\xff", 8);
+  std::string text;
+  std::size_t plain = 0;
+  const auto check = [&](const auto& self, std::size_t length) -> void {
+    const std::optional<std::string> full = base64_decode(text);
+    const std::size_t size = base64_plain_size(text);
+    if (size != kNotPlainBase64) {
+      ++plain;
+      std::string out(size + 1, '#');
+      const bool ok = base64_decode_plain(text, out.data());
+      if (ok) {
+        ASSERT_TRUE(full.has_value()) << '"' << text << '"';
+        EXPECT_EQ(out.substr(0, size), *full) << '"' << text << '"';
+      } else if (text.find(' ') == std::string::npos) {
+        // Whitespace is left to base64_decode; anything else it refuses too.
+        EXPECT_FALSE(full.has_value()) << '"' << text << '"';
+      }
+      EXPECT_EQ(out[size], '#') << "wrote past the end: \"" << text << '"';
+    } else if (full && text.find(' ') == std::string::npos) {
+      ADD_FAILURE() << "valid with no whitespace, yet not plain: \"" << text << '"';
+    }
+    if (length == 0) return;
+    for (const char c : chars) {
+      text.push_back(c);
+      self(self, length - 1);
+      text.pop_back();
+    }
+  };
+  check(check, 6);
+  EXPECT_GT(plain, 100'000u);
+  // Long text, every byte value, padded and not.
+  std::string all;
+  for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
+  for (std::size_t len = 0; len <= all.size(); ++len) {
+    const std::string bytes = all.substr(all.size() - len);
+    for (std::string encoded : {b64(bytes), b64(bytes).substr(0, b64(bytes).find('='))}) {
+      std::string out(bytes.size(), '\0');
+      ASSERT_EQ(base64_plain_size(encoded), bytes.size()) << encoded;
+      ASSERT_TRUE(base64_decode_plain(encoded, out.data())) << encoded;
+      EXPECT_EQ(out, bytes) << encoded;
+    }
+  }
+}
+
 TEST(Base64, RejectsBadCharactersAndPadding) {
   EXPECT_EQ(base64_decode("Zm9v!"), std::nullopt);
   EXPECT_EQ(base64_decode("Zm-_"), std::nullopt);  // the URL-safe alphabet is another encoding

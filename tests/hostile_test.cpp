@@ -651,6 +651,20 @@ TEST(Hostile, InvalidUtf8InJson) {
   expect_json_error(R"(["\udc00"])", Errc::invalid_utf8, 1);             // escaped lone low half
 }
 
+// A `~b` string is not checked for UTF-8 before its base64 is decoded (which takes ASCII
+// only; `b` is a ground tag, which no read handler replaces): invalid UTF-8 there is bad
+// base64, in the plain form and in the one with whitespace.
+TEST(Hostile, InvalidUtf8InMsgpackBase64) {
+  const std::string bad = hex("91 b2 7e 62") + std::string(8, 'Q') + "\xff\xfe" + std::string(6, 'Q');
+  expect_mp_error(bad, Errc::bad_rep, 1);
+  expect_mp_error(hex("91 a4 7e 62 c3 28"), Errc::bad_rep, 1);
+  expect_mp_error(hex("91 a7 7e 62 59 57 20 c3 28"), Errc::bad_rep, 1);
+  EXPECT_EQ(transit::read(hex("91 a6 7e 62 59 57 4a 6a"), Encoding::msgpack),
+            Value::array({Value::bytes("abc")}));
+  EXPECT_EQ(transit::read(hex("91 a7 7e 62 59 57 20 4a 6a"), Encoding::msgpack),
+            Value::array({Value::bytes("abc")}));
+}
+
 TEST(Hostile, InvalidUtf8InMsgpack) {
   expect_mp_error(hex("91 a1 ff"), Errc::invalid_utf8, 1);
   expect_mp_error(hex("92 01 a2 c3 28"), Errc::invalid_utf8, 2);
