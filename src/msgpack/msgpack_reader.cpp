@@ -228,8 +228,7 @@ class Visitor {
     // Bytes as `~b` base64 (every bytes value Transit writes): the decoder decodes every `~b`
     // string as base64 (a ground tag: no read handler takes its text), which refuses any byte
     // outside ASCII, so a UTF-8 check first would only read the text once more.
-    const bool base64 = n >= 2 && s[0] == '~' && s[1] == 'b';
-    if (!is_short_ascii(s, n) && !base64 && !is_valid_utf8(text))
+    if (!is_short_ascii(s, n) && !(n >= 2 && s[0] == '~' && s[1] == 'b') && !is_valid_utf8(text))
       throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
     d_.string(text);
     return true;
