@@ -116,8 +116,8 @@ Value& Decoder::place() {
 
 Value& Decoder::place_in_slots(Frame& f) {
   if (f.kind != FrameKind::array) {
-    // A map's slots (map_slots) hold keys and values: `count` counts both, and the slots
-    // hold no more entries than the limit allows.
+    // A map's slots (reserve_map_slots) hold keys and values: `count` counts both, and
+    // the slots hold no more entries than the limit allows.
     if (f.count == f.slots.capacity)
       throw_error(Errc::syntax, "map has more entries than the " +
                                     std::to_string(f.slots.capacity / 2) + " it announced");
