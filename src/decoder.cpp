@@ -200,17 +200,10 @@ void Decoder::start_tagged(std::string_view tag) {
 
 void Decoder::big_integer(std::string_view digits) { deliver(Value::big_integer(digits)); }
 
-void Decoder::uinteger(std::uint64_t u) {
-  if (u <= static_cast<std::uint64_t>(INT64_MAX)) return integer(static_cast<std::int64_t>(u));
+void Decoder::big_uinteger(std::uint64_t u) {
   char buf[24];
   const char* end = std::to_chars(buf, buf + sizeof buf, u).ptr;
   deliver(Value::big_integer({buf, static_cast<std::size_t>(end - buf)}));
-}
-
-bool Decoder::in_plain_container() const noexcept {
-  if (frames_.empty()) return false;
-  const FrameKind k = frames_.back().kind;
-  return k != FrameKind::tagged_array && k != FrameKind::tagged_object;
 }
 
 bool Decoder::at_array_start() const noexcept {

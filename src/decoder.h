@@ -87,12 +87,62 @@ class Decoder {
   }
   /// An integer too large for int64, as decimal digits.
   void big_integer(std::string_view digits);
-  /// A native unsigned integer (MessagePack): above INT64_MAX it is a big integer.
-  void uinteger(std::uint64_t u);
+  /// A native unsigned integer (MessagePack): above INT64_MAX it is a big integer. Inline:
+  /// MessagePack writes every non-negative integer this way.
+  void uinteger(std::uint64_t u) {
+    if (u <= static_cast<std::uint64_t>(INT64_MAX)) [[likely]]
+      return integer(static_cast<std::int64_t>(u));
+    big_uinteger(u);
+  }
   /// Raw bytes (a MessagePack bin, which Transit writers do not emit but peers may).
   void bytes(std::string_view data) { deliver(Value::bytes(data)); }
   /// Any string on the wire: values, JSON object keys, map-array keys alike.
   void string(std::string_view raw);
+  /// string() for text the backend has checked to be valid UTF-8 (MessagePack's entry),
+  /// `ascii` when it also found every byte below 0x80. The common strings are resolved here,
+  /// inline, before any text is built: a cache code goes straight to the read cache; a plain
+  /// string of up to 3 bytes (never cacheable) skips the cache bookkeeping; a longer one is
+  /// cached when it is a map key (ASCII counts one UTF-16 unit a byte, so its size decides);
+  /// a `~:` keyword or `~$` symbol becomes one with no generic `~` dispatch. Everything else
+  /// (`"^ "`, tags, other `~` forms, bad codes, typed reads, user handlers, a lazy cache)
+  /// goes to string(), which applies the same rules.
+  [[gnu::always_inline]] void checked_string(std::string_view raw, bool ascii) {
+    if (tape_ || handlers_ || !caching_) [[unlikely]]
+      return string(raw);
+    const std::size_t n = raw.size();
+    const char first = n != 0 ? raw[0] : '\0';
+    if (first == '^') {
+      if (n < 2 || n > 3 || raw[1] == ' ') return string(raw);
+      const ReadCache::Entry* entry = cache_.find(raw);
+      if (!entry) [[unlikely]]
+        return string(raw);  // lookup() says what is wrong with the code
+      if (entry->is_tag) return start_tagged(ValueAccess::text(entry->value));
+      // As in string(): into a plain container of a document built in one arena, an alias.
+      if (in_plain_container())
+        deliver(ValueAccess::alias(entry->value));
+      else
+        deliver(entry->value);
+      return;
+    }
+    if (first == '~') {
+      if (n < 2 || (raw[1] != ':' && raw[1] != '$')) return string(raw);
+      const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
+      const std::string_view name = raw.substr(2);
+      const Value& v = deliver(name.size() <= ValueAccess::kInlineText
+                                   ? ValueAccess::inline_text(kind, name)
+                                   : kind == Kind::keyword ? Value::keyword(name) : Value::symbol(name));
+      if (n >= 4 && (ascii || is_cacheable(raw, false))) cache_.add(v, false);
+      return;
+    }
+    if (n < 4) {  // too short to be cached
+      deliver(ValueAccess::inline_text(Kind::string, raw));
+      return;
+    }
+    const bool cacheable = at_key_position() && (ascii || is_cacheable(raw, true));
+    const Value& v =
+        deliver(n <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, raw) : Value(raw));
+    if (cacheable) cache_.add(v, false);
+  }
   /// An array starts. `expected` is the item count when the backend knows it (MessagePack),
   /// else 0. A plain array is then built straight in a node of that size, with no copy from
   /// the value stack, so the backend passes only a count the input can hold: one whose items,
@@ -211,7 +261,13 @@ class Decoder {
   bool at_array_start() const noexcept;
   /// Whether the next value goes into an array or map being built (not a tagged value's rep,
   /// nor the result).
-  bool in_plain_container() const noexcept;
+  bool in_plain_container() const noexcept {
+    if (frames_.empty()) return false;
+    const FrameKind k = frames_.back().kind;
+    return k != FrameKind::tagged_array && k != FrameKind::tagged_object;
+  }
+  /// uinteger() above INT64_MAX.
+  void big_uinteger(std::uint64_t u);
   bool at_key_position() const noexcept {
     if (frames_.empty()) return false;
     const Frame& f = frames_.back();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <utility>
 #include <span>
+#include <string_view>
 
 #include "transit/value.h"
 
@@ -132,6 +133,30 @@ struct ValueAccess {
   static std::int64_t int_bits(const Value& v) noexcept { return v.wide_.u.i; }
   static double double_bits(const Value& v) noexcept { return v.wide_.u.d; }
 
+  /// The most bytes inline_text takes: a text this short lives in the Value itself.
+  static constexpr std::size_t kInlineText = Value::kSmallCapacity;
+  /// A text of `kind` (string, keyword, symbol ...) of at most kInlineText bytes, built inline
+  /// with fixed-size copies: the same bits as Value(s) or Value::keyword(s), with no call. For
+  /// the decoder's short map keys and keywords, the most common items of a read.
+  static Value inline_text(Kind kind, std::string_view s) noexcept {
+    Value v;  // zero bytes, so that equal inline values have equal bits
+    v.small_.kind = kind;
+    const std::size_t n = s.size();
+    v.small_.size = static_cast<std::uint8_t>(n);
+    char* d = v.small_.data;
+    if (n >= 8) {
+      std::memcpy(d, s.data(), 8);
+      std::memcpy(d + n - 8, s.data() + n - 8, 8);
+    } else if (n >= 4) {
+      std::memcpy(d, s.data(), 4);
+      std::memcpy(d + n - 4, s.data() + n - 4, 4);
+    } else if (n != 0) {
+      d[0] = s[0];
+      d[n / 2] = s[n / 2];
+      d[n - 1] = s[n - 1];
+    }
+    return v;
+  }
   /// Makes `v` (null) a text of `kind` holding `size` bytes for the caller to write at the
   /// pointer returned, before any other use of `v`: a decoder writes the bytes it decodes
   /// straight into the value (inline or in its node) rather than into a buffer to copy.

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cache.h"
 #include "codec.h"
 #include "support/step_source.h"
 #include "transit/transit.h"
@@ -452,6 +453,61 @@ TEST(MsgpackRead, CachedValuesKeptFromADocumentOutliveIt) {
   }
   for (std::size_t i = 0; i < parts.size(); ++i) EXPECT_EQ(kept[i], parts[i]) << i;
   EXPECT_EQ(kept.back(), kw);
+}
+
+// The MessagePack reader resolves most strings on a fast path of its own (cache codes, short
+// strings that are never cached, keywords and symbols, ASCII keys whose size decides their
+// cacheability: Decoder::checked_string); the JSON reader takes every string through the
+// general rules. The same strings, as map keys and values, followed by 0 to 40 cache codes,
+// read the same from both, or fail the same way: a string cached on one path and not on the
+// other would shift every code after it, or leave one unassigned. Cacheability hinges on
+// UTF-16 units, so the set has 2-, 3- and 4-byte characters beside ASCII at the lengths where
+// bytes and units part, and strings of 13 and 14 bytes around the inline limit.
+TEST(MsgpackRead, FastPathStringsAreCachedExactlyAsTheGeneralRulesSay) {
+  const std::vector<std::string> strings = {
+      "", "a", "ab", "abc", "abcd", "\xc3\xa9", "\xc3\xa9\xc3\xa9", "\xc3\xa9\xc3\xa9\xc3\xa9",
+      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", "a\xc3\xa9" "b", "a\xc3\xa9" "bc",
+      "\xe2\x82\xac\xe2\x82\xac", "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac",
+      "\xf0\x9d\x84\x9e", "\xf0\x9d\x84\x9e\xf0\x9d\x84\x9e", "~:a", "~:ab", "~:abc",
+      "~:a-keyword-longer-than-inline", "~$s", "~$sym", "~:\xc3\xa9", "~:\xc3\xa9\xc3\xa9",
+      "~$\xe2\x82\xac", "abcdefghijklm", "abcdefghijklmn", "abcdefghijklmnop",
+      "abcdefghijklmnopq", "~~x", "~^x", "`x", "~~tilde-escaped", "~i12345"};
+  ASSERT_LT(strings.size(), 256u);
+  // Keys in order, each value the string after its key, as map {key: value, ...}.
+  std::string json = "[{";
+  std::string mp = "92 de 00 " + hex(std::string(1, static_cast<char>(strings.size())));
+  for (std::size_t i = 0; i < strings.size(); ++i) {
+    const std::string& key = strings[i];
+    const std::string& value = strings[(i + 1) % strings.size()];
+    json += (i ? ",\"" : "\"") + key + "\":\"" + value + "\"";
+    mp += " " + str(key) + " " + str(value);
+  }
+  json += "}";
+  for (std::size_t codes = 0; codes <= 40; ++codes) {
+    SCOPED_TRACE(codes);
+    std::string json_codes = json + ",[";
+    std::string mp_codes = mp + " dc 00 " + hex(std::string(1, static_cast<char>(codes)));
+    for (std::size_t c = 0; c < codes; ++c) {
+      const std::string code = std::string(transit::detail::cache_code(c));
+      json_codes += (c ? ",\"" : "\"") + code + "\"";
+      mp_codes += " " + str(code);
+    }
+    json_codes += "]]";
+    std::optional<Value> from_json, from_mp;
+    std::string json_error = "none", mp_error = "none";
+    try {
+      from_json = transit::read(json_codes, Encoding::json);
+    } catch (const Error& e) {
+      json_error = transit::code_name(e.code());
+    }
+    try {
+      from_mp = read_mp(mp_codes);
+    } catch (const Error& e) {
+      mp_error = transit::code_name(e.code());
+    }
+    EXPECT_EQ(mp_error, json_error);
+    EXPECT_EQ(from_mp, from_json);
+  }
 }
 
 // A map whose count is announced is built in its node: keys and values are decoded into its

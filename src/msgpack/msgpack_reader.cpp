@@ -197,8 +197,10 @@ inline bool is_short_ascii(const char* s, std::size_t n) noexcept {
     std::memcpy(&first, s, 4);
     std::memcpy(&last, s + n - 4, 4);
     high_bits = (first | last) & 0x80808080U;
-  } else {
-    for (std::size_t i = 0; i < n; ++i) high_bits |= static_cast<unsigned char>(s[i]) & 0x80U;
+  } else if (n != 0) {
+    // 1 to 3 bytes: the first, middle and last cover them all, with no loop.
+    high_bits = (static_cast<unsigned char>(s[0]) | static_cast<unsigned char>(s[n / 2]) |
+                 static_cast<unsigned char>(s[n - 1])) & 0x80U;
   }
   return high_bits == 0;
 }
@@ -225,12 +227,15 @@ class Visitor {
     item();
     check_length("str", n);
     const std::string_view text(s, n);
+    // Keys, keywords and cache codes are short ASCII: the decoder takes them on its fast path,
+    // told that the bytes are ASCII, so it need not count UTF-16 units to decide caching.
+    if (is_short_ascii(s, n)) return d_.checked_string(text, true), true;
     // Bytes as `~b` base64 (every bytes value Transit writes): the decoder decodes every `~b`
     // string as base64 (a ground tag: no read handler takes its text), which refuses any byte
     // outside ASCII, so a UTF-8 check first would only read the text once more.
-    if (!is_short_ascii(s, n) && !(n >= 2 && s[0] == '~' && s[1] == 'b') && !is_valid_utf8(text))
-      throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
-    d_.string(text);
+    if (n >= 2 && s[0] == '~' && s[1] == 'b') return d_.string(text), true;
+    if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
+    d_.checked_string(text, false);
     return true;
   }
   bool visit_bin(const char* s, std::uint32_t n) {
