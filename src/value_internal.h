@@ -23,7 +23,7 @@ struct ValueAccess {
   /// ArenaScope open on this thread, and so costs a copy of 16 bytes; otherwise an ordinary
   /// copy. Valid while that arena lives: for holders that never outlive the scope (the read
   /// cache of the document being read). Copies made from it count as usual.
-  static Value alias(const Value& v) noexcept {
+  [[gnu::always_inline]] static Value alias(const Value& v) noexcept {
     return (v.small_.flags & Value::kHeap) ? alias_node(v) : v;
   }
   /// `slot = alias(v)`, at the cost of a 16-byte store when neither holds a count.

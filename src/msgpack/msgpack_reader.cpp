@@ -305,12 +305,16 @@ class Visitor {
   // before any of it is read: fail now rather than build what does exist. Within the input,
   // the count must still be within the limit.
   void claim(std::uint64_t items, std::uint32_t n, const char* what, const char* unit) {
+    if (items > available_ || n > limits_.max_collection_length) [[unlikely]]
+      claim_refused(items, n, what, unit);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void claim_refused(std::uint64_t items, std::uint32_t n,
+                                                            const char* what, const char* unit) {
     if (items > available_)
       throw_error(Errc::truncated, std::string(what) + " " + std::to_string(n) + " " + unit +
                                        " cannot fit in the " + std::to_string(available_) +
                                        " bytes of input");
-    if (n > limits_.max_collection_length)
-      throw_error(Errc::too_large, "collection has more than " +
+    throw_error(Errc::too_large, "collection has more than " +
                                        std::to_string(limits_.max_collection_length) +
                                        " items or entries");
   }
