@@ -151,7 +151,7 @@ void Decoder::too_many_items() const {
               "collection has more than " + std::to_string(max_items_) + " items or entries");
 }
 
-void Decoder::begin(FrameKind kind, std::size_t expected) {
+void Decoder::begin_checked(FrameKind kind, std::size_t expected) {
   if (frames_.size() >= max_depth_)
     throw_error(Errc::too_deep, "nesting deeper than " + std::to_string(max_depth_) + " levels");
   // A second rep is refused where it starts, before it is built.
@@ -170,10 +170,6 @@ void Decoder::begin(FrameKind kind, std::size_t expected) {
   f.mark = taped ? mark_ : 0;
   f.expected = taped ? 0 : expected;
 }
-
-void Decoder::array_begin(std::size_t expected) { begin(FrameKind::array_pending, expected); }
-
-void Decoder::map_begin(std::size_t expected) { begin(FrameKind::object_pending, expected); }
 
 void Decoder::start_tagged(std::string_view tag) {
   Frame* f = frames_.empty() ? nullptr : &frames_.back();

@@ -147,7 +147,7 @@ class Decoder {
   /// else 0. A plain array is then built straight in a node of that size, with no copy from
   /// the value stack, so the backend passes only a count the input can hold: one whose items,
   /// with those of every container still open, fit in the bytes left at a byte each at least.
-  void array_begin(std::size_t expected = 0);
+  void array_begin(std::size_t expected = 0) { begin(FrameKind::array_pending, expected); }
   void array_end();
   /// A MessagePack map or a JSON object. A JSON object is a map wherever it stands: peers
   /// write cached JSON with objects inside (transit-python writes `{"~#cmap": [...]}`), so it
@@ -155,7 +155,7 @@ class Decoder {
   /// array_begin; a plain map is then built straight in a node of that size, its duplicate
   /// keys removed there. (An array's count, when its first item is `"^ "`, sizes the map the
   /// same way: `(expected - 1) / 2` entries.)
-  void map_begin(std::size_t expected = 0);
+  void map_begin(std::size_t expected = 0) { begin(FrameKind::object_pending, expected); }
   void map_end();
   /// Drops the containers still open (a read that failed half-way) and what they hold. A
   /// reader that builds in an ArenaScope calls it before the scope closes.
@@ -242,7 +242,21 @@ class Decoder {
   /// The map of a frame's map slots, once its end is read; throws Error(odd_map) on a key
   /// without a value.
   Value finish_map_slots(Frame& f);
-  void begin(FrameKind kind, std::size_t expected);
+  /// Opens a container's frame. Inline for the common case, a frame of an untyped read with
+  /// room for it below the depth limit and in frames_, and a parent with no rep yet: it then
+  /// costs the frame's stores, where the call with its error paths saved six registers and a
+  /// stack frame. begin_checked() does the rest, with every check.
+  void begin(FrameKind kind, std::size_t expected) {
+    if (tape_ || frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
+        (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
+      return begin_checked(kind, expected);
+    // Filled in place: a Frame built aside and copied in stalled on its own parts (see deliver).
+    Frame& f = frames_.emplace_back();
+    f.kind = kind;
+    f.start = static_cast<std::uint32_t>(stack_.size());
+    f.expected = expected;
+  }
+  void begin_checked(FrameKind kind, std::size_t expected);
   /// Room on the value stack for `more` items, grown once rather than by doubling.
   void reserve_stack(std::size_t more) {
     if (stack_.capacity() - stack_.size() < more) grow_stack(more);
