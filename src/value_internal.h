@@ -30,7 +30,7 @@ struct ValueAccess {
   static void assign_alias(Value& slot, const Value& v) noexcept {
     if ((slot.small_.flags & (Value::kHeap | Value::kBorrowed)) != Value::kHeap &&
         !(v.small_.flags & Value::kHeap)) {
-      slot.raw_ = v.raw_;
+      slot.raw_ = Value::words_of(v.raw_);
       return;
     }
     slot = alias(v);

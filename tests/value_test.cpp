@@ -153,6 +153,37 @@ TEST(ValueKinds, TextKindsShortAndLong) {
   EXPECT_EQ(Value(std::string_view("a\0b", 3)).as_string(), std::string_view("a\0b", 3));
 }
 
+TEST(ValueKinds, InlineTextOfEveryLengthIsItsBytesAndZeros) {
+  // Inline text is built as two whole words from loads that may overlap: every length up to
+  // the capacity must read back byte for byte, and the unused bytes must be zero, so that
+  // two equal values have equal bits (same identity, hash and filter bit) whatever bytes
+  // stood around the text they were made from.
+  const std::string distinct = "ABCDEFGHIJKLMNOP";
+  for (std::size_t n = 0; n <= 14; ++n) {
+    std::string before = "\xff\xfe" + distinct.substr(0, n) + "\xfd\xfc";
+    std::string after = "\x01\x02" + distinct.substr(0, n) + "\x03\x04";
+    const std::string_view text_a(before.data() + 2, n), text_b(after.data() + 2, n);
+    for (Kind kind : {Kind::string, Kind::keyword, Kind::symbol}) {
+      const Value a = kind == Kind::string ? Value(text_a) : kind == Kind::keyword ? kw(text_a) : sym(text_a);
+      const Value b = kind == Kind::string ? Value(text_b) : kind == Kind::keyword ? kw(text_b) : sym(text_b);
+      ASSERT_EQ(a.kind(), kind);
+      EXPECT_EQ(a.as_string(), distinct.substr(0, n)) << n;
+      EXPECT_EQ(transit::ValueAccess::text(a), distinct.substr(0, n)) << n;
+      EXPECT_EQ(a, b) << n;
+      EXPECT_EQ(a.hash(), b.hash()) << n;
+      if (n <= 13) EXPECT_EQ(transit::ValueAccess::identity(a), transit::ValueAccess::identity(b)) << n;
+    }
+  }
+  // Bytes of every value, 0x00 and 0xff among them, in every position.
+  for (std::size_t n = 1; n <= 13; ++n)
+    for (std::size_t at = 0; at < n; ++at)
+      for (char c : {'\0', '\xff', '\x80'}) {
+        std::string s(n, 'q');
+        s[at] = c;
+        EXPECT_EQ(Value(s).as_string(), s) << n << " " << at;
+      }
+}
+
 TEST(ValueKinds, Bytes) {
   const std::string raw("\x00\x01\xff binary", 10);
   for (const std::string& s : {std::string(), raw, raw + raw + raw}) {

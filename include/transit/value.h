@@ -159,16 +159,16 @@ class Value {
   Value(const std::string& s) : Value(std::string_view(s)) {}
   Value(std::string_view s) : Value() { init_text(Kind::string, s); }
 
-  Value(const Value& other) noexcept : raw_(other.raw_) {
+  Value(const Value& other) noexcept : raw_(words_of(other.raw_)) {
     small_.flags &= ~kBorrowed;
     retain();
   }
-  Value(Value&& other) noexcept : raw_(other.raw_) { other.raw_ = Raw{}; }
+  Value(Value&& other) noexcept : raw_(words_of(other.raw_)) { other.raw_ = Raw{}; }
   Value& operator=(const Value& other) noexcept {
     if (this != &other) {
       other.retain();
       release();
-      raw_ = other.raw_;
+      raw_ = words_of(other.raw_);
       small_.flags &= ~kBorrowed;
     }
     return *this;
@@ -176,7 +176,7 @@ class Value {
   Value& operator=(Value&& other) noexcept {
     if (this != &other) {
       release();
-      raw_ = other.raw_;
+      raw_ = words_of(other.raw_);
       other.raw_ = Raw{};
     }
     return *this;
@@ -330,6 +330,21 @@ class Value {
     Wide wide_;
     Raw raw_;
   };
+
+  /// `raw` read as two 8-byte loads. A Value is nearly always built by 8-byte stores (its
+  /// kind word, then its payload) just before it is copied or moved, and compilers copy a
+  /// 16-byte aggregate with one 16-byte load, which the CPU cannot forward from two pending
+  /// narrower stores: it stalls until they reach the cache (measured on x86-64: a read into
+  /// Value spent a sixth of its time on such loads; docs/performance.md, "JSON read: memory
+  /// traffic"). The empty asm keeps the two words in general registers, so that no pass
+  /// merges the loads back into one.
+  static Raw words_of(const Raw& raw) noexcept {
+    std::uint64_t a = raw.a, b = raw.b;
+#if defined(__GNUC__) || defined(__clang__)
+    asm("" : "+r"(a), "+r"(b));
+#endif
+    return {a, b};
+  }
 
   bool on_heap() const noexcept { return (small_.flags & kHeap) != 0; }
   void retain() const noexcept {
