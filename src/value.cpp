@@ -225,15 +225,11 @@ struct Arena : ArenaHeader {
                                              std::memory_order_relaxed));
   }
 
-  void* allocate(std::size_t bytes) {
+  // Inline in every builder: a bump of the current block; the block change is out of line.
+  [[gnu::always_inline]] void* allocate(std::size_t bytes) {
     bytes = (bytes + 7) & ~std::size_t{7};
-    if (!head_ || head_->size - head_->used < bytes) {
-      const std::size_t size = std::max(bytes, head_ ? std::min(head_->size * 2, kMaxBlock)
-                                                      : first_block_);
-      ArenaBlock* block = take_block(bytes, size);
-      block->next = head_;
-      head_ = block;
-    }
+    if (!head_ || head_->size - head_->used < bytes) [[unlikely]]
+      new_block(bytes);
     void* p = head_->data() + head_->used;
     head_->used += bytes;
     allocated_ += bytes;
@@ -284,6 +280,15 @@ struct Arena : ArenaHeader {
   }
 
  private:
+  // Makes a block with room for `bytes` the current one.
+  [[gnu::noinline]] void new_block(std::size_t bytes) {
+    const std::size_t size = std::max(bytes, head_ ? std::min(head_->size * 2, kMaxBlock)
+                                                    : first_block_);
+    ArenaBlock* block = take_block(bytes, size);
+    block->next = head_;
+    head_ = block;
+  }
+
   static constexpr std::size_t kMaxBlock = std::size_t{1} << 20;
   ArenaBlock* head_ = nullptr;
   std::size_t first_block_;
@@ -306,7 +311,7 @@ thread_local Arena* t_arena = nullptr;
 thread_local std::size_t t_arena_hint = 4096;
 
 // Memory for a node: from the current arena while a reader builds a document, else the heap.
-void* allocate_node(std::size_t bytes) {
+[[gnu::always_inline]] inline void* allocate_node(std::size_t bytes) {
   return t_arena ? t_arena->allocate(bytes) : allocate(bytes);
 }
 
@@ -466,7 +471,7 @@ void Value::init_text(Kind kind, std::string_view s) {
   init_node(kind, node, n);
 }
 
-void Value::init_node(Kind kind, detail::Node* node, std::uint32_t size) noexcept {
+inline void Value::init_node(Kind kind, detail::Node* node, std::uint32_t size) noexcept {
   if constexpr (sizeof(detail::Node*) == sizeof(std::uint64_t)) {
     raw_.a = head_word(kind, kHeap, size, false);
     raw_.b = reinterpret_cast<std::uintptr_t>(node);
