@@ -171,7 +171,9 @@ TEST(ValueKinds, InlineTextOfEveryLengthIsItsBytesAndZeros) {
       EXPECT_EQ(transit::ValueAccess::text(a), distinct.substr(0, n)) << n;
       EXPECT_EQ(a, b) << n;
       EXPECT_EQ(a.hash(), b.hash()) << n;
-      if (n <= 13) EXPECT_EQ(transit::ValueAccess::identity(a), transit::ValueAccess::identity(b)) << n;
+      if (n <= 13) {
+        EXPECT_EQ(transit::ValueAccess::identity(a), transit::ValueAccess::identity(b)) << n;
+      }
     }
   }
   // Bytes of every value, 0x00 and 0xff among them, in every position.
