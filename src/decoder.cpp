@@ -36,6 +36,7 @@ void Decoder::reset(bool cache_lazily) noexcept {
 void Decoder::drop_frames() noexcept {
   for (Frame& f : frames_) ValueAccess::abandon_sequence(f.slots, f.count);
   frames_.clear();
+  tape_frames_.clear();
 }
 
 bool Decoder::arrays_built_by_user() const noexcept {
@@ -151,27 +152,33 @@ void Decoder::too_many_items() const {
               "collection has more than " + std::to_string(max_items_) + " items or entries");
 }
 
+namespace {
+
+[[noreturn, gnu::cold, gnu::noinline]] void too_deep(std::size_t max_depth) {
+  throw_error(Errc::too_deep, "nesting deeper than " + std::to_string(max_depth) + " levels");
+}
+
+}  // namespace
+
 void Decoder::begin_checked(FrameKind kind, std::size_t expected) {
-  if (frames_.size() >= max_depth_)
-    throw_error(Errc::too_deep, "nesting deeper than " + std::to_string(max_depth_) + " levels");
+  if (taping()) [[unlikely]]
+    return tape_begin(kind);
+  // Inside a typed read, the taped containers are the outer ones (see TapeFrame).
+  if (frames_.size() + tape_frames_.size() >= max_depth_) too_deep(max_depth_);
   // A second rep is refused where it starts, before it is built.
   if (!frames_.empty() && frames_.back().has_rep)
     throw_error(Errc::bad_tagged_value, "tagged value ~#" +
                                             std::string(frames_.back().tag.as_string()) +
                                             " has more than one rep");
-  const bool taped = taping();
-  if (taped) [[unlikely]]
-    tape_item();
   // Filled in place: a Frame built aside and copied in stalled on its own parts (see deliver).
   Frame& f = frames_.emplace_back();
   f.kind = kind;
-  f.taped = taped;
-  f.start = taped ? 0 : static_cast<std::uint32_t>(stack_.size());
-  f.mark = taped ? mark_ : 0;
-  f.expected = taped ? 0 : expected;
+  f.start = static_cast<std::uint32_t>(stack_.size());
+  f.expected = expected;
 }
 
 void Decoder::start_tagged(std::string_view tag) {
+  if (taping()) return tape_start_tagged(tag);
   Frame* f = frames_.empty() ? nullptr : &frames_.back();
   if (f && f->kind == FrameKind::array_pending) {
     f->kind = FrameKind::tagged_array;
@@ -182,16 +189,6 @@ void Decoder::start_tagged(std::string_view tag) {
                 "tag ~#" + std::string(tag) + " is not the first item of an array or object");
   }
   f->tag = Value(tag);
-  if (f->taped) {
-    if (!tape_structural(tag)) {
-      // Decoded here as a Value (a ~#u array, a ~#m integer, a link, a user tag read by a
-      // Value read handler ...): its items are built as an untyped read builds them.
-      f->taped = false;
-      f->start = static_cast<std::uint32_t>(stack_.size());
-    } else if (tag != "'") {
-      tape_token(Op::tagged_begin, f->mark, tag);
-    }
-  }
 }
 
 void Decoder::big_integer(std::string_view digits) { deliver(Value::big_integer(digits)); }
@@ -200,10 +197,6 @@ void Decoder::big_uinteger(std::uint64_t u) {
   char buf[24];
   const char* end = std::to_chars(buf, buf + sizeof buf, u).ptr;
   deliver(Value::big_integer({buf, static_cast<std::size_t>(end - buf)}));
-}
-
-bool Decoder::at_array_start() const noexcept {
-  return !frames_.empty() && frames_.back().kind == FrameKind::array_pending;
 }
 
 void Decoder::string(std::string_view raw) {
@@ -226,11 +219,10 @@ void Decoder::string(std::string_view raw) {
     }
     if (at_array_start()) {
       if (!caching_) start_caching();
+      if (taping()) return tape_map_array();
       Frame& f = frames_.back();
       f.kind = FrameKind::map_array;
-      if (f.taped) {
-        tape_token(Op::map_begin, f.mark);
-      } else if (f.expected > 1 && f.expected <= max_items_) {
+      if (f.expected > 1 && f.expected <= max_items_) {
         // An odd count of keys and values is the error array_end reports, on the stack.
         if ((f.expected - 1) % 2 == 0) reserve_map_slots(f, (f.expected - 1) / 2);
         else reserve_stack(f.expected - 1);
@@ -285,7 +277,7 @@ void Decoder::end_tagged(Frame& frame) {
   if (tape_ && taping()) {
     // Counted in its taped parent when it began.
     tape_token(decode_tag(tag.as_string(), std::move(rep)));
-    if (frames_.empty()) done_ = true;
+    if (tape_frames_.empty()) done_ = true;
     return;
   }
   deliver(decode_tag(tag.as_string(), std::move(rep)));
@@ -348,9 +340,9 @@ Value Decoder::build_map(std::span<Value> flat) {
 }
 
 void Decoder::array_end() {
+  if (taping()) [[unlikely]]
+    return tape_end(true);
   Frame& f = frames_.back();
-  if (f.taped) [[unlikely]]
-    return tape_end(f, true);
   if (f.slots.items) {
     closing_ = true;
     Value v = f.kind == FrameKind::map_array ? finish_map_slots(f)
@@ -402,9 +394,9 @@ Value Decoder::finish_map_slots(Frame& f) {
 }
 
 void Decoder::map_end() {
+  if (taping()) [[unlikely]]
+    return tape_end(false);
   Frame& f = frames_.back();
-  if (f.taped) [[unlikely]]
-    return tape_end(f, false);
   if (f.kind == FrameKind::tagged_object) return end_tagged(f);
   if (f.kind != FrameKind::object && f.kind != FrameKind::object_pending)
     throw_error(Errc::syntax, "map ends inside an array");
@@ -433,16 +425,21 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
          (handlers_ && handlers_->find_typed(tag));
 }
 
+std::string_view Decoder::tape_tag_name(const TapeFrame& f) const noexcept {
+  if (f.tag == TapeTag::quote) return "'";
+  return tape_->text_of(tape_->tokens[f.begin_token]);
+}
+
 // The tape's cold paths, out of line, so that the helpers inlined into every event keep no
 // frame for building a message or moving the tokens: they run once per token.
-[[gnu::cold, gnu::noinline]] void Decoder::tape_error(const Frame& f, TapeError what) const {
+[[gnu::cold, gnu::noinline]] void Decoder::tape_error(const TapeFrame& f, TapeError what) const {
   switch (what) {
     case TapeError::second_rep:
-      throw_error(Errc::bad_tagged_value,
-                  "tagged value ~#" + std::string(f.tag.as_string()) + " has more than one rep");
+      throw_error(Errc::bad_tagged_value, "tagged value ~#" + std::string(tape_tag_name(f)) +
+                                              " has more than one rep");
     case TapeError::no_rep:
       throw_error(Errc::bad_tagged_value,
-                  "tagged value ~#" + std::string(f.tag.as_string()) + " has no rep");
+                  "tagged value ~#" + std::string(tape_tag_name(f)) + " has no rep");
     case TapeError::too_many_items:
       throw_error(Errc::too_large, "collection has more than " + std::to_string(max_items_) +
                                        " items or entries");
@@ -489,28 +486,6 @@ void Decoder::note_tape_text(TapeText where) {
   tape_cache_[slot] = where;
 }
 
-bool Decoder::tape_cached(std::string_view code) {
-  // The slot as ReadCache::lookup finds it; a malformed code names none, and lookup reports it.
-  auto digit = [](char c) {
-    return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase);
-  };
-  std::size_t slot = kCacheSize;
-  if (code.size() == 2 && digit(code[1]) < kCacheDigits)
-    slot = digit(code[1]);
-  else if (code.size() == 3 && digit(code[1]) < kCacheDigits && digit(code[2]) < kCacheDigits)
-    slot = digit(code[1]) * kCacheDigits + digit(code[2]);
-  if (slot >= tape_cache_.size() || tape_cache_[slot].size == 0) return false;
-  const TapeText where = tape_cache_[slot];
-  tape_item();
-  Token& t = new_token(mark_);
-  t.op = Op::text;
-  t.size = where.size;
-  t.text = where.text;
-  t.in_input = where.in_input;
-  if (frames_.empty()) done_ = true;
-  return true;
-}
-
 // The tape's helpers are inlined into the events that call them: a typed read spends most of
 // its decoding time here, one call per token.
 [[gnu::always_inline]] inline void Decoder::tape_token(Op op, std::size_t mark,
@@ -529,9 +504,7 @@ bool Decoder::tape_cached(std::string_view code) {
   tape_->put_value(new_token(mark_), std::move(v));
 }
 
-[[gnu::always_inline]] inline void Decoder::tape_item() {
-  if (frames_.empty()) return;
-  Frame& f = frames_.back();
+void Decoder::tape_item_slow(TapeFrame& f) {
   switch (f.kind) {
     case FrameKind::array_pending:
       f.kind = FrameKind::array;
@@ -539,6 +512,7 @@ bool Decoder::tape_cached(std::string_view code) {
       break;
     case FrameKind::object_pending:
       f.kind = FrameKind::object;
+      f.begin_token = static_cast<std::uint32_t>(tape_->tokens.size());
       tape_token(Op::map_begin, f.mark);
       break;
     case FrameKind::tagged_array:
@@ -551,14 +525,104 @@ bool Decoder::tape_cached(std::string_view code) {
   }
   const bool keyed = f.kind == FrameKind::object || f.kind == FrameKind::map_array;
   if ((keyed ? f.count / 2 : f.count) >= max_items_) tape_error(f, TapeError::too_many_items);
-  if (keyed && f.count % 2 == 0) f.key = static_cast<std::uint32_t>(tape_->tokens.size());
   ++f.count;
+  if (f.kind == FrameKind::array || keyed) {
+    // Items (a map's keys and values) up to the limit take tape_item's inlined path.
+    const std::size_t items = keyed ? (max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_)
+                                    : max_items_;
+    f.limit = static_cast<std::uint32_t>(std::min<std::size_t>(items, UINT32_MAX));
+  }
+}
+
+std::size_t Decoder::tape_key(const TapeFrame& f) const noexcept {
+  // Items are whole values on the tape, a token each or a container's tokens: the key is the
+  // last item of an even position begun.
+  const std::size_t key_item = (f.count - 1) & ~std::size_t{1};
+  std::size_t i = f.begin_token + 1;
+  for (std::size_t item = 0; item < key_item; ++item) {
+    std::ptrdiff_t depth = 0;
+    do depth += kOpDepth[static_cast<std::uint8_t>(tape_->tokens[i++].op)];
+    while (depth != 0);
+  }
+  return i;
+}
+
+void Decoder::tape_begin(FrameKind kind) {
+  if (tape_frames_.size() >= max_depth_) [[unlikely]]
+    too_deep(max_depth_);
+  // A second rep is refused where it starts (tape_item), before it is taped.
+  tape_item();
+  TapeFrame& f = tape_frames_.emplace_back();
+  f.kind = kind;
+  f.mark = mark_;
+}
+
+void Decoder::tape_start_tagged(std::string_view tag) {
+  TapeFrame* f = tape_frames_.empty() ? nullptr : &tape_frames_.back();
+  FrameKind kind;
+  if (f && f->kind == FrameKind::array_pending) {
+    kind = FrameKind::tagged_array;
+  } else if (f && f->kind == FrameKind::object_pending) {
+    kind = FrameKind::tagged_object;
+  } else {
+    throw_error(Errc::bad_tagged_value,
+                "tag ~#" + std::string(tag) + " is not the first item of an array or object");
+  }
+  if (!tape_structural(tag)) {
+    // Decoded here as a Value (a ~#u array, a ~#m integer, a link, a user tag read by a Value
+    // read handler ...): its frame moves to frames_, and its items are built as an untyped
+    // read builds them; end_tagged tapes the decoded value. (It was counted in its taped
+    // parent when it began.)
+    tape_frames_.pop_back();
+    Frame& v = frames_.emplace_back();
+    v.kind = kind;
+    v.tag = Value(tag);
+    v.start = static_cast<std::uint32_t>(stack_.size());
+    return;
+  }
+  f->kind = kind;
+  if (tag == "'") {
+    f->tag = TapeTag::quote;
+    return;
+  }
+  f->tag = tag == "cmap" ? TapeTag::cmap : TapeTag::other;
+  f->begin_token = static_cast<std::uint32_t>(tape_->tokens.size());
+  tape_token(Op::tagged_begin, f->mark, tag);
+}
+
+void Decoder::tape_map_array() {
+  TapeFrame& f = tape_frames_.back();
+  f.kind = FrameKind::map_array;
+  f.begin_token = static_cast<std::uint32_t>(tape_->tokens.size());
+  tape_token(Op::map_begin, f.mark);
+}
+
+bool Decoder::tape_cached(std::string_view code) {
+  // The slot as ReadCache::lookup finds it; a malformed code names none, and lookup reports it.
+  auto digit = [](char c) {
+    return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase);
+  };
+  std::size_t slot = kCacheSize;
+  if (code.size() == 2 && digit(code[1]) < kCacheDigits)
+    slot = digit(code[1]);
+  else if (code.size() == 3 && digit(code[1]) < kCacheDigits && digit(code[2]) < kCacheDigits)
+    slot = digit(code[1]) * kCacheDigits + digit(code[2]);
+  if (slot >= tape_cache_.size() || tape_cache_[slot].size == 0) return false;
+  const TapeText where = tape_cache_[slot];
+  tape_item();
+  Token& t = new_token(mark_);
+  t.op = Op::text;
+  t.size = where.size;
+  t.text = where.text;
+  t.in_input = where.in_input;
+  if (tape_frames_.empty()) done_ = true;
+  return true;
 }
 
 [[gnu::always_inline]] inline void Decoder::tape_value(Value v) {
   tape_item();
   tape_token(std::move(v));
-  if (frames_.empty()) done_ = true;
+  if (tape_frames_.empty()) done_ = true;
 }
 
 void Decoder::tape_scalar(Kind kind, std::int64_t payload) {
@@ -570,7 +634,7 @@ void Decoder::tape_scalar(Kind kind, std::int64_t payload) {
     t.floating = std::bit_cast<double>(payload);
   else
     t.integer = payload;
-  if (frames_.empty()) done_ = true;
+  if (tape_frames_.empty()) done_ = true;
 }
 
 [[gnu::always_inline]] inline void Decoder::tape_text(std::string_view raw) {
@@ -585,10 +649,11 @@ void Decoder::tape_scalar(Kind kind, std::int64_t payload) {
     tape_token(Op::text, mark_, raw);
   }
   // Empty text has no bytes in the buffer; the token says so by its op alone.
-  if (frames_.empty()) done_ = true;
+  if (tape_frames_.empty()) done_ = true;
 }
 
-void Decoder::tape_end(Frame& f, bool array) {
+void Decoder::tape_end(bool array) {
+  TapeFrame& f = tape_frames_.back();
   switch (f.kind) {
     case FrameKind::array_pending:
       if (!array) tape_error(f, TapeError::map_ends_in_array);
@@ -619,23 +684,23 @@ void Decoder::tape_end(Frame& f, bool array) {
       if ((f.kind == FrameKind::tagged_array) != array)
         tape_error(f, array ? TapeError::array_ends_in_map : TapeError::map_ends_in_array);
       if (!f.has_rep) tape_error(f, TapeError::no_rep);
-      if (f.tag.as_string() == "cmap" && f.key % 2 != 0) {
+      if (f.tag == TapeTag::cmap && f.rep_items % 2 != 0) {
         // Found where decode_tagged finds it for a Value: once the tagged value has ended.
-        const std::uint32_t items = f.key;
-        frames_.pop_back();
+        const std::uint32_t items = f.rep_items;
+        tape_frames_.pop_back();
         throw_error(Errc::odd_map, "~#cmap array has an odd number of items (" +
                                        std::to_string(items) + ")");
       }
-      if (f.tag.as_string() != "'") tape_token(Op::tagged_end, mark_);
+      if (f.tag != TapeTag::quote) tape_token(Op::tagged_end, mark_);
       break;
   }
   const bool plain_array = f.kind == FrameKind::array || f.kind == FrameKind::array_pending;
   const std::uint32_t items = f.count;
-  frames_.pop_back();
-  if (frames_.empty()) {
+  tape_frames_.pop_back();
+  if (tape_frames_.empty()) {
     done_ = true;
-  } else if (plain_array && frames_.back().kind == FrameKind::tagged_array) {
-    frames_.back().key = items;  // a tagged frame has no keys: its rep's length, for a cmap
+  } else if (plain_array && tape_frames_.back().kind == FrameKind::tagged_array) {
+    tape_frames_.back().rep_items = items;  // its rep's length, for a cmap
   }
 }
 
@@ -655,19 +720,61 @@ void append_path_string(std::string& p, std::string_view s) {
 
 }  // namespace
 
+// The taped frames' part of path(): the outer containers of a typed read (see TapeFrame).
+void Decoder::tape_path(std::string& p) const {
+  for (const TapeFrame& f : tape_frames_) {
+    const bool innermost = &f == &tape_frames_.back() && frames_.empty();
+    // A taped frame counts an item when it starts, so below the innermost frame the item
+    // being read is already counted.
+    const std::size_t at = f.count - (innermost || f.count == 0 ? 0 : 1);
+    const bool in_key = at % 2 == 0 && !(innermost && closing_);
+    switch (f.kind) {
+      case FrameKind::array_pending:
+      case FrameKind::array:
+        p.append("[").append(std::to_string(at)).append("]");
+        // A cmap's rep alternates keys and values.
+        if (in_key && &f != &tape_frames_.front() && (&f - 1)->tag == TapeTag::cmap)
+          p.append("<key>");
+        break;
+      case FrameKind::map_array:
+      case FrameKind::object:
+      case FrameKind::object_pending: {
+        if (at % 2 == 0) {
+          if (in_key) p.append("<key>");
+          break;
+        }
+        p.append("[");
+        const Token& t = tape_->tokens[tape_key(f)];
+        if (t.op == Op::text)
+          append_path_string(p, tape_->text_of(t));
+        else if (t.op == Op::value && t.kind == Kind::string)
+          append_path_string(p, tape_->side_value(t).as_string());
+        else if (t.op == Op::value)
+          append_edn(tape_->value_of(t), p, kPathKeyBytes);
+        else
+          p.append("...");
+        p.append("]");
+        break;
+      }
+      case FrameKind::tagged_array:
+      case FrameKind::tagged_object:
+        p.append("<#").append(tape_tag_name(f)).append(">");
+        break;
+    }
+  }
+}
+
 std::string Decoder::path() const {
   // Built with append only: g++ 12 warns (-Wrestrict, a false positive) on operator+ chains.
   std::string p = "$";
+  tape_path(p);
   for (const Frame& f : frames_) {
     const bool innermost = &f == &frames_.back();
     // The position of the item being read in this frame. On the stack, the items before it
-    // are complete and it is not there yet; a taped frame counts an item when it starts, so
-    // below the innermost frame the item being read is already counted.
-    // An array built in its own slots counts its complete items, as the stack does.
-    const std::size_t at =
-        f.taped         ? f.count - (innermost || f.count == 0 ? 0 : 1)
-        : f.slots.items ? f.count
-                        : (innermost ? stack_.size() : (&f + 1)->start) - f.start;
+    // are complete and it is not there yet. An array built in its own slots counts its
+    // complete items, as the stack does.
+    const std::size_t at = f.slots.items ? f.count
+                                         : (innermost ? stack_.size() : (&f + 1)->start) - f.start;
     // Where a key goes, an error is in that key (a composite one when frames follow), unless
     // the container itself is being built from its items.
     const bool in_key = at % 2 == 0 && !(innermost && closing_);
@@ -690,18 +797,8 @@ std::string Decoder::path() const {
         // A key shows its first 64 bytes: a path through 400 maps keyed by a 16 MB string
         // stays a few KB (and Error cuts the whole path to 4 KB).
         p.append("[");
-        if (f.taped) {
-          const Token& t = tape_->tokens[f.key];
-          if (t.op == Op::text)
-            append_path_string(p, tape_->text_of(t));
-          else if (t.op == Op::value && t.kind == Kind::string)
-            append_path_string(p, tape_->side_value(t).as_string());
-          else if (t.op == Op::value)
-            append_edn(tape_->value_of(t), p, kPathKeyBytes);
-          else
-            p.append("...");
-        } else if (const Value& key = f.slots.items ? f.slots.items[at - 1] : stack_[f.start + at - 1];
-                   key.kind() == Kind::string) {
+        if (const Value& key = f.slots.items ? f.slots.items[at - 1] : stack_[f.start + at - 1];
+            key.kind() == Kind::string) {
           append_path_string(p, key.as_string());
         } else {
           append_edn(key, p, kPathKeyBytes);

@@ -53,15 +53,10 @@ bool is_end(Op op) noexcept {
 }  // namespace
 
 void Cursor::skip() noexcept {
-  // What each op does to the depth, in Op's order: a field the binder does not know (most of
-  // a status's on twitter) is skipped at a table lookup and an add per token.
-  static constexpr std::int8_t kDepth[] = {0, 0, 1, -1, 1, -1, 1, -1};
-  static_assert(static_cast<int>(Op::tagged_end) == 7 &&
-                kDepth[static_cast<int>(Op::array_begin)] == 1 &&
-                kDepth[static_cast<int>(Op::map_end)] == -1);
+  // A field the binder does not know (most of a status's on twitter): see kOpDepth.
   std::ptrdiff_t depth = 0;
   do {
-    depth += kDepth[static_cast<std::uint8_t>(tape_->tokens[i_++].op)];
+    depth += kOpDepth[static_cast<std::uint8_t>(tape_->tokens[i_++].op)];
   } while (depth != 0);
 }
 

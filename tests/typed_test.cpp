@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <forward_list>
+#include <functional>
 #include <list>
 #include <map>
 #include <optional>
@@ -359,6 +360,107 @@ TEST(TypedRead, FromValueBindsAValue) {
   } catch (const transit::Error& e) {
     EXPECT_STREQ(e.what(),
                  "transit: type_mismatch in $[0]: expected std::string, got integer 1");
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// ---- errors the decoder finds while a typed read tapes -----------------------------------------
+
+// The MessagePack form of JSON `text` (arrays, objects, strings without escapes, integers), item
+// for item: for inputs no writer writes.
+std::string msgpack_of(std::string_view text) {
+  std::string out;
+  std::size_t i = 0;
+  auto skip_space = [&] {
+    while (i < text.size() && (text[i] == ' ' || text[i] == ',' || text[i] == ':')) ++i;
+  };
+  auto header = [&](unsigned char fix, unsigned char wide, std::size_t n) {
+    if (n < 16) {
+      out += static_cast<char>(fix | n);
+    } else {
+      out += static_cast<char>(wide);
+      out += static_cast<char>(n >> 8);
+      out += static_cast<char>(n & 0xFF);
+    }
+  };
+  // Appends the value at i and returns; containers count their items first.
+  std::function<void()> value = [&] {
+    skip_space();
+    const char c = text[i];
+    if (c == '[' || c == '{') {
+      const char close = c == '[' ? ']' : '}';
+      std::string saved = std::move(out);
+      out.clear();
+      ++i;
+      std::size_t n = 0;
+      for (skip_space(); text[i] != close; skip_space(), ++n) value();
+      ++i;
+      std::string items = std::move(out);
+      out = std::move(saved);
+      if (c == '[') header(0x90, 0xdc, n);
+      else header(0x80, 0xde, n / 2);
+      out += items;
+    } else if (c == '"') {
+      const std::size_t end = text.find('"', i + 1);
+      const std::string_view s = text.substr(i + 1, end - i - 1);
+      out += static_cast<char>(0xd9);
+      out += static_cast<char>(s.size());
+      out += s;
+      i = end + 1;
+    } else {
+      std::size_t end = i;
+      while (end < text.size() && (text[end] == '-' || (text[end] >= '0' && text[end] <= '9'))) ++end;
+      const long n = std::stol(std::string(text.substr(i, end - i)));
+      out += static_cast<char>(0xd3);
+      for (int b = 7; b >= 0; --b) out += static_cast<char>((static_cast<unsigned long>(n) >> (8 * b)) & 0xFF);
+      i = end;
+    }
+  };
+  value();
+  return out;
+}
+
+// The containers a typed read tapes are not the decoder's Value frames (see Decoder::TapeFrame),
+// yet an error the decoder finds in them reads exactly as for a read into Value: the same code,
+// byte and path, through maps (whose keys a path finds again on the tape, past items that are
+// containers themselves), cached keys, cmaps and tagged values decoded as Values.
+TEST(TypedRead, DecoderErrorsReadAsInAValueRead) {
+  struct Case {
+    std::string_view text;
+    std::string_view path;  // a part of the message, so that equal messages are not both empty
+    transit::ReadOptions options;
+  };
+  const Case cases[] = {
+      {R"(["^ ","a",[1,[2,3],{"x":1}],"b",["^ ","c",["~#point"]]])", R"(in $["b"]["c"]<#point>)", {}},
+      {R"(["^ ","abcd",[["x"],["y"]],"efgh",{"k":"^9"}])", R"(in $["efgh"]["k"])", {}},
+      {R"({"abcd":[1],"efgh":["^ ","^0",[1,2,3,4]]})", R"(in $["efgh"]["abcd"])",
+       {.max_collection_length = 3}},
+      {R"({"a":[1,{"b":[[1]]}]})", R"(in $["a"][1]["b"][0])", {.max_depth = 4}},
+      {R"(["~#cmap",[[1,2],3,["~#point"],4]])", R"(in $<#cmap>[2]<key><#point>)", {}},
+      {R"(["^ ","a",1,"b",["~#u","x","y"]])", R"(in $["b"]<#u>)", {}},
+      {R"(["^ ","a",["~#set",[1,2]],"b",["~#set",[1],[2]]])", R"(in $["b"]<#set>)", {}},
+  };
+  for (const Case& c : cases) {
+    for (const auto& [bytes, e] : {std::pair{std::string(c.text), Encoding::json},
+                                   std::pair{msgpack_of(c.text), Encoding::msgpack}}) {
+      std::string untyped;
+      try {
+        (void)transit::read(bytes, e, c.options);
+        ADD_FAILURE() << "no error reading a Value from " << c.text;
+      } catch (const transit::Error& err) {
+        untyped = err.what();
+      }
+      EXPECT_NE(untyped.find(c.path), std::string::npos) << untyped;
+      try {
+        (void)transit::read<std::map<std::string, Value>>(bytes, e, c.options);
+        ADD_FAILURE() << "no error reading typed from " << c.text;
+      } catch (const transit::Error& err) {
+        EXPECT_EQ(err.what(), untyped) << transit::encoding_name(e);
+      }
+    }
   }
 }
 

@@ -32,6 +32,13 @@ enum class Op : std::uint8_t {
   tagged_end,
 };
 
+/// What each Op does to the nesting depth, in Op's order: a whole value is skipped at a table
+/// lookup and an add per token.
+inline constexpr std::int8_t kOpDepth[] = {0, 0, 1, -1, 1, -1, 1, -1};
+static_assert(static_cast<int>(Op::tagged_end) == 7 &&
+              kOpDepth[static_cast<int>(Op::array_begin)] == 1 &&
+              kOpDepth[static_cast<int>(Op::map_end)] == -1);
+
 /// 16 bytes and trivially destructible: a typed read writes one per event and reads it back
 /// once, so the tape's memory traffic is most of its cost, and freeing it costs nothing.
 struct Token {
