@@ -526,12 +526,15 @@ void Decoder::tape_item_slow(TapeFrame& f) {
   const bool keyed = f.kind == FrameKind::object || f.kind == FrameKind::map_array;
   if ((keyed ? f.count / 2 : f.count) >= max_items_) tape_error(f, TapeError::too_many_items);
   ++f.count;
-  if (f.kind == FrameKind::array || keyed) {
-    // Items (a map's keys and values) up to the limit take tape_item's inlined path.
-    const std::size_t items = keyed ? (max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_)
-                                    : max_items_;
-    f.limit = static_cast<std::uint32_t>(std::min<std::size_t>(items, UINT32_MAX));
-  }
+  if (f.kind == FrameKind::array || keyed) open_tape_limit(f);
+}
+
+void Decoder::open_tape_limit(TapeFrame& f) const noexcept {
+  // Items (a map's keys and values) below the limit take tape_item's inlined path.
+  const bool keyed = f.kind != FrameKind::array;
+  const std::size_t items =
+      keyed ? (max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_) : max_items_;
+  f.limit = static_cast<std::uint32_t>(std::min<std::size_t>(items, UINT32_MAX));
 }
 
 std::size_t Decoder::tape_key(const TapeFrame& f) const noexcept {
@@ -593,6 +596,7 @@ void Decoder::tape_start_tagged(std::string_view tag) {
 void Decoder::tape_map_array() {
   TapeFrame& f = tape_frames_.back();
   f.kind = FrameKind::map_array;
+  open_tape_limit(f);
   f.begin_token = static_cast<std::uint32_t>(tape_->tokens.size());
   tape_token(Op::map_begin, f.mark);
 }
@@ -609,12 +613,24 @@ bool Decoder::tape_cached(std::string_view code) {
     slot = digit(code[1]) * kCacheDigits + digit(code[2]);
   if (slot >= tape_cache_.size() || tape_cache_[slot].size == 0) return false;
   const TapeText where = tape_cache_[slot];
+  Token* t = quick_item_token();
+  if (!t) [[unlikely]]
+    return tape_cached_token(where.text, where.size, where.in_input);
+  t->text = where.text;
+  t->size = where.size;
+  t->op = Op::text;
+  t->kind = Kind::null;
+  t->in_input = where.in_input;
+  return true;
+}
+
+bool Decoder::tape_cached_token(std::uint64_t text, std::uint32_t size, bool in_input) {
   tape_item();
   Token& t = new_token(mark_);
   t.op = Op::text;
-  t.size = where.size;
-  t.text = where.text;
-  t.in_input = where.in_input;
+  t.size = size;
+  t.text = text;
+  t.in_input = in_input;
   if (tape_frames_.empty()) done_ = true;
   return true;
 }
@@ -626,6 +642,20 @@ bool Decoder::tape_cached(std::string_view code) {
 }
 
 void Decoder::tape_scalar(Kind kind, std::int64_t payload) {
+  Token* t = quick_item_token();
+  if (!t) [[unlikely]]
+    return tape_scalar_token(kind, payload);
+  if (kind == Kind::floating)
+    t->floating = std::bit_cast<double>(payload);
+  else
+    t->integer = payload;
+  t->size = 0;
+  t->op = Op::value;
+  t->kind = kind;
+  t->in_input = false;
+}
+
+void Decoder::tape_scalar_token(Kind kind, std::int64_t payload) {
   tape_item();
   Token& t = new_token(mark_);
   t.op = Op::value;

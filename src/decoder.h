@@ -346,8 +346,23 @@ class Decoder {
     }
     tape_item_slow(f);
   }
+  /// The token of the next item, counted in its container, when that takes no more than a
+  /// count and a store: an open array or map below its limit, no mark to keep, room on the
+  /// tape. Else nullptr, and the caller takes its whole path (tape_item, new_token). A
+  /// scalar or a cache code then runs no call, so its function saves no registers.
+  Token* quick_item_token() noexcept {
+    if (tape_frames_.empty() || (tape_marks_ && mark_ != Location::npos) ||
+        tape_->tokens.full())
+      return nullptr;
+    TapeFrame& f = tape_frames_.back();
+    if (f.count >= f.limit) return nullptr;
+    ++f.count;
+    return &tape_->tokens.append_unchecked();
+  }
   /// tape_item for a frame at its limit: its first item, a tagged value's rep, or an error.
   void tape_item_slow(TapeFrame& f);
+  /// Sets the limit of a frame now known to be an array or a map (see TapeFrame::limit).
+  void open_tape_limit(TapeFrame& f) const noexcept;
   /// The token of the last key begun in taped map `f` (for a path: only errors look).
   std::size_t tape_key(const TapeFrame& f) const noexcept;
   void tape_token(Op op, std::size_t mark, std::string_view text = {});
@@ -380,6 +395,10 @@ class Decoder {
   /// short scalar does, and a Record matches it as text). False when the code's slot holds
   /// anything else or the code is malformed.
   bool tape_cached(std::string_view code);
+  /// tape_cached's token, by the whole path (see quick_item_token).
+  bool tape_cached_token(std::uint64_t text, std::uint32_t size, bool in_input);
+  /// tape_scalar by the whole path.
+  void tape_scalar_token(Kind kind, std::int64_t payload);
 
   Value decode_tag(std::string_view tag, Value rep);
   Value decode_string(std::string_view raw);

@@ -82,6 +82,10 @@ class TokenBuffer {
   Token& operator[](std::size_t i) noexcept { return data_[i]; }
   Token& back() noexcept { return data_[size_ - 1]; }
   const Token& back() const noexcept { return data_[size_ - 1]; }
+  /// Whether the next token needs the buffer to grow.
+  bool full() const noexcept { return size_ == capacity_; }
+  /// A new token at the end, not zeroed, when not full(): the caller sets every field.
+  Token& append_unchecked() noexcept { return data_[size_++]; }
   /// A new token at the end, zeroed.
   Token& emplace_back() {
     if (size_ == capacity_) [[unlikely]]
