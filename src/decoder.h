@@ -298,7 +298,7 @@ class Decoder {
   // A container whose items go to the tape. The taped containers of a typed read are always
   // the outer ones: a tagged value decoded as a Value (see set_tape) moves to frames_, and
   // everything inside it is built there. So these frames are kept apart from frames_, small
-  // (a container of a typed read costs a 24-byte frame, not a Frame with its slots and tag),
+  // (a container of a typed read costs a 32-byte frame, not a Frame with its slots and tag),
   // and the tape is being written exactly when frames_ is empty.
   enum class TapeTag : std::uint8_t { none, quote, cmap, other };
   struct TapeFrame {
