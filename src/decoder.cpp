@@ -505,36 +505,13 @@ void Decoder::note_tape_text(TapeText where) {
 }
 
 void Decoder::tape_item_slow(TapeFrame& f) {
-  switch (f.kind) {
-    case FrameKind::array_pending:
-      f.kind = FrameKind::array;
-      tape_token(Op::array_begin, f.mark);
-      break;
-    case FrameKind::object_pending:
-      f.kind = FrameKind::object;
-      f.begin_token = static_cast<std::uint32_t>(tape_->tokens.size());
-      tape_token(Op::map_begin, f.mark);
-      break;
-    case FrameKind::tagged_array:
-    case FrameKind::tagged_object:
-      if (f.has_rep) tape_error(f, TapeError::second_rep);
-      f.has_rep = true;
-      break;
-    default:
-      break;
+  if (f.kind == FrameKind::tagged_array || f.kind == FrameKind::tagged_object) {
+    if (f.has_rep) tape_error(f, TapeError::second_rep);
+    f.has_rep = true;
   }
   const bool keyed = f.kind == FrameKind::object || f.kind == FrameKind::map_array;
   if ((keyed ? f.count / 2 : f.count) >= max_items_) tape_error(f, TapeError::too_many_items);
   ++f.count;
-  if (f.kind == FrameKind::array || keyed) open_tape_limit(f);
-}
-
-void Decoder::open_tape_limit(TapeFrame& f) const noexcept {
-  // Items (a map's keys and values) below the limit take tape_item's inlined path.
-  const bool keyed = f.kind != FrameKind::array;
-  const std::size_t items =
-      keyed ? (max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_) : max_items_;
-  f.limit = static_cast<std::uint32_t>(std::min<std::size_t>(items, UINT32_MAX));
 }
 
 std::size_t Decoder::tape_key(const TapeFrame& f) const noexcept {
@@ -556,16 +533,26 @@ void Decoder::tape_begin(FrameKind kind) {
   // A second rep is refused where it starts (tape_item), before it is taped.
   tape_item();
   TapeFrame& f = tape_frames_.emplace_back();
-  f.kind = kind;
+  const bool array = kind == FrameKind::array_pending;
+  f.kind = array ? FrameKind::array : FrameKind::object;
   f.mark = mark_;
+  open_tape_limit(f);
+  f.begin_token = static_cast<std::uint32_t>(tape_->tokens.size());
+  tape_token(array ? Op::array_begin : Op::map_begin, f.mark);
+}
+
+void Decoder::untape_begin_token() noexcept {
+  // A reader keeps every token's mark or none (see new_token).
+  if (!tape_->marks.empty()) tape_->marks.pop_back();
+  tape_->tokens.pop_back();
 }
 
 void Decoder::tape_start_tagged(std::string_view tag) {
   TapeFrame* f = tape_frames_.empty() ? nullptr : &tape_frames_.back();
   FrameKind kind;
-  if (f && f->kind == FrameKind::array_pending) {
+  if (f && f->count == 0 && f->kind == FrameKind::array) {
     kind = FrameKind::tagged_array;
-  } else if (f && f->kind == FrameKind::object_pending) {
+  } else if (f && f->count == 0 && f->kind == FrameKind::object) {
     kind = FrameKind::tagged_object;
   } else {
     throw_error(Errc::bad_tagged_value,
@@ -576,6 +563,7 @@ void Decoder::tape_start_tagged(std::string_view tag) {
     // read handler ...): its frame moves to frames_, and its items are built as an untyped
     // read builds them; end_tagged tapes the decoded value. (It was counted in its taped
     // parent when it began.)
+    untape_begin_token();
     tape_frames_.pop_back();
     Frame& v = frames_.emplace_back();
     v.kind = kind;
@@ -583,7 +571,9 @@ void Decoder::tape_start_tagged(std::string_view tag) {
     v.start = static_cast<std::uint32_t>(stack_.size());
     return;
   }
+  untape_begin_token();
   f->kind = kind;
+  f->limit = 0;  // one rep, checked by tape_item_slow
   if (tag == "'") {
     f->tag = TapeTag::quote;
     return;
@@ -597,8 +587,8 @@ void Decoder::tape_map_array() {
   TapeFrame& f = tape_frames_.back();
   f.kind = FrameKind::map_array;
   open_tape_limit(f);
-  f.begin_token = static_cast<std::uint32_t>(tape_->tokens.size());
-  tape_token(Op::map_begin, f.mark);
+  // Its array_begin, the last token (the array has no item yet), begins a map.
+  tape_->tokens[f.begin_token].op = Op::map_begin;
 }
 
 bool Decoder::tape_cached(std::string_view code) {
@@ -685,11 +675,7 @@ void Decoder::tape_scalar_token(Kind kind, std::int64_t payload) {
 void Decoder::tape_end(bool array) {
   TapeFrame& f = tape_frames_.back();
   switch (f.kind) {
-    case FrameKind::array_pending:
-      if (!array) tape_error(f, TapeError::map_ends_in_array);
-      tape_token(Op::array_begin, f.mark);
-      tape_token(Op::array_end, mark_);
-      break;
+    case FrameKind::array_pending:  // not on the tape (see tape_begin)
     case FrameKind::array:
       if (!array) tape_error(f, TapeError::map_ends_in_array);
       tape_token(Op::array_end, mark_);
@@ -699,11 +685,7 @@ void Decoder::tape_end(bool array) {
       if (f.count % 2 != 0) tape_error(f, TapeError::odd_map_array);
       tape_token(Op::map_end, mark_);
       break;
-    case FrameKind::object_pending:
-      if (array) tape_error(f, TapeError::array_ends_in_map);
-      tape_token(Op::map_begin, f.mark);
-      tape_token(Op::map_end, mark_);
-      break;
+    case FrameKind::object_pending:  // not on the tape (see tape_begin)
     case FrameKind::object:
       if (array) tape_error(f, TapeError::array_ends_in_map);
       if (f.count % 2 != 0) tape_error(f, TapeError::odd_map);
@@ -724,7 +706,7 @@ void Decoder::tape_end(bool array) {
       if (f.tag != TapeTag::quote) tape_token(Op::tagged_end, mark_);
       break;
   }
-  const bool plain_array = f.kind == FrameKind::array || f.kind == FrameKind::array_pending;
+  const bool plain_array = f.kind == FrameKind::array;
   const std::uint32_t items = f.count;
   tape_frames_.pop_back();
   if (tape_frames_.empty()) {

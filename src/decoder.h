@@ -23,7 +23,9 @@ class Decoder {
   explicit Decoder(const ReadOptions& options)
       : max_depth_(options.max_depth),
         max_items_(options.max_collection_length),
-        handlers_(options.handlers) {}
+        handlers_(options.handlers),
+        tape_array_limit_(tape_limit(max_items_)),
+        tape_map_limit_(tape_limit(max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_)) {}
   ~Decoder() { drop_frames(); }
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
@@ -305,8 +307,8 @@ class Decoder {
     std::size_t mark = 0;     // where the container starts (its begin token is taped lazily)
     std::uint32_t count = 0;  // items (keys and values) seen so far
     // Below it, an item needs no more than a count (tape_item's inlined path): the items an
-    // open array or map may still take before any limit. 0 for a container whose kind is not
-    // known yet and for a tagged value (one rep), which tape_item_slow checks.
+    // array or map may take before its limit. 0 for a tagged value (one rep), which
+    // tape_item_slow checks.
     std::uint32_t limit = 0;
     // Its map_begin token (a map: a path finds its keys from there, see tape_key) or its
     // tagged_begin token (a tagged value, but a quote: its tag's name).
@@ -317,8 +319,11 @@ class Decoder {
     TapeTag tag = TapeTag::none;
   };
   bool taping() const noexcept { return tape_ && frames_.empty(); }
+  // A taped array or map is open from its start (its begin token taped at once, so that its
+  // first item takes tape_item's inlined path too): it is at its start while it has no item.
   bool tape_at_array_start() const noexcept {
-    return !tape_frames_.empty() && tape_frames_.back().kind == FrameKind::array_pending;
+    return !tape_frames_.empty() && tape_frames_.back().kind == FrameKind::array &&
+           tape_frames_.back().count == 0;
   }
   bool tape_at_key_position() const noexcept {
     if (tape_frames_.empty()) return false;
@@ -327,11 +332,14 @@ class Decoder {
                        f.kind == FrameKind::object_pending;
     return keyed && f.count % 2 == 0;
   }
-  /// begin() on the tape.
+  /// begin() on the tape: the container's begin token is taped at once (see
+  /// tape_at_array_start), and taken back or rewritten if a tag or "^ " comes first.
   void tape_begin(FrameKind kind);
+  /// Takes back the begin token that tape_begin taped, the last token, for a tag's.
+  void untape_begin_token() noexcept;
   /// start_tagged() on the tape.
   void tape_start_tagged(std::string_view tag);
-  /// A "^ " opens the innermost taped array as a map.
+  /// A "^ " makes the innermost taped array, at its start, a map.
   void tape_map_array();
   /// The name of a taped frame's tag, for messages and paths.
   std::string_view tape_tag_name(const TapeFrame& f) const noexcept;
@@ -359,10 +367,15 @@ class Decoder {
     ++f.count;
     return &tape_->tokens.append_unchecked();
   }
-  /// tape_item for a frame at its limit: its first item, a tagged value's rep, or an error.
+  /// tape_item for a frame at its limit: a tagged value's rep, or an error.
   void tape_item_slow(TapeFrame& f);
   /// Sets the limit of a frame now known to be an array or a map (see TapeFrame::limit).
-  void open_tape_limit(TapeFrame& f) const noexcept;
+  void open_tape_limit(TapeFrame& f) const noexcept {
+    f.limit = f.kind == FrameKind::array ? tape_array_limit_ : tape_map_limit_;
+  }
+  static std::uint32_t tape_limit(std::size_t items) noexcept {
+    return static_cast<std::uint32_t>(items < UINT32_MAX ? items : UINT32_MAX);
+  }
   /// The token of the last key begun in taped map `f` (for a path: only errors look).
   std::size_t tape_key(const TapeFrame& f) const noexcept;
   void tape_token(Op op, std::size_t mark, std::string_view text = {});
@@ -420,6 +433,10 @@ class Decoder {
   bool closing_ = false;
   Tape* tape_ = nullptr;
   std::vector<TapeFrame> tape_frames_;  // the taped containers open, outermost first
+  // TapeFrame::limit of an array and of a map: the items (a map's keys and values) that
+  // max_collection_length allows, at most UINT32_MAX (past it, tape_item_slow counts on).
+  std::uint32_t tape_array_limit_;
+  std::uint32_t tape_map_limit_;
   // Per cache slot, where its plain string is on the tape (size 0: it is not).
   struct TapeText {
     std::size_t text = 0;

@@ -86,6 +86,8 @@ class TokenBuffer {
   bool full() const noexcept { return size_ == capacity_; }
   /// A new token at the end, not zeroed, when not full(): the caller sets every field.
   Token& append_unchecked() noexcept { return data_[size_++]; }
+  /// Drops the last token.
+  void pop_back() noexcept { --size_; }
   /// A new token at the end, zeroed.
   Token& emplace_back() {
     if (size_ == capacity_) [[unlikely]]
