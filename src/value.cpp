@@ -409,58 +409,9 @@ std::string_view kind_name(Kind kind) noexcept {
 
 // ---- construction --------------------------------------------------------------------------------
 
-namespace {
-
-// The first word of a Value as its Small or Wide head lays it out: kind, flags, then `size`
-// in the Small's third byte (`small`) or the Wide's 32-bit size. A Value written as two whole
-// words can be read back by the two 8-byte loads of Value::words_of straight from the store
-// buffer; one written field by field cannot (see words_of).
-constexpr std::uint64_t head_word(Kind kind, std::uint8_t flags, std::uint32_t size,
-                                  bool small) noexcept {
-  const auto k = static_cast<std::uint64_t>(kind), f = std::uint64_t{flags};
-  if constexpr (std::endian::native == std::endian::little)
-    return k | f << 8 | std::uint64_t{size} << (small ? 16 : 32);
-  else
-    return k << 56 | f << 48 | (small ? std::uint64_t{size} << 40 : std::uint64_t{size});
-}
-
-// The 1 to 8 bytes at `p`, little-endian, in one word, read by at most two loads that may
-// overlap (as memcpy does for short copies) rather than byte by byte.
-inline std::uint64_t load_short(const char* p, std::size_t n) noexcept {
-  if (n >= 4) {
-    std::uint32_t lo, hi;
-    std::memcpy(&lo, p, 4);
-    std::memcpy(&hi, p + n - 4, 4);
-    return std::uint64_t{lo} | std::uint64_t{hi} << (8 * (n - 4));
-  }
-  const auto byte = [p](std::size_t i) { return std::uint64_t{static_cast<unsigned char>(p[i])}; };
-  return byte(0) | byte(n / 2) << (8 * (n / 2)) | byte(n - 1) << (8 * (n - 1));
-}
-
-}  // namespace
-
 void Value::init_text(Kind kind, std::string_view s) {
   if (s.size() <= kSmallCapacity) {
-    const std::size_t n = s.size();
-    if constexpr (std::endian::native == std::endian::little) {
-      // Both words built in registers and stored whole (see head_word): the 13 bytes of
-      // text start at the head's fourth byte and run on into the second word.
-      std::uint64_t low = 0, high = 0;  // the text's bytes 0-7 and 8-12
-      if (n > 8) {
-        std::memcpy(&low, s.data(), 8);
-        std::memcpy(&high, s.data() + n - 8, 8);
-        high >>= 8 * (16 - n);
-      } else if (n != 0) {
-        low = load_short(s.data(), n);
-      }
-      raw_.a = head_word(kind, 0, static_cast<std::uint32_t>(n), true) | low << 24;
-      raw_.b = low >> 40 | high << 24;
-    } else {
-      raw_ = Raw{};
-      small_.kind = kind;
-      small_.size = static_cast<std::uint8_t>(n);
-      if (n != 0) std::memcpy(small_.data, s.data(), n);
-    }
+    raw_ = ValueAccess::inline_text(kind, s).raw_;
     return;
   }
   const std::uint32_t n = detail::checked_size(s.size());
@@ -473,7 +424,7 @@ void Value::init_text(Kind kind, std::string_view s) {
 
 inline void Value::init_node(Kind kind, detail::Node* node, std::uint32_t size) noexcept {
   if constexpr (sizeof(detail::Node*) == sizeof(std::uint64_t)) {
-    raw_.a = head_word(kind, kHeap, size, false);
+    raw_.a = detail::head_word(kind, kHeap, size, false);
     raw_.b = reinterpret_cast<std::uintptr_t>(node);
   } else {
     raw_ = Raw{};

@@ -2,6 +2,7 @@
 // Internal access to Value's representation, for the decoder and the encoder.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +13,34 @@
 #include "transit/value.h"
 
 namespace transit {
+
+namespace detail {
+// The first word of a Value as its Small or Wide head lays it out: kind, flags, then `size`
+// in the Small's third byte (`small`) or the Wide's 32-bit size. A Value written as two whole
+// words can be read back by the two 8-byte loads of Value::words_of straight from the store
+// buffer; one written field by field cannot (see words_of).
+constexpr std::uint64_t head_word(Kind kind, std::uint8_t flags, std::uint32_t size,
+                                  bool small) noexcept {
+  const auto k = static_cast<std::uint64_t>(kind), f = std::uint64_t{flags};
+  if constexpr (std::endian::native == std::endian::little)
+    return k | f << 8 | std::uint64_t{size} << (small ? 16 : 32);
+  else
+    return k << 56 | f << 48 | (small ? std::uint64_t{size} << 40 : std::uint64_t{size});
+}
+
+// The 1 to 8 bytes at `p`, little-endian, in one word, read by at most two loads that may
+// overlap (as memcpy does for short copies) rather than byte by byte.
+inline std::uint64_t load_short(const char* p, std::size_t n) noexcept {
+  if (n >= 4) {
+    std::uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return std::uint64_t{lo} | std::uint64_t{hi} << (8 * (n - 4));
+  }
+  const auto byte = [p](std::size_t i) { return std::uint64_t{static_cast<unsigned char>(p[i])}; };
+  return byte(0) | byte(n / 2) << (8 * (n / 2)) | byte(n - 1) << (8 * (n - 1));
+}
+}  // namespace detail
 
 /// Builders that take their parts by moving out of a caller-owned range, so the decoder can
 /// build a container straight from its value stack with one allocation.
@@ -135,25 +164,30 @@ struct ValueAccess {
 
   /// The most bytes inline_text takes: a text this short lives in the Value itself.
   static constexpr std::size_t kInlineText = Value::kSmallCapacity;
-  /// A text of `kind` (string, keyword, symbol ...) of at most kInlineText bytes, built inline
-  /// with fixed-size copies: the same bits as Value(s) or Value::keyword(s), with no call. For
-  /// the decoder's short map keys and keywords, the most common items of a read.
+  /// A text of `kind` (string, keyword, symbol ...) of at most kInlineText bytes, built in
+  /// registers as two whole words with no call: the same bits as Value(s) or
+  /// Value::keyword(s), whose short texts are built here too. For the decoder's short map keys
+  /// and keywords, the most common items of a read.
   static Value inline_text(Kind kind, std::string_view s) noexcept {
     Value v;  // zero bytes, so that equal inline values have equal bits
-    v.small_.kind = kind;
     const std::size_t n = s.size();
-    v.small_.size = static_cast<std::uint8_t>(n);
-    char* d = v.small_.data;
-    if (n >= 8) {
-      std::memcpy(d, s.data(), 8);
-      std::memcpy(d + n - 8, s.data() + n - 8, 8);
-    } else if (n >= 4) {
-      std::memcpy(d, s.data(), 4);
-      std::memcpy(d + n - 4, s.data() + n - 4, 4);
-    } else if (n != 0) {
-      d[0] = s[0];
-      d[n / 2] = s[n / 2];
-      d[n - 1] = s[n - 1];
+    if constexpr (std::endian::native == std::endian::little) {
+      // Both words built in registers and stored whole (see detail::head_word): the 13 bytes
+      // of text start at the head's fourth byte and run on into the second word.
+      std::uint64_t low = 0, high = 0;  // the text's bytes 0-7 and 8-12
+      if (n > 8) {
+        std::memcpy(&low, s.data(), 8);
+        std::memcpy(&high, s.data() + n - 8, 8);
+        high >>= 8 * (16 - n);
+      } else if (n != 0) {
+        low = detail::load_short(s.data(), n);
+      }
+      v.raw_.a = detail::head_word(kind, 0, static_cast<std::uint32_t>(n), true) | low << 24;
+      v.raw_.b = low >> 40 | high << 24;
+    } else {
+      v.small_.kind = kind;
+      v.small_.size = static_cast<std::uint8_t>(n);
+      if (n != 0) std::memcpy(v.small_.data, s.data(), n);
     }
     return v;
   }
