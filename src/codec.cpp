@@ -13,6 +13,8 @@
 #include <limits>
 #include <system_error>
 
+#include "base64_simd.h"
+
 #ifdef TRANSIT_HAVE_SIMDJSON
 #include <simdjson.h>
 #endif
@@ -251,7 +253,7 @@ constexpr auto kBase64Pairs = [] {
   return t;
 }();
 
-char* base64_encode_to(std::span<const std::byte> data, char* p) noexcept {
+char* base64_encode_to_scalar(std::span<const std::byte> data, char* p) noexcept {
   const auto at = [&](std::size_t k) { return static_cast<std::uint32_t>(data[k]); };
   std::size_t i = 0;
   for (; i + 3 <= data.size(); i += 3) {
@@ -269,6 +271,26 @@ char* base64_encode_to(std::span<const std::byte> data, char* p) noexcept {
     p += 4;
   }
   return p;
+}
+
+char* base64_encode_to(std::span<const std::byte> data, char* p) noexcept {
+#if defined(__x86_64__)
+  // The vector kernel takes whole blocks of 24 bytes; the scalar code the rest (under 28).
+  if (data.size() >= 28 && kBase64HaveAvx2) {
+    const std::size_t done =
+        base64_encode_avx2(reinterpret_cast<const unsigned char*>(data.data()), data.size(), p);
+    data = data.subspan(done);
+    p += done / 3 * 4;
+  }
+#endif
+  return base64_encode_to_scalar(data, p);
+}
+
+std::string_view base64_kernel_name() noexcept {
+#if defined(__x86_64__)
+  if (kBase64HaveAvx2) return "avx2";
+#endif
+  return "scalar";
 }
 
 void base64_encode(std::span<const std::byte> data, std::string& out) {
@@ -369,10 +391,12 @@ std::size_t base64_plain_size(std::string_view text) noexcept {
   return n / 4 * 3 + (n % 4 == 0 ? 0 : n % 4 - 1);
 }
 
-bool base64_decode_plain(std::string_view text, char* out) noexcept {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = base64_plain_chars(text);
-  if (n == kNotPlainBase64) return false;
+namespace {
+
+// Decodes `n` chars of plain base64 (no padding among them) at `s` into n / 4 * 3 bytes and
+// one or two more for a last partial group, writing nowhere else. False on a char outside
+// the alphabet.
+bool base64_decode_chars(const unsigned char* s, std::size_t n, char* out) noexcept {
   const auto& t = kBase64Shifted;
   const auto group = [&](std::size_t i) {
     return t[0][s[i]] | t[1][s[i + 1]] | t[2][s[i + 2]] | t[3][s[i + 3]];
@@ -408,6 +432,29 @@ bool base64_decode_plain(std::string_view text, char* out) noexcept {
     if (n - i == 3) out[1] = static_cast<char>(x >> 8);
   }
   return (seen & kBadBits) == 0;
+}
+
+}  // namespace
+
+bool base64_decode_plain_scalar(std::string_view text, char* out) noexcept {
+  const std::size_t n = base64_plain_chars(text);
+  if (n == kNotPlainBase64) return false;
+  return base64_decode_chars(reinterpret_cast<const unsigned char*>(text.data()), n, out);
+}
+
+bool base64_decode_plain(std::string_view text, char* out) noexcept {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = base64_plain_chars(text);
+  if (n == kNotPlainBase64) return false;
+#if defined(__x86_64__)
+  // The vector kernel takes whole blocks of 32 chars; the scalar code the rest (under 32).
+  if (n >= 32 && kBase64HaveAvx2) {
+    bool valid = false;
+    const std::size_t done = base64_decode_avx2(s, n, out, valid);
+    return base64_decode_chars(s + done, n - done, out + done / 4 * 3) && valid;
+  }
+#endif
+  return base64_decode_chars(s, n, out);
 }
 
 // ---- UUID --------------------------------------------------------------------------------------

@@ -36,7 +36,15 @@ std::size_t base64_plain_size(std::string_view text) noexcept;
 /// tables, with no test per char: bad chars are found once, at the end. False on any char
 /// outside the alphabet (whitespace included), and then the bytes written mean nothing.
 /// Accepts what base64_decode accepts of text with no whitespace, and gives the same bytes.
+/// On x86-64 with AVX2 (checked once, at run time) both base64_encode_to and this decode
+/// blocks of 24 bytes / 32 chars with vector instructions and leave the rest to the scalar code.
 bool base64_decode_plain(std::string_view text, char* out) noexcept;
+/// The scalar code alone, as every CPU runs it: base64_encode_to and base64_decode_plain give
+/// exactly what these give (the tests compare them).
+char* base64_encode_to_scalar(std::span<const std::byte> data, char* out) noexcept;
+bool base64_decode_plain_scalar(std::string_view text, char* out) noexcept;
+/// The kernel base64_encode_to and base64_decode_plain run on this CPU: "avx2" or "scalar".
+std::string_view base64_kernel_name() noexcept;
 
 // ---- UUID --------------------------------------------------------------------------------------
 

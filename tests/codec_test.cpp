@@ -2,12 +2,16 @@
 // The text codecs: every function, its edge cases and the inputs it must refuse.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -190,6 +194,126 @@ TEST(Base64, RejectsBadCharactersAndPadding) {
   EXPECT_EQ(base64_decode("=Zg="), std::nullopt);
   EXPECT_EQ(base64_decode("Zg==Zg=="), std::nullopt);  // nothing after the padding
   EXPECT_EQ(base64_decode("Zg==x"), std::nullopt);
+}
+
+// ---- base64: the vector kernels against the scalar code -----------------------------------------
+
+// Bytes or text in a heap block of exactly their size, so that ASan reports any read past them.
+std::unique_ptr<char[]> exact_copy(std::string_view s) {
+  auto copy = std::make_unique<char[]>(s.size());
+  std::copy(s.begin(), s.end(), copy.get());
+  return copy;
+}
+
+std::string random_bytes(std::size_t n, std::mt19937& rng) {
+  std::string bytes(n, '\0');
+  for (char& c : bytes) c = static_cast<char>(rng() & 0xFF);
+  return bytes;
+}
+
+// Room past the end of every output, filled with a mark that must survive.
+constexpr std::size_t kGuard = 40;
+
+std::string encode_with(char* (*encode)(std::span<const std::byte>, char*) noexcept,
+                        std::string_view bytes) {
+  const std::unique_ptr<char[]> in = exact_copy(bytes);
+  std::string out(base64_length(bytes.size()) + kGuard, '#');
+  char* end = encode(std::as_bytes(std::span(in.get(), bytes.size())), out.data());
+  EXPECT_EQ(end, out.data() + base64_length(bytes.size()));
+  EXPECT_EQ(out.substr(base64_length(bytes.size())), std::string(kGuard, '#'))
+      << "wrote past the end";
+  out.resize(base64_length(bytes.size()));
+  return out;
+}
+
+// What a plain decoder makes of `text`: nullopt when it refuses it.
+std::optional<std::string> decode_with(bool (*decode)(std::string_view, char*) noexcept,
+                                       std::string_view text) {
+  const std::size_t size = base64_plain_size(text);
+  if (size == kNotPlainBase64) return std::nullopt;
+  const std::unique_ptr<char[]> in = exact_copy(text);
+  std::string out(size + kGuard, '#');
+  const bool ok = decode(std::string_view(in.get(), text.size()), out.data());
+  EXPECT_EQ(out.substr(size), std::string(kGuard, '#')) << "wrote past the end: " << text;
+  if (!ok) return std::nullopt;
+  out.resize(size);
+  return out;
+}
+
+// The kernel the dispatch picked on this machine: the vector one wherever the CPU has it, so
+// that the tests below run it (and not the scalar code twice).
+TEST(Base64, PicksTheVectorKernelWhereTheCpuHasIt) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") != 0;
+#else
+  const bool avx2 = false;
+#endif
+  std::cout << "base64 kernel: " << base64_kernel_name() << "\n";
+  EXPECT_EQ(base64_kernel_name(), avx2 ? "avx2" : "scalar");
+}
+
+// Every length from 0 to 300 (the vector kernels take 24 bytes and 32 chars a block, so this
+// covers 0 to 12 blocks and every tail): the dispatched encoder writes what the scalar one
+// writes, and both decoders give the bytes back from the padded and the unpadded text.
+TEST(Base64, VectorKernelsAgreeWithTheScalarCodeOnEveryLength) {
+  std::mt19937 rng(20261202);
+  for (std::size_t len = 0; len <= 300; ++len) {
+    const std::string bytes = random_bytes(len, rng);
+    const std::string scalar = encode_with(base64_encode_to_scalar, bytes);
+    const std::string encoded = encode_with(base64_encode_to, bytes);
+    ASSERT_EQ(encoded, scalar) << "length " << len;
+    ASSERT_EQ(encoded, b64(bytes)) << "length " << len;
+    const std::string unpadded = encoded.substr(0, encoded.find('='));
+    for (const std::string& text : {encoded, unpadded}) {
+      EXPECT_EQ(decode_with(base64_decode_plain, text), bytes) << text;
+      EXPECT_EQ(decode_with(base64_decode_plain_scalar, text), bytes) << text;
+      EXPECT_EQ(base64_decode(text), bytes) << text;
+    }
+  }
+}
+
+// One char outside the alphabet at every position of every text of 0 to 200 bytes (up to 268
+// chars; the vector kernel sees most positions, the scalar tail the last few): the dispatched
+// decoder refuses exactly what the scalar one refuses, gives the same bytes when it accepts,
+// and whatever it accepts base64_decode accepts with the same bytes. Then the padding forms,
+// right and wrong, at the end of every length.
+TEST(Base64, VectorDecodeRefusesExactlyWhatTheScalarDecodeRefuses) {
+  std::mt19937 rng(11);
+  const std::string_view bad_chars("= \n-_\0\x80\xff.", 9);
+  std::size_t vector_sized = 0;
+  const auto agree = [&](const std::string& text) {
+    if (text.size() >= 32) ++vector_sized;
+    const std::optional<std::string> vector = decode_with(base64_decode_plain, text);
+    const std::optional<std::string> scalar = decode_with(base64_decode_plain_scalar, text);
+    ASSERT_EQ(vector, scalar) << '"' << text << '"';
+    if (vector) {
+      EXPECT_EQ(base64_decode(text), vector) << '"' << text << '"';
+    }
+  };
+  for (std::size_t len = 0; len <= 200; ++len) {
+    const std::string encoded = b64(random_bytes(len, rng));
+    const std::string unpadded = encoded.substr(0, encoded.find('='));
+    for (const std::string& text : {encoded, unpadded}) {
+      for (std::size_t at = 0; at < text.size(); ++at) {
+        for (const char bad : bad_chars) {
+          std::string broken = text;
+          broken[at] = bad;
+          agree(broken);
+          // A bad char the decode must refuse, wherever it is; '=' may make a padded form.
+          if (bad != '=') {
+            ASSERT_FALSE(decode_with(base64_decode_plain, broken).has_value()) << broken;
+          }
+        }
+      }
+      for (const char* end : {"", "=", "==", "===", "====", "=A", "A=", "AA=", "AAA=", "A==",
+                              "AA==", "AAA==", "A", "AA", "AAA"}) {
+        agree(text + end);
+      }
+      if (!text.empty()) agree(text.substr(0, text.size() - 1));
+    }
+  }
+  EXPECT_GT(vector_sized, 100'000u);
 }
 
 // ---- UUID --------------------------------------------------------------------------------------
