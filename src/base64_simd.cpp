@@ -11,6 +11,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace transit::detail {
@@ -91,10 +92,8 @@ __attribute__((target("avx2"))) std::size_t base64_decode_avx2(const unsigned ch
       TRANSIT_B64_LANES(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
   // The 12 bytes of each lane side by side: 24 bytes, then 8 that mean nothing.
   const __m256i join_lanes = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
-  const std::size_t room = chars / 4 * 3;
   __m256i bad = _mm256_setzero_si256();
-  std::size_t i = 0, o = 0;
-  for (; i + 32 <= chars; i += 32, o += 24) {
+  const auto decode_block = [&](std::size_t i) __attribute__((target("avx2"))) {
     const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
     const __m256i high = _mm256_and_si256(_mm256_srli_epi32(c, 4), nibble);
     const __m256i low = _mm256_and_si256(c, nibble);
@@ -105,20 +104,26 @@ __attribute__((target("avx2"))) std::size_t base64_decode_avx2(const unsigned ch
     const __m256i sextets = _mm256_add_epi8(c, offset);
     const __m256i quads =
         _mm256_madd_epi16(_mm256_maddubs_epi16(sextets, merge_pairs), merge_quads);
-    const __m256i bytes =
-        _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(quads, byte_order), join_lanes);
-    if (o + 32 <= room) {
-      // The 8 bytes past the block land where the next block (or the scalar tail) writes.
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + o), bytes);
-    } else {
-      // Near the end of the output: exactly 24 bytes.
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + o), _mm256_castsi256_si128(bytes));
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + o + 16),
-                       _mm256_extracti128_si256(bytes, 1));
-    }
+    return _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(quads, byte_order), join_lanes);
+  };
+  const std::size_t blocks = chars / 32;
+  // A block's 32-byte store writes 8 bytes past its 24, where the next block (or the scalar
+  // tail) writes: allowed while they stay inside the output, chars / 4 * 3 bytes. A block
+  // ending within 8 bytes of that, the last one or two, stores exactly 24.
+  const std::size_t room = chars / 4 * 3;
+  const std::size_t wide_blocks = room >= 32 ? std::min(blocks, (room - 32) / 24 + 1) : 0;
+  std::size_t block = 0;
+  for (; block < wide_blocks; ++block) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 24 * block), decode_block(32 * block));
+  }
+  for (; block < blocks; ++block) {
+    const __m256i bytes = decode_block(32 * block);
+    char* at = out + 24 * block;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(at), _mm256_castsi256_si128(bytes));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(at + 16), _mm256_extracti128_si256(bytes, 1));
   }
   valid = _mm256_testz_si256(bad, bad) != 0;
-  return i;
+  return 32 * blocks;
 }
 
 #undef TRANSIT_B64_LANES
