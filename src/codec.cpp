@@ -577,10 +577,13 @@ std::optional<std::int64_t> parse_instant(std::string_view text) {
 
 // ---- UTF-8 -------------------------------------------------------------------------------------
 
+#ifdef TRANSIT_HAVE_SIMDJSON
 // Text this long (a tweet, a description) is checked by simdjson's vectorized validator when
 // the library has it: it accepts exactly what the loop below accepts (RFC 3629: no overlong
 // form, surrogate or code point above U+10FFFF). Shorter text is not worth the call.
+// (Defined only with simdjson: clang's -Werror refuses an unused constant.)
 constexpr std::size_t kVectorUtf8From = 64;
+#endif
 
 bool is_valid_utf8(std::string_view s) noexcept {
 #ifdef TRANSIT_HAVE_SIMDJSON
