@@ -259,6 +259,8 @@ class Decoder {
     f.expected = expected;
   }
   void begin_checked(FrameKind kind, std::size_t expected);
+  /// begin_checked() for a frame of frames_ (not taped), out of line.
+  [[gnu::cold, gnu::noinline]] void begin_frame_checked(FrameKind kind, std::size_t expected);
   /// Room on the value stack for `more` items, grown once rather than by doubling.
   void reserve_stack(std::size_t more) {
     if (stack_.capacity() - stack_.size() < more) grow_stack(more);
@@ -334,6 +336,8 @@ class Decoder {
   /// begin() on the tape: the container's begin token is taped at once (see
   /// tape_at_array_start), and taken back or rewritten if a tag or "^ " comes first.
   void tape_begin(FrameKind kind);
+  /// tape_begin() by the whole path: the outermost container, a mark to keep, growth, limits.
+  [[gnu::cold, gnu::noinline]] void tape_begin_slow(FrameKind kind);
   /// Takes back the begin token that tape_begin taped, the last token, for a tag's.
   void untape_begin_token() noexcept;
   /// start_tagged() on the tape.
@@ -384,6 +388,8 @@ class Decoder {
   void tape_scalar(Kind kind, std::int64_t payload);
   void tape_text(std::string_view raw);
   void tape_end(bool array);
+  /// tape_end() by the whole path: the outermost container, tagged values, marks, errors.
+  [[gnu::cold, gnu::noinline]] void tape_end_slow(bool array);
   bool tape_structural(std::string_view tag) const noexcept;
   enum class TapeError : std::uint8_t {
     second_rep,

@@ -113,6 +113,24 @@ TEST(TypedRead, Containers) {
   expect_round_trip(std::vector<V>{V{1}, V{"s"}, V{std::vector<int>{2}}});
 }
 
+// A sequence gets room for all its items at once, from the count the decoder puts in the
+// array's begin token once it has taped the array's end: no growth, no spare capacity.
+TEST(TypedRead, SequencesAreSizedOnceFromTheirItemCount) {
+  using Nested = std::vector<std::vector<int>>;
+  const Nested v{{1, 2, 3}, {}, {4, 5, 6, 7, 8}};
+  for (Encoding e : kAll) {
+    const std::string bytes = transit::write(v, e);
+    const Nested got = transit::read<Nested>(bytes, e);
+    ASSERT_EQ(got, v) << transit::encoding_name(e);
+    EXPECT_EQ(got.capacity(), 3U) << transit::encoding_name(e);
+    EXPECT_EQ(got[0].capacity(), 3U) << transit::encoding_name(e);
+    EXPECT_EQ(got[2].capacity(), 5U) << transit::encoding_name(e);
+    // Tagged as a list, the count is the list's array's.
+    const std::string list = transit::write(std::list<int>{1, 2, 3}, e);
+    EXPECT_EQ((transit::read<std::vector<int>>(list, e).capacity()), 3U) << transit::encoding_name(e);
+  }
+}
+
 TEST(TypedRead, LibraryTypes) {
   using namespace std::chrono;
   expect_round_trip(sys_time<milliseconds>(milliseconds(1482233300123)));
@@ -442,6 +460,8 @@ TEST(TypedRead, DecoderErrorsReadAsInAValueRead) {
       {R"(["~#cmap",[[1,2],3,["~#point"],4]])", R"(in $<#cmap>[2]<key><#point>)", {}},
       {R"(["^ ","a",1,"b",["~#u","x","y"]])", R"(in $["b"]<#u>)", {}},
       {R"(["^ ","a",["~#set",[1,2]],"b",["~#set",[1],[2]]])", R"(in $["b"]<#set>)", {}},
+      // Inside another taped container, where a container's end takes the quick path.
+      {R"(["^ ","a",[1,2],"b",["^ ","c",1,"d"]])", R"(odd number of keys and values (3))", {}},
   };
   for (const Case& c : cases) {
     for (const auto& [bytes, e] : {std::pair{std::string(c.text), Encoding::json},

@@ -50,7 +50,10 @@ struct Token {
     std::uint64_t text;
     std::uint64_t value;   ///< Op::value of any other kind: its index in Tape::values
   };
-  std::uint32_t size;  ///< text: its length
+  /// text: its length. Op::array_begin, Op::map_begin: the items it holds (a map's keys and
+  /// values), once the decoder has taped its end, for a binder to reserve room; 0 when not
+  /// known (a tape made from a Value, a taped value still open).
+  std::uint32_t size;
   Op op;
   Kind kind;           ///< Op::value: the value's kind
   /// text: `text` is the address of bytes that the input holds for as long as the tape is

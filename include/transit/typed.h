@@ -59,6 +59,8 @@ class Cursor {
       : tape_(&tape), handlers_(handlers) {}
 
   const Token& peek() const noexcept { return tape_->tokens[i_]; }
+  /// The token taken last (there is one).
+  const Token& last() const noexcept { return tape_->tokens[i_ - 1]; }
   const Token& take() noexcept { return tape_->tokens[i_++]; }
   std::string_view text(const Token& t) const noexcept { return tape_->text_of(t); }
   std::size_t position() const noexcept { return i_; }
@@ -658,6 +660,9 @@ T read_any(Cursor& c) {
     using Item = typename T::value_type;
     const auto how = open_collection(c, typeid(T), {"list", "set"}, false);
     T out;
+    // Room for every item at once, from the count the decoder put in the array's begin token
+    // (the items on the tape, so never more than the input holds).
+    if constexpr (requires { out.reserve(std::size_t{}); }) out.reserve(c.last().size);
     if constexpr (is_user_type_v<Item> && requires { out.emplace_back(); }) {
       UserItems<Item> items(c);
       while (c.peek().op != how.first) items.read(c, out.emplace_back());
