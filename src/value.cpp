@@ -240,9 +240,12 @@ struct Arena : ArenaHeader {
   // counting, the arena outlives it); any other is remembered, to be released with the arena.
   void adopt(Kind parent_kind, Node* parent, Value& child, bool& parent_listed) {
     if (ValueAccess::borrow(child, this) || parent_listed) return;
-    foreign_.emplace_back(parent_kind, parent);
+    list_foreign(parent_kind, parent);
     parent_listed = true;
   }
+  // Remembers a node of this arena that holds children from elsewhere (they keep their
+  // counts), to release them with the arena.
+  void list_foreign(Kind parent_kind, Node* parent) { foreign_.emplace_back(parent_kind, parent); }
 
   // Counts while the document is built. Every node is born with a count (its Value's) and
   // nearly every one gives it back when its parent borrows it: two atomic operations per node
@@ -255,6 +258,9 @@ struct Arena : ArenaHeader {
   void open() noexcept { refs.store(1 + kOpenBias, std::memory_order_relaxed); }
   void count_born() noexcept { ++open_counts_; }
   void count_given_back() noexcept { --open_counts_; }
+  // Counts born minus counts given back, at once: a container node's own, less those of the
+  // children it borrowed.
+  void count_open(std::int64_t delta) noexcept { open_counts_ += delta; }
   // Folds the open counts into `refs` and gives back the scope's own: true when nothing
   // refers to the arena any more. Unsigned arithmetic wraps, so a negative balance (copies
   // counted atomically, given back here) folds in as well.
@@ -674,37 +680,88 @@ namespace {
 
 }  // namespace
 
+// The arena's half of finishing a container node, in one pass over its children: a child
+// from the arena is borrowed (the arena keeps its node alive: the count it was born with goes
+// back, summed, in one step), a child from elsewhere keeps its count (the node is then listed,
+// for the arena to release it), and the deepest child gives the node its height. An inline
+// child (most of a document's) costs one test of its flags and one of its kind (an empty
+// container is one level deep); a child on the heap, a few loads of its node's header. Taking
+// a child twice is harmless: a borrowed child is left alone (see finish_map_in_arena).
+struct ValueAccess::Adoption {
+  static constexpr std::uint32_t kContainerKinds =
+      1U << static_cast<unsigned>(Kind::array) | 1U << static_cast<unsigned>(Kind::list) |
+      1U << static_cast<unsigned>(Kind::set) | 1U << static_cast<unsigned>(Kind::map) |
+      1U << static_cast<unsigned>(Kind::link);
+  static_assert(static_cast<unsigned>(Kind::object) < 32);
+  detail::Arena* arena;
+  std::uint32_t deepest = 0;          // the greatest height of a child node
+  std::uint32_t empty_container = 0;  // 1 once an inline child is an (empty) container
+  std::int64_t borrowed = 0;          // children borrowed so far, whose counts go back
+  bool foreign = false;               // a child from elsewhere was taken
+
+  [[gnu::always_inline]] void take(Value& child) noexcept {
+    const std::uint8_t flags = child.small_.flags;
+    if (flags & Value::kHeap) {
+      const detail::Node* n = child.wide_.u.node;
+      deepest = std::max(deepest, n->height);
+      if (!(flags & Value::kBorrowed)) {
+        if (n->arena == arena) {
+          child.small_.flags = flags | Value::kBorrowed;
+          ++borrowed;
+        } else {
+          foreign = true;
+        }
+      }
+    } else {
+      // One shift of a mask of the container kinds: no compare and set.
+      empty_container |= kContainerKinds >> static_cast<unsigned>(child.small_.kind) & 1;
+    }
+  }
+  // Measures again (the children kept after a compaction), keeping what was borrowed.
+  void remeasure() noexcept { deepest = empty_container = 0; }
+
+  // Gives `node` (of `kind`, `size` items or entries), whose children were all taken, its
+  // arena, its height and the count of the Value returned. Past Value::kMaxDepth it throws
+  // Error(too_deep), and the node stays in the arena's blocks, unreferenced, as anything a
+  // failed read built there.
+  Value finish(Kind kind, detail::Node* node, std::uint32_t size) {
+    arena->count_open(-borrowed);
+    borrowed = 0;
+    node->arena = arena;
+    if (foreign) arena->list_foreign(kind, node);
+    const std::uint32_t height = std::max(deepest, empty_container);
+    if (height >= Value::kMaxDepth) too_deep();
+    node->height = height + 1;
+    arena->count_born();
+    Value v;
+    v.init_node(kind, node, size);
+    return v;
+  }
+};
+
 // Gives a built node its height (one more than its deepest child, `children` of them) and
 // its owner, and returns the Value that refers to it; a node of an arena adopts its children.
 // Throws Error(too_deep) past Value::kMaxDepth, leaving nothing behind: a heap node is freed
 // with its children; an arena node (what a reader builds, where this is hot) is measured in
-// the loop that adopts its children, then dropped with the Value, as any node of its arena.
+// the pass that adopts its children, and left unreferenced in its arena.
 template <class ContainerNode, class ForEachChild>
 Value ValueAccess::finish_container(Kind kind, ContainerNode* node, std::uint32_t children,
                                     ForEachChild for_each_child) {
-  std::size_t deepest = 0;
-  if (!detail::t_arena) {
-    for_each_child([&](Value& child) { deepest = std::max(deepest, child.depth()); });
-    if (deepest >= Value::kMaxDepth) {
-      for_each_child([](Value& child) { child.~Value(); });
-      std::free(node);
-      too_deep();
-    }
-    node->height = static_cast<std::uint32_t>(deepest + 1);
+  if (detail::Arena* arena = detail::t_arena) {
+    Adoption adoption{arena};
+    for_each_child([&](Value& child) { adoption.take(child); });
+    return adoption.finish(kind, node, children);
   }
-  detail::attach(node);
+  std::size_t deepest = 0;
+  for_each_child([&](Value& child) { deepest = std::max(deepest, child.depth()); });
+  if (deepest >= Value::kMaxDepth) {
+    for_each_child([](Value& child) { child.~Value(); });
+    std::free(node);
+    too_deep();
+  }
+  node->height = static_cast<std::uint32_t>(deepest + 1);
   Value v;
   v.init_node(kind, node, children);
-  if (auto* arena = static_cast<detail::Arena*>(node->arena)) {
-    bool listed = false;
-    for_each_child([&](Value& child) {
-      deepest = std::max(deepest, child.depth());
-      // An inline child (most of a document's) refers to no node: nothing to adopt.
-      if (child.on_heap()) arena->adopt(kind, node, child, listed);
-    });
-    if (deepest >= Value::kMaxDepth) too_deep();
-    node->height = static_cast<std::uint32_t>(deepest + 1);
-  }
   return v;
 }
 
@@ -809,24 +866,16 @@ Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) 
     }
     node->height = static_cast<std::uint32_t>(deepest + 1);
   }
+  if (arena) {
+    // The arena the slots came from (open: the slots are finished while their document is
+    // built) adopts the node and its items, as make_sequence's do.
+    Adoption adoption{arena};
+    Value* items = node->items();
+    for (std::uint32_t i = 0; i < size; ++i) adoption.take(items[i]);
+    return adoption.finish(kind, node, size);
+  }
   Value v;
   v.init_node(kind, node, size);
-  if (arena) {
-    // As attach() and make_sequence do, for the arena the slots came from (open: the slots
-    // are finished while their document is built).
-    node->arena = arena;
-    arena->count_born();
-    bool listed = false;
-    for (std::uint32_t i = 0; i < size; ++i) {
-      Value& child = node->items()[i];
-      deepest = std::max(deepest, child.depth());
-      // An inline child refers to no node: nothing to adopt.
-      if (child.on_heap()) arena->adopt(kind, node, child, listed);
-    }
-    // Too deep: the node goes with `v` and its arena, as any node of the arena.
-    if (deepest >= Value::kMaxDepth) too_deep();
-    node->height = static_cast<std::uint32_t>(deepest + 1);
-  }
   return v;
 }
 
@@ -839,10 +888,90 @@ void ValueAccess::abandon_sequence(Slots& slots, std::uint32_t size) noexcept {
   slots = {};
 }
 
+std::uint32_t ValueAccess::compact_entries(Value* flat, std::uint32_t entries) {
+  // Entries [0, kept) are the distinct keys so far, each with the last value given for it.
+  std::uint32_t kept = 0;
+  {
+    DuplicateFinder dups(entries);
+    for (std::uint32_t i = 0; i < entries; ++i) {
+      auto key_of = [&](std::size_t j) -> const Value& { return flat[2 * (j < kept ? j : i)]; };
+      const std::size_t at = dups.first_equal(key_of, kept);
+      if (at == kept) {
+        if (i != kept) {
+          flat[2 * kept] = std::move(flat[2 * i]);
+          flat[2 * kept + 1] = std::move(flat[2 * i + 1]);
+        }
+        ++kept;
+      } else {
+        flat[2 * at + 1] = std::move(flat[2 * i + 1]);
+        flat[2 * i] = Value();
+      }
+    }
+  }
+  // What the compaction left behind is moved from: null, nothing to release.
+  std::destroy(flat + 2 * kept, flat + 2 * std::size_t{entries});
+  return kept;
+}
+
+// Up to this many entries, finish_map_in_arena looks for duplicate keys as it adopts them:
+// a key whose filter bit (ValueAccess::filter_bit) no earlier key has is new with no
+// comparison, and a key that shares one is compared with those before it.
+constexpr std::uint32_t kKeysCheckedInPassing = 8;
+
+// Inline in both callers: a call between them cost a reader's map about 20 instructions.
+[[gnu::always_inline]] inline Value ValueAccess::finish_map_in_arena(
+    detail::ArenaHeader* arena, Kind kind, detail::Node* map, Value* flat, std::uint32_t entries) {
+  auto* node = static_cast<MapNode*>(map);
+  Adoption adoption{static_cast<detail::Arena*>(arena)};
+  // Most maps have no duplicate key: each key is checked as it is adopted, with its value,
+  // in one pass, and nothing moves. A duplicate (or a map too large to scan) stops the pass
+  // and the entries are compacted (compact_entries), then the pass runs again over those
+  // kept: what it took already is borrowed and left alone, and the height is measured anew,
+  // on what was kept (a value replaced by a later one for its key is gone).
+  std::uint32_t i = 0;
+  if (entries <= 2) {
+    // One key has no duplicate, two are one comparison (the filter would cost two bits).
+    if (entries == 1 || !same_key(flat[0], flat[2])) {
+      for (; i < 2 * entries; ++i) adoption.take(flat[i]);
+      i = entries;
+    }
+  } else if (entries <= kKeysCheckedInPassing) {
+    std::uint64_t seen = 0;
+    for (; i < entries; ++i) {
+      Value& key = flat[2 * i];
+      const std::uint64_t bit = filter_bit(key);
+      if (seen & bit) {
+        std::uint32_t j = 0;
+        while (j < i && !same_key(flat[2 * j], key)) ++j;
+        if (j < i) break;  // a duplicate
+      }
+      seen |= bit;
+      adoption.take(key);
+      adoption.take(flat[2 * i + 1]);
+    }
+  }
+  std::uint32_t kept = entries;
+  if (i < entries) {
+    kept = compact_entries(flat, entries);
+    adoption.remeasure();
+    for (std::uint32_t j = 0; j < 2 * kept; ++j) adoption.take(flat[j]);
+  }
+  node->size = kept;
+  if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);
+  return adoption.finish(kind, node, kept);
+}
+
 Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
   if (flat.empty()) return empty(kind);
   const std::uint32_t n = detail::checked_size(flat.size() / 2);
   auto* node = new (detail::allocate_node(MapNode::bytes_for(n))) MapNode{};
+  if (detail::t_arena) {
+    // The entries move into the node as they are, to be checked and adopted there as a
+    // reader's map slots are.
+    Value* out = reinterpret_cast<Value*>(node->entries());
+    for (std::uint32_t i = 0; i < 2 * n; ++i) new (out + i) Value(std::move(flat[i]));
+    return finish_map_in_arena(detail::t_arena, kind, node, out, n);
+  }
   Entry* out = node->entries();
   std::uint32_t kept = 0;
   DuplicateFinder dups(n);
@@ -881,43 +1010,22 @@ ValueAccess::Slots ValueAccess::reserve_map(std::size_t entries) {
 Value ValueAccess::finish_map(Kind kind, Slots& slots, std::uint32_t size) {
   const Slots taken = std::exchange(slots, {});
   auto* node = static_cast<MapNode*>(taken.node);
-  const std::uint32_t n = size / 2;
-  if (n == 0) {
+  const std::uint32_t entries = size / 2;
+  Value* flat = taken.items;
+  if (entries == 0) {
     if (!taken.arena) node->~MapNode(), std::free(node);
     return empty(kind);
   }
-  // Duplicate keys, compacted in place: entries [0, kept) are the distinct keys so far, each
-  // with the last value given for it (make_map does the same from the value stack).
-  Value* flat = taken.items;
-  std::uint32_t kept = 0;
-  {
-    DuplicateFinder dups(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      auto key_of = [&](std::size_t j) -> const Value& { return flat[2 * (j < kept ? j : i)]; };
-      const std::size_t at = dups.first_equal(key_of, kept);
-      if (at == kept) {
-        if (i != kept) {
-          flat[2 * kept] = std::move(flat[2 * i]);
-          flat[2 * kept + 1] = std::move(flat[2 * i + 1]);
-        }
-        ++kept;
-      } else {
-        flat[2 * at + 1] = std::move(flat[2 * i + 1]);
-        flat[2 * i] = Value();
-      }
-    }
+  if (!taken.arena) {
+    const std::uint32_t kept = compact_entries(flat, entries);
+    node->size = kept;
+    if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);
+    return finish_container(kind, node, kept, [&](auto&& f) {
+      for (std::uint32_t i = 0; i < 2 * kept; ++i) f(flat[i]);
+    });
   }
-  // What the compaction left behind is moved from: null, nothing to release.
-  std::destroy(flat + 2 * kept, flat + size);
-  node->size = kept;
-  if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);
-  Entry* out = node->entries();
-  return finish_container(kind, node, kept, [&](auto&& f) {
-    for (std::uint32_t i = 0; i < kept; ++i) {
-      f(out[i].first);
-      f(out[i].second);
-    }
-  });
+  // Slots reserved in an arena are finished while it is open (in the document it builds).
+  return finish_map_in_arena(taken.arena, kind, node, flat, entries);
 }
 
 Value Value::array(std::vector<Value> items) {

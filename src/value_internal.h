@@ -251,10 +251,20 @@ struct ValueAccess {
 
  private:
   static Value alias_node(const Value& v) noexcept;
-  /// The last step of make_sequence and make_map (defined beside them).
+  /// The last step of make_sequence and make_map on the heap (defined beside them).
   template <class ContainerNode, class ForEachChild>
   static Value finish_container(Kind kind, ContainerNode* node, std::uint32_t children,
                                 ForEachChild for_each_child);
+  /// The one pass over a new node's children in an arena (defined in value.cpp).
+  struct Adoption;
+  /// The last step of a map or link built in an arena (by finish_map or make_map), from its
+  /// `entries` keys and values in place in its node: duplicate keys removed, children
+  /// adopted, height set.
+  static inline Value finish_map_in_arena(detail::ArenaHeader* arena, Kind kind,
+                                          detail::Node* node, Value* flat, std::uint32_t entries);
+  /// Removes the duplicate keys of `entries` keys and values in place, each key kept in its
+  /// first place with the last value given for it; returns the entries kept.
+  static std::uint32_t compact_entries(Value* flat, std::uint32_t entries);
 };
 
 /// While alive, the nodes of Values built on this thread go into one new arena: a reader
