@@ -388,15 +388,11 @@ void Decoder::array_end() {
   deliver(std::move(v));
 }
 
-// Out of line, with its error messages: array_end and map_end keep deliver inline.
-Value Decoder::finish_map_slots(Frame& f) {
-  if (f.count % 2 != 0) {
-    if (f.kind == FrameKind::map_array)
-      throw_error(Errc::odd_map, "\"^ \" map array has an odd number of keys and values (" +
-                                     std::to_string(f.count) + ")");
-    throw_error(Errc::odd_map, "map has a key without a value");
-  }
-  return ValueAccess::finish_map(Kind::map, f.slots, f.count);
+void Decoder::odd_map_slots(const Frame& f) const {
+  if (f.kind == FrameKind::map_array)
+    throw_error(Errc::odd_map, "\"^ \" map array has an odd number of keys and values (" +
+                                   std::to_string(f.count) + ")");
+  throw_error(Errc::odd_map, "map has a key without a value");
 }
 
 void Decoder::map_end() {
