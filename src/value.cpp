@@ -225,15 +225,22 @@ struct Arena : ArenaHeader {
                                              std::memory_order_relaxed));
   }
 
-  // Inline in every builder: a bump of the current block; the block change is out of line.
-  [[gnu::always_inline]] void* allocate(std::size_t bytes) {
+  // A bump of the current block, or nullptr when it has no room (the caller then allocates).
+  [[gnu::always_inline]] void* try_allocate(std::size_t bytes) noexcept {
     bytes = (bytes + 7) & ~std::size_t{7};
     if (!head_ || head_->size - head_->used < bytes) [[unlikely]]
-      new_block(bytes);
+      return nullptr;
     void* p = head_->data() + head_->used;
     head_->used += bytes;
     allocated_ += bytes;
     return p;
+  }
+  // Inline in every builder: a bump of the current block; the block change is out of line.
+  [[gnu::always_inline]] void* allocate(std::size_t bytes) {
+    if (void* p = try_allocate(bytes)) [[likely]]
+      return p;
+    new_block((bytes + 7) & ~std::size_t{7});
+    return try_allocate(bytes);  // the new block has room
   }
 
   // A node of this arena holds `child`: a child from this arena is borrowed (it stops
@@ -1000,11 +1007,22 @@ Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
 // decodes the entries into. An Entry is exactly two Values, key first.
 static_assert(sizeof(Entry) == 2 * sizeof(Value) && offsetof(Entry, second) == sizeof(Value));
 
+namespace {
+// reserve_map's memory when the current block of the arena has no room, or no arena is open:
+// out of line, so that the common case saves no registers for the call.
+[[gnu::noinline]] void* allocate_node_slowly(std::size_t bytes) { return detail::allocate_node(bytes); }
+}  // namespace
+
 ValueAccess::Slots ValueAccess::reserve_map(std::size_t entries) {
   if (entries > UINT32_MAX / 2) detail::throw_error(Errc::invalid_argument, "value larger than 4 GiB");
-  auto* node = new (detail::allocate_node(MapNode::bytes_for(entries))) MapNode{};
+  const std::size_t bytes = MapNode::bytes_for(entries);
+  detail::Arena* const arena = detail::t_arena;
+  void* memory = arena ? arena->try_allocate(bytes) : nullptr;
+  if (!memory) [[unlikely]]
+    memory = allocate_node_slowly(bytes);
+  auto* node = new (memory) MapNode{};
   return {node, reinterpret_cast<Value*>(node->entries()), static_cast<std::uint32_t>(2 * entries),
-          detail::t_arena};
+          arena};
 }
 
 Value ValueAccess::finish_map(Kind kind, Slots& slots, std::uint32_t size) {
