@@ -920,6 +920,32 @@ std::uint32_t ValueAccess::compact_entries(Value* flat, std::uint32_t entries) {
   return kept;
 }
 
+// The keys of a map of 9 to 64 entries: each key's filter_mix places it in a table of 128
+// slots (at most half full), and a key is compared (same_key) only with those of the same
+// 64-bit mix met on its probe. Distinct keys, the common case, need no Value::hash and
+// almost never a comparison. Keys chosen to mix alike (texts with the same length and first
+// and last 8 bytes, doubles, composites) each probe past those before them: at most
+// entries^2/2 comparisons, as the scan of up to 8 keys costs.
+bool ValueAccess::distinct_keys(const Value* flat, std::uint32_t entries) noexcept {
+  constexpr std::uint32_t kSlots = 2 * kMidKeys;
+  static_assert(kMidKeys <= UINT8_MAX && (kSlots & (kSlots - 1)) == 0);
+  std::uint8_t table[kSlots] = {};  // 1 + the key's position, 0 for a free slot
+  std::uint64_t mixes[kMidKeys];
+  for (std::uint32_t i = 0; i < entries; ++i) {
+    const Value& key = flat[2 * i];
+    const std::uint64_t mix = filter_mix(key);
+    mixes[i] = mix;
+    // The top bits place the key; the multiply in filter_mix spreads every input bit there.
+    std::uint32_t slot = static_cast<std::uint32_t>(mix >> 57);
+    for (; table[slot] != 0; slot = (slot + 1) & (kSlots - 1)) {
+      const std::uint32_t j = table[slot] - 1u;
+      if (mixes[j] == mix && same_key(flat[2 * j], key)) return false;
+    }
+    table[slot] = static_cast<std::uint8_t>(i + 1);
+  }
+  return true;
+}
+
 // Up to this many entries, finish_map_in_arena looks for duplicate keys as it adopts them:
 // a key whose filter bit (ValueAccess::filter_bit) no earlier key has is new with no
 // comparison, and a key that shares one is compared with those before it.
@@ -931,7 +957,8 @@ constexpr std::uint32_t kKeysCheckedInPassing = 8;
   auto* node = static_cast<MapNode*>(map);
   Adoption adoption{static_cast<detail::Arena*>(arena)};
   // Most maps have no duplicate key: each key is checked as it is adopted, with its value,
-  // in one pass, and nothing moves. A duplicate (or a map too large to scan) stops the pass
+  // in one pass, and nothing moves (a map of 9 to 64 entries has its keys checked first, by
+  // distinct_keys). A duplicate (or a map of more than 64 entries) stops the pass
   // and the entries are compacted (compact_entries), then the pass runs again over those
   // kept: what it took already is borrowed and left alone, and the height is measured anew,
   // on what was kept (a value replaced by a later one for its key is gone).
@@ -955,6 +982,12 @@ constexpr std::uint32_t kKeysCheckedInPassing = 8;
       seen |= bit;
       adoption.take(key);
       adoption.take(flat[2 * i + 1]);
+    }
+  } else if (entries <= kMidKeys) {
+    // Checked before the pass, out of line: the table would cost every small map its frame.
+    if (distinct_keys(flat, entries)) {
+      for (; i < 2 * entries; ++i) adoption.take(flat[i]);
+      i = entries;
     }
   }
   std::uint32_t kept = entries;

@@ -112,6 +112,12 @@ struct ValueAccess {
   /// and -0.0 are equal; a composite). For the scan of a small map's or set's keys: a key
   /// whose bit no earlier key has is new, with no comparison.
   static std::uint64_t filter_bit(const Value& v) noexcept {
+    return std::uint64_t{1} << (filter_mix(v) >> 58);
+  }
+  /// The 64 bits whose top 6 are filter_bit's: the same for equal keys, and for two inline
+  /// keys equal only when their bytes mix alike. For the check of a mid-sized map's keys
+  /// (distinct_keys), whose table is placed by more of them.
+  static std::uint64_t filter_mix(const Value& v) noexcept {
     constexpr std::uint64_t kMix = 0x9E3779B97F4A7C15ULL;
     const Kind kind = v.small_.kind;
     std::uint64_t x = static_cast<std::uint64_t>(kind);
@@ -124,7 +130,7 @@ struct ValueAccess {
       std::memcpy(&last, p + v.wide_.size - 8, 8);
       x ^= (first * kMix) ^ last ^ (std::uint64_t{v.wide_.size} << 40);
     }
-    return std::uint64_t{1} << ((x * kMix) >> 58);
+    return x * kMix;
   }
   /// Whether a value of `kind` is text, held inline or in a text node.
   static constexpr bool is_text(Kind kind) noexcept {
@@ -265,6 +271,10 @@ struct ValueAccess {
   /// Removes the duplicate keys of `entries` keys and values in place, each key kept in its
   /// first place with the last value given for it; returns the entries kept.
   static std::uint32_t compact_entries(Value* flat, std::uint32_t entries);
+  /// Whether the keys of `entries` (at most kMidKeys) flat entries are all distinct, with no
+  /// Value::hash: see value.cpp.
+  static bool distinct_keys(const Value* flat, std::uint32_t entries) noexcept;
+  static constexpr std::uint32_t kMidKeys = 64;
 };
 
 /// While alive, the nodes of Values built on this thread go into one new arena: a reader
