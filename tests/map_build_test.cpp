@@ -167,6 +167,71 @@ TEST(MapBuild, ADuplicateKeyAtEveryPositionKeepsItsLastValue) {
   }
 }
 
+// A map of `n` keys made by `key`, with a duplicate of key i inserted at position j, read in
+// every form against Value::map: the first value given for the key nests 3 arrays deep and
+// the duplicate's is a scalar, then the other way round.
+template <class KeyOf>
+void expect_duplicate_kept_last(std::size_t n, std::size_t i, std::size_t j, KeyOf key) {
+  for (const bool deep_first : {true, false}) {
+    std::vector<WireEntry> entries;
+    for (std::size_t k = 0; k < n; ++k)
+      entries.push_back({key(k), static_cast<int>(k), k == i && deep_first ? 3 : 0});
+    entries.insert(entries.begin() + static_cast<std::ptrdiff_t>(j), WireEntry{key(i), 100, deep_first ? 0 : 3});
+    expect_read_as_value_map(entries);
+  }
+}
+
+// Maps of 9 to 70 entries: up to 64 their keys are checked by a table placed by the keys'
+// filter mix, past 64 through the hash table. Every size has a duplicate at every position
+// (of the key just before it, and of the first key), and maps of 9, 16, 33, 63, 64, 65 and
+// 70 entries a duplicate of every key at every later position; with no duplicate, every
+// size is read as it is.
+TEST(MapBuild, MidSizedMapsKeepTheLastValueOfADuplicateAtEveryPosition) {
+  for (std::size_t n = 9; n <= 70; ++n) {
+    SCOPED_TRACE(testing::Message() << n << " keys");
+    std::vector<WireEntry> distinct;
+    for (std::size_t k = 0; k < n; ++k) distinct.push_back({key_number(k), static_cast<int>(k), k % 3 == 0 ? 2 : 0});
+    expect_read_as_value_map(distinct);
+    for (std::size_t j = 1; j <= n; ++j) {
+      expect_duplicate_kept_last(n, j - 1, j, key_number);
+      expect_duplicate_kept_last(n, 0, j, key_number);
+      if (HasFailure()) return;
+    }
+  }
+  for (const std::size_t n : {9, 16, 33, 63, 64, 65, 70}) {
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = i + 1; j <= n; ++j) {
+        expect_duplicate_kept_last(n, i, j, key_number);
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+// Keys chosen to collide: texts of one length whose first and last 8 bytes are the same have
+// the same filter mix, so every key of the map meets all those before it on its probe and is
+// compared with each. Distinct, they are all kept; a duplicate of any key at any later place
+// is found, in maps of up to 70 such keys.
+TEST(MapBuild, KeysWithTheSameFilterMixAreComparedExactly) {
+  auto colliding = [](std::size_t k) {
+    return "same-head-" + std::to_string(1000 + k) + "-same-tail";  // one length up to 8999
+  };
+  for (const std::size_t n : {9, 12, 31, 40, 64, 65, 70}) {
+    SCOPED_TRACE(testing::Message() << n << " keys");
+    std::vector<WireEntry> distinct;
+    for (std::size_t k = 0; k < n; ++k) distinct.push_back({colliding(k), static_cast<int>(k), 0});
+    expect_read_as_value_map(distinct);
+    for (std::size_t i = 0; i < n; i += (n > 40 ? 7 : 1)) {
+      for (std::size_t j = i + 1; j <= n; ++j) {
+        expect_duplicate_kept_last(n, i, j, colliding);
+        if (HasFailure()) return;
+      }
+    }
+  }
+  // The same keys' filter mix, against each other: what the test above relies on.
+  EXPECT_EQ(ValueAccess::filter_mix(Value(colliding(0))), ValueAccess::filter_mix(Value(colliding(69))));
+}
+
 // Maps of 0 to 30 entries with keys drawn from a few, so that most repeat, some three times
 // or more, several keys at once.
 TEST(MapBuild, ManyDuplicatesOfManyKeys) {
