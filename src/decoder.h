@@ -251,6 +251,10 @@ class Decoder {
   /// finish_map_slots' error, out of line: array_end and map_end call ValueAccess::finish_map
   /// with no frame of their own in between (a call layer cost 24 instructions a map).
   [[noreturn, gnu::cold]] void odd_map_slots(const Frame& f) const;
+  /// array_end() and map_end() for a frame of frames_ (not taped), out of line so that the
+  /// taping test comes before the registers this path needs are saved.
+  [[gnu::noinline]] void array_end_frame();
+  [[gnu::noinline]] void map_end_frame();
   /// Opens a container's frame. Inline for the common case, a frame of an untyped read with
   /// room for it below the depth limit and in frames_, and a parent with no rep yet: it then
   /// costs the frame's stores, where the call with its error paths saved six registers and a
