@@ -396,6 +396,14 @@ void Decoder::array_end_frame() {
   deliver(std::move(v));
 }
 
+bool Decoder::empty_container(bool map) {
+  if (tape_ || handlers_ || frames_.size() >= max_depth_ ||
+      (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
+    return false;
+  deliver(ValueAccess::empty(map ? Kind::map : Kind::array));
+  return true;
+}
+
 void Decoder::odd_map_slots(const Frame& f) const {
   if (f.kind == FrameKind::map_array)
     throw_error(Errc::odd_map, "\"^ \" map array has an odd number of keys and values (" +

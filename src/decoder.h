@@ -162,6 +162,15 @@ class Decoder {
   /// same way: `(expected - 1) / 2` entries.)
   void map_begin(std::size_t expected = 0) { begin(FrameKind::object_pending, expected); }
   void map_end();
+  /// An empty array or map (`map`), announced with a count of 0 (MessagePack), delivered
+  /// whole with no frame pushed and popped, where nothing could make it other than empty: an
+  /// untyped read (no tape) with no user handler or builder, below the depth limit, not a
+  /// second rep. Returns false, doing nothing, anywhere else: the caller then takes the
+  /// general path (array_begin/map_begin, then array_end/map_end), which checks and reports
+  /// all of it. The caller skips the container's end event after a true.
+  /// Out of line: inlined (deliver with it) into the MessagePack reader's start_map, it pushed
+  /// msgpack-cxx's parse step out of the reader's loop, 2% more instructions on keywords.
+  [[gnu::noinline]] bool empty_container(bool map);
   /// Drops the containers still open (a read that failed half-way) and what they hold. A
   /// reader that builds in an ArenaScope calls it before the scope closes.
   void drop_frames() noexcept;

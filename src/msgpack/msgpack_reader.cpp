@@ -250,20 +250,36 @@ class Visitor {
                                    std::to_string(static_cast<signed char>(s[0])) +
                                    " is not part of Transit");
   }
+  // An empty array or map (msgpack-cxx calls its end at once) is delivered whole where the
+  // decoder allows it (Decoder::empty_container), with no frame; its end event is then skipped.
   bool start_array(std::uint32_t n) {
     item();
+    if (!kTape && n == 0 && d_.empty_container(false)) return empty_delivered_ = true, true;
     claim(n, n, "array of", "items");
     d_.array_begin(expected(n, n));
     return true;
   }
   bool start_map(std::uint32_t n) {
     item();
+    if (!kTape && n == 0 && d_.empty_container(true)) return empty_delivered_ = true, true;
     claim(2 * std::uint64_t{n}, n, "map of", "entries");
     d_.map_begin(expected(2 * std::uint64_t{n}, n));
     return true;
   }
-  bool end_array() { return at_end_ = true, end_mark(), d_.array_end(), true; }
-  bool end_map() { return at_end_ = true, end_mark(), d_.map_end(), true; }
+  bool end_array() {
+    at_end_ = true;
+    end_mark();
+    if (!kTape && empty_delivered_) return empty_delivered_ = false, true;
+    d_.array_end();
+    return true;
+  }
+  bool end_map() {
+    at_end_ = true;
+    end_mark();
+    if (!kTape && empty_delivered_) return empty_delivered_ = false, true;
+    d_.map_end();
+    return true;
+  }
   bool start_array_item() { return true; }
   bool end_array_item() { return true; }
   bool start_map_key() { return true; }
@@ -333,6 +349,7 @@ class Visitor {
   std::uint64_t pending_ = 1;  // items announced, the top-level value first, not yet seen
   std::size_t bad_byte_ = Location::npos;
   bool at_end_ = false;
+  bool empty_delivered_ = false;  // start_array/start_map(0) delivered it: skip its end
 };
 
 // ---- reader ----------------------------------------------------------------------------------
