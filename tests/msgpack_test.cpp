@@ -23,6 +23,7 @@
 
 #include "cache.h"
 #include "codec.h"
+#include "support/msgpack_items.h"
 #include "support/step_source.h"
 #include "transit/transit.h"
 
@@ -697,45 +698,6 @@ TEST(MsgpackErrors, HugeLengthPrefixesAreCleanTruncationsWithoutAllocating) {
   }
 }
 
-// An error inside a map built in its node names the key it is under, as on the stack.
-// The MessagePack form of JSON `text` (arrays, objects, strings without escapes, integers),
-// item for item, as typed_test.cpp has it: for forms no writer writes ("^ " arrays, a tag's
-// second rep).
-std::string msgpack_items_of(std::string_view text) {
-  std::string out;
-  std::size_t i = 0;
-  auto skip_space = [&] {
-    while (i < text.size() && (text[i] == ' ' || text[i] == ',' || text[i] == ':')) ++i;
-  };
-  std::function<void()> value = [&] {
-    skip_space();
-    const char c = text[i];
-    if (c == '[' || c == '{') {
-      const char close = c == '[' ? ']' : '}';
-      std::string saved = std::move(out);
-      out.clear();
-      ++i;
-      std::size_t n = 0;
-      for (skip_space(); text[i] != close; skip_space(), ++n) value();
-      ++i;
-      std::string items = std::move(out);
-      out = std::move(saved);
-      out += static_cast<char>((c == '[' ? 0x90 : 0x80) | (c == '[' ? n : n / 2));  // n < 16
-      out += items;
-    } else if (c == '"') {
-      const std::size_t end = text.find('"', i + 1);
-      const std::string_view str = text.substr(i + 1, end - i - 1);
-      out += static_cast<char>(0xa0 | str.size());  // under 32 bytes
-      out += str;
-      i = end + 1;
-    } else {
-      out += static_cast<char>(text[i++] - '0');  // a digit: a positive fixint
-    }
-  };
-  value();
-  return out;
-}
-
 // Empty arrays and maps (count 0) are delivered whole, with no frame (Decoder::empty_container),
 // wherever nothing could make them other than empty; everywhere else they take the general path.
 // Either way a MessagePack read equals the JSON read of the same items: as values, top-level,
@@ -780,7 +742,7 @@ TEST(MsgpackRead, EmptyContainersReadAsTheJsonReadOfTheSameItems) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.json);
-    const std::string wire = msgpack_items_of(c.json);
+    const std::string wire = transit::test::msgpack_items_of(c.json);
     for (const ReadOptions* options : {&plain, &built, &shallow}) {
       SCOPED_TRACE(options == &plain ? "plain" : options == &built ? "builders" : "max_depth 2");
       std::optional<Value> from_json;
@@ -804,13 +766,13 @@ TEST(MsgpackRead, EmptyContainersReadAsTheJsonReadOfTheSameItems) {
     EXPECT_EQ(transit::read(wire, Encoding::msgpack), c.expected);
   }
   // The builders see every empty container but a tag's rep.
-  EXPECT_EQ(transit::read(msgpack_items_of("[[], {}]"), Encoding::msgpack, built),
+  EXPECT_EQ(transit::read(transit::test::msgpack_items_of("[[], {}]"), Encoding::msgpack, built),
             Value::array({"built", 2}));
-  EXPECT_EQ(transit::read(msgpack_items_of("[{}]"), Encoding::msgpack, built),
+  EXPECT_EQ(transit::read(transit::test::msgpack_items_of("[{}]"), Encoding::msgpack, built),
             Value::array({"built", 1}));
-  EXPECT_EQ(transit::read(msgpack_items_of("{}"), Encoding::msgpack, built),
+  EXPECT_EQ(transit::read(transit::test::msgpack_items_of("{}"), Encoding::msgpack, built),
             Value::array({"map", 0}));
-  EXPECT_EQ(transit::read(msgpack_items_of("[\"~#set\", []]"), Encoding::msgpack, built), Value::set({}));
+  EXPECT_EQ(transit::read(transit::test::msgpack_items_of("[\"~#set\", []]"), Encoding::msgpack, built), Value::set({}));
   // Too deep: an empty container one level below the limit is refused, at its own byte.
   expect_read_error("91 91 90", Errc::too_deep, 2,
                     "transit: too_deep at byte 2 in $[0][0]: nesting deeper than 2 levels", shallow);
@@ -820,7 +782,7 @@ TEST(MsgpackRead, EmptyContainersReadAsTheJsonReadOfTheSameItems) {
   for (const std::string_view second : {"[]", "{}", "[1]"}) {
     SCOPED_TRACE(second);
     try {
-      transit::read(msgpack_items_of("[\"~#point\", 1, " + std::string(second) + "]"), Encoding::msgpack);
+      transit::read(transit::test::msgpack_items_of("[\"~#point\", 1, " + std::string(second) + "]"), Encoding::msgpack);
       ADD_FAILURE() << "a second rep was read";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), Errc::bad_tagged_value);
@@ -829,6 +791,7 @@ TEST(MsgpackRead, EmptyContainersReadAsTheJsonReadOfTheSameItems) {
   }
 }
 
+// An error inside a map built in its node names the key it is under, as on the stack.
 TEST(MsgpackErrors, PathsThroughAnnouncedMaps) {
   expect_read_error("82 " + str("a") + " 01 " + str("b") + " 92 01", Errc::truncated, 8,
                     "transit: truncated at byte 8 in $[\"b\"][1]: input ends inside a value");

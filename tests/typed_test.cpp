@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "support/msgpack_items.h"
 #include "transit/transit.h"
 
 namespace {
@@ -387,60 +388,6 @@ namespace {
 
 // ---- errors the decoder finds while a typed read tapes -----------------------------------------
 
-// The MessagePack form of JSON `text` (arrays, objects, strings without escapes, integers), item
-// for item: for inputs no writer writes.
-std::string msgpack_of(std::string_view text) {
-  std::string out;
-  std::size_t i = 0;
-  auto skip_space = [&] {
-    while (i < text.size() && (text[i] == ' ' || text[i] == ',' || text[i] == ':')) ++i;
-  };
-  auto header = [&](unsigned char fix, unsigned char wide, std::size_t n) {
-    if (n < 16) {
-      out += static_cast<char>(fix | n);
-    } else {
-      out += static_cast<char>(wide);
-      out += static_cast<char>(n >> 8);
-      out += static_cast<char>(n & 0xFF);
-    }
-  };
-  // Appends the value at i and returns; containers count their items first.
-  std::function<void()> value = [&] {
-    skip_space();
-    const char c = text[i];
-    if (c == '[' || c == '{') {
-      const char close = c == '[' ? ']' : '}';
-      std::string saved = std::move(out);
-      out.clear();
-      ++i;
-      std::size_t n = 0;
-      for (skip_space(); text[i] != close; skip_space(), ++n) value();
-      ++i;
-      std::string items = std::move(out);
-      out = std::move(saved);
-      if (c == '[') header(0x90, 0xdc, n);
-      else header(0x80, 0xde, n / 2);
-      out += items;
-    } else if (c == '"') {
-      const std::size_t end = text.find('"', i + 1);
-      const std::string_view s = text.substr(i + 1, end - i - 1);
-      out += static_cast<char>(0xd9);
-      out += static_cast<char>(s.size());
-      out += s;
-      i = end + 1;
-    } else {
-      std::size_t end = i;
-      while (end < text.size() && (text[end] == '-' || (text[end] >= '0' && text[end] <= '9'))) ++end;
-      const long n = std::stol(std::string(text.substr(i, end - i)));
-      out += static_cast<char>(0xd3);
-      for (int b = 7; b >= 0; --b) out += static_cast<char>((static_cast<unsigned long>(n) >> (8 * b)) & 0xFF);
-      i = end;
-    }
-  };
-  value();
-  return out;
-}
-
 // The containers a typed read tapes are not the decoder's Value frames (see Decoder::TapeFrame),
 // yet an error the decoder finds in them reads exactly as for a read into Value: the same code,
 // byte and path, through maps (whose keys a path finds again on the tape, past items that are
@@ -465,7 +412,7 @@ TEST(TypedRead, DecoderErrorsReadAsInAValueRead) {
   };
   for (const Case& c : cases) {
     for (const auto& [bytes, e] : {std::pair{std::string(c.text), Encoding::json},
-                                   std::pair{msgpack_of(c.text), Encoding::msgpack}}) {
+                                   std::pair{transit::test::msgpack_items_of(c.text), Encoding::msgpack}}) {
       std::string untyped;
       try {
         (void)transit::read(bytes, e, c.options);
