@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/msgpack_items.h"
 #include "transit/transit.h"
 #include "value_internal.h"
 
@@ -65,35 +66,6 @@ std::string json_text(const std::vector<WireEntry>& entries, bool verbose) {
   return out + (verbose ? "}" : "]");
 }
 
-void put_count(std::string& out, std::size_t n, unsigned char fix, unsigned char sixteen) {
-  if (n < 16) {
-    out += static_cast<char>(fix | n);
-  } else {
-    out += static_cast<char>(sixteen);
-    out += static_cast<char>(n >> 8);
-    out += static_cast<char>(n & 0xff);
-  }
-}
-
-// A MessagePack map of the entries, its count announced; or, with `map_array`, the array
-// ["^ ", k, v, ...] with its count announced.
-std::string msgpack_bytes(const std::vector<WireEntry>& entries, bool map_array) {
-  std::string out;
-  if (map_array) {
-    put_count(out, 2 * entries.size() + 1, 0x90, 0xdc);
-    out += "\xa2^ ";
-  } else {
-    put_count(out, entries.size(), 0x80, 0xde);
-  }
-  for (const WireEntry& e : entries) {
-    out += static_cast<char>(0xa0 | e.key.size());  // every key is below 32 bytes
-    out += e.key;
-    out.append(static_cast<std::size_t>(e.depth), '\x91');
-    out += static_cast<char>(e.value);  // a positive fixint: every value is below 128
-  }
-  return out;
-}
-
 // Reads the entries in every form, in a reader's arena and (a read handler set) on the
 // heap, and checks each against Value::map: equal, the same entries in the same order, the
 // same depth, and every key found.
@@ -108,8 +80,8 @@ void expect_read_as_value_map(const std::vector<WireEntry>& entries) {
     const std::pair<std::string, Encoding> forms[] = {
         {json_text(entries, false), Encoding::json},
         {json_text(entries, true), Encoding::json_verbose},
-        {msgpack_bytes(entries, false), Encoding::msgpack},
-        {msgpack_bytes(entries, true), Encoding::msgpack},
+        {transit::test::msgpack_items_of(json_text(entries, true)), Encoding::msgpack},  // a map
+        {transit::test::msgpack_items_of(json_text(entries, false)), Encoding::msgpack},  // "^ " array
     };
     int form = 0;
     for (const auto& [text, encoding] : forms) {
