@@ -592,8 +592,7 @@ class BackendWriter final : public Writer::Impl {
     return encoder_;
   }
   void end_value() override {
-    out_.check_limit();
-    if (out_.buffered() >= out_.capacity() / 2) out_.spill();
+    out_.end_value();
     if (profiler_) add_writer_time();
   }
   void abandon_value() noexcept override {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The writers' output buffer: a flat buffer that spills to the sink in large chunks, so no
-// call per byte or per value is virtual. It serves RapidJSON (Put, PutUnsafe, Reserve) and
-// msgpack-cxx (write) alike.
+// The writers' output buffer. With a sink that holds its bytes in memory (StringSink: see
+// Sink::open_region), the emitters encode straight into the sink's memory, which grows as they
+// write, and each top-level value is committed whole when it ends: no staging copy. With any
+// other sink, a flat buffer of its own spills to the sink in large chunks. Either way no call
+// per byte or per value is virtual.
 #pragma once
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "transit/error.h"
@@ -18,32 +21,19 @@ namespace transit::detail {
 
 class OutBuffer {
  public:
-  using Ch = char;
-
-  // Left uninitialised: a one-shot write of a small value must not pay for clearing 64 KiB.
+  /// `capacity`: the size of the buffer of its own, and with a limit (`max_value_bytes`) the
+  /// most bytes written between two checks of it. Nothing is allocated until the first byte.
   OutBuffer(Sink& sink, std::size_t capacity, std::size_t max_value_bytes = SIZE_MAX)
-      : sink_(sink),
-        limit_(max_value_bytes),
-        size_(std::max<std::size_t>(capacity, 256)),
-        buf_(std::make_unique_for_overwrite<char[]>(size_)),
-        cur_(buf_.get()) {}
+      : sink_(sink), limit_(max_value_bytes), capacity_(std::max<std::size_t>(capacity, 256)) {}
 
-  // RapidJSON's output stream concept.
-  void Put(char c) {
-    Reserve(1);
-    *cur_++ = c;
-  }
-  void PutUnsafe(char c) noexcept { *cur_++ = c; }
   void Reserve(std::size_t n) {
-    if (static_cast<std::size_t>(buf_.get() + size_ - cur_) < n) make_room(n);
+    if (static_cast<std::size_t>(end_ - cur_) < n) make_room(n);
   }
   /// The write position, for writers that fill a Reserve()d run in place and then commit()
   /// its end.
   char* cursor() noexcept { return cur_; }
   void commit(char* end) noexcept { cur_ = end; }
-  void Flush() {}  // RapidJSON calls this at the end of each root; the Writer decides when
 
-  // msgpack-cxx's packer stream.
   void write(const char* data, std::size_t size) {
     Reserve(size);
     std::memcpy(cur_, data, size);
@@ -66,41 +56,106 @@ class OutBuffer {
                                        std::to_string(limit_) +
                                        " bytes (WriteOptions::max_output_bytes)");
   }
-  /// Drops a value that failed half-way, so the sink only ever sees complete values. Bytes
-  /// already spilled (a single value larger than the buffer) cannot be taken back, but what is
-  /// still buffered of it (all of the buffer since the spill) is dropped.
-  void rollback() noexcept { cur_ = buf_.get() + mark_; }
-
-  void spill() {
-    const std::size_t used = buffered();
-    if (used != 0) sink_.write(buf_.get(), used);
-    spilled_in_value_ += used - mark_;
-    cur_ = buf_.get();
-    mark_ = 0;
+  /// A top-level value is complete: in the sink's memory it becomes output at once (the sink
+  /// holds complete values only, so a string sink can be read between writes); a buffer of
+  /// our own spills once it is half full.
+  void end_value() {
+    check_limit();
+    if (direct_) {
+      if (base_ != nullptr) close_region(buffered());
+    } else if (buffered() >= capacity_ / 2) {
+      spill();
+    }
   }
+  /// Drops a value that failed half-way, so the sink only ever sees complete values. In the
+  /// sink's memory nothing of it was output, however large it grew. With a buffer of our own,
+  /// bytes already spilled (a single value larger than the buffer) cannot be taken back, but
+  /// what is still buffered of it (all of the buffer since the spill) is dropped.
+  void rollback() noexcept {
+    cur_ = base_ + mark_;
+    if (direct_ && base_ != nullptr) close_region(mark_);
+  }
+
+  /// Hands every byte written so far to the sink and flushes it.
   void flush_sink() {
-    spill();
+    if (direct_) {
+      if (base_ != nullptr) close_region(buffered());
+    } else {
+      spill();
+    }
     sink_.flush();
   }
-  std::size_t buffered() const noexcept { return static_cast<std::size_t>(cur_ - buf_.get()); }
-  std::size_t capacity() const noexcept { return size_; }
+  std::size_t buffered() const noexcept { return static_cast<std::size_t>(cur_ - base_); }
 
  private:
-  void make_room(std::size_t n) {
+  void spill() {
+    const std::size_t used = buffered();
+    if (used != 0) sink_.write(base_, used);
+    spilled_in_value_ += used - mark_;
+    cur_ = base_;
+    mark_ = 0;
+  }
+
+  [[gnu::noinline]] void make_room(std::size_t n) {
     check_limit();
-    spill();
-    if (size_ < n) {
-      size_ = n;
-      buf_ = std::make_unique_for_overwrite<char[]>(size_);
-      cur_ = buf_.get();
+    if (!own_) {
+      if (direct_ && static_cast<std::size_t>(region_end_ - cur_) >= n) {
+        set_end(n);  // room left in the region: only the limit's check was due
+        return;
+      }
+      // The sink's memory, grown to take n more bytes after the value's bytes so far (on the
+      // first call, this also asks whether the sink has memory to offer).
+      const std::size_t keep = buffered();
+      const std::span<char> region = sink_.open_region(keep, keep + n);
+      if (!region.empty()) {
+        direct_ = true;
+        base_ = region.data();
+        cur_ = base_ + keep;
+        region_end_ = base_ + region.size();
+        set_end(n);
+        return;
+      }
+      if (direct_)
+        throw_error(Errc::invalid_argument,
+                    "a Sink that opened a region once must open one whenever asked");
+      own_ = true;
+    } else {
+      spill();
     }
+    if (size_ < n || buf_ == nullptr) {
+      // Left uninitialised: a one-shot write of a small value must not pay for clearing it.
+      size_ = std::max(capacity_, n);
+      buf_ = std::make_unique_for_overwrite<char[]>(size_);
+    }
+    base_ = cur_ = buf_.get();
+    end_ = base_ + size_;
+  }
+
+  // The end of the room handed out in the sink's memory: all of the region, or with a limit
+  // one buffer's worth, so that check_limit() runs at least once a buffer.
+  void set_end(std::size_t n) noexcept {
+    const auto left = static_cast<std::size_t>(region_end_ - cur_);
+    end_ = limit_ == SIZE_MAX ? region_end_ : cur_ + std::min(left, std::max(n, capacity_));
+  }
+
+  // Makes the region's first n bytes output; the next byte opens a new region.
+  void close_region(std::size_t n) noexcept {
+    sink_.commit_region(n);
+    base_ = cur_ = end_ = region_end_ = nullptr;
+    mark_ = 0;
   }
 
   Sink& sink_;
   std::size_t limit_;
-  std::size_t size_;
+  std::size_t capacity_;
+  bool direct_ = false;  // writing into the sink's memory (decided at the first byte)
+  bool own_ = false;     // writing into buf_, spilled to the sink with write()
   std::unique_ptr<char[]> buf_;
-  char* cur_;
+  std::size_t size_ = 0;  // of buf_
+  char* base_ = nullptr;  // where the region or buf_ starts
+  char* cur_ = nullptr;
+  char* end_ = nullptr;         // of the room handed out
+  char* region_end_ = nullptr;  // of the sink's region
   std::size_t mark_ = 0;
   std::size_t spilled_in_value_ = 0;
 };

@@ -4,12 +4,59 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 
 #include "transit/error.h"
 
 namespace transit {
+
+std::span<char> Sink::open_region(std::size_t, std::size_t) {
+  return {};
+}
+void Sink::commit_region(std::size_t) noexcept {}
+
+namespace {
+
+/// Sets the string's size to `n` without writing its new bytes: the writer is about to.
+/// std::string::resize_and_overwrite is C++23 (this file is built as C++23 where the compiler
+/// has it: see CMakeLists.txt); without it the new bytes are zero-filled, which is correct,
+/// only slower.
+void set_size(std::string& s, std::size_t n) {
+#if defined(__cpp_lib_string_resize_and_overwrite)
+  s.resize_and_overwrite(n, [](char*, std::size_t size) noexcept { return size; });
+#else
+  s.resize(n);
+#endif
+}
+
+}  // namespace
+
+std::span<char> StringSink::open_region(std::size_t keep, std::size_t size) {
+  if (!open_) {
+    output_ = out_.size();
+    open_ = true;
+  }
+  if (size > out_.capacity() - output_) {
+    if (size > out_.max_size() - output_)
+      throw std::length_error("transit::StringSink: string too long");
+    // Grow geometrically, as sbuffer's realloc or append would, and copy only the output and
+    // the value's bytes so far, not the rest of the old region.
+    out_.resize(output_ + keep);
+    out_.reserve(std::max(output_ + size, 2 * out_.capacity()));
+  }
+  // The region is all of the capacity: a value that fits needs no second call.
+  set_size(out_, out_.capacity());
+  return {out_.data() + output_, out_.size() - output_};
+}
+
+void StringSink::commit_region(std::size_t n) noexcept {
+  if (!open_) return;
+  out_.resize(output_ + n);  // shrinking: sets the size, never allocates
+  open_ = false;
+}
 
 void FileSink::write(const char* data, std::size_t size) {
   if (std::fwrite(data, 1, size, file_) != size)

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <ostream>
+#include <span>
 #include <string>
 
 namespace transit {
@@ -12,22 +13,43 @@ namespace transit {
 /// Where a Writer sends bytes. Writers buffer internally and call `write` with large chunks,
 /// so one virtual call per chunk is all a sink costs. Implementations throw Error(io) on
 /// failure.
+///
+/// A sink that keeps its bytes in memory may also let writers encode straight into that
+/// memory, with no copy through the writer's buffer, by overriding both `open_region` and
+/// `commit_region`. A writer then commits each top-level value whole when it ends, so such a
+/// sink holds complete values only, and a value that fails leaves nothing of itself, however
+/// large it was.
 class Sink {
  public:
   virtual ~Sink() = default;
   virtual void write(const char* data, std::size_t size) = 0;
   /// Pushes anything the sink itself buffers to its destination.
   virtual void flush() {}
+  /// Writable memory of at least `size` bytes that starts right after the sink's output; none
+  /// of it is output until `commit_region`. A region opened while one is open continues it:
+  /// its first `keep` bytes are those of the open one (moved if the memory had to grow). The
+  /// region stays valid until the next call to the sink. The default, an empty span, means
+  /// the sink offers no memory and takes its bytes through `write`; a sink answers one way for
+  /// its whole life. May throw (std::bad_alloc, Error(io)).
+  virtual std::span<char> open_region(std::size_t keep, std::size_t size);
+  /// Makes the first `n` bytes of the open region output and closes it (0 drops all of it).
+  virtual void commit_region(std::size_t n) noexcept;
 };
 
-/// Appends to a std::string the caller owns.
+/// Appends to a std::string the caller owns. Writers encode straight into the string: it grows
+/// geometrically while a value is written and is trimmed to its output when the value ends, so
+/// between writes it holds exactly the values written, and may be read, cleared or moved from.
 class StringSink final : public Sink {
  public:
   explicit StringSink(std::string& out) : out_(out) {}
   void write(const char* data, std::size_t size) override { out_.append(data, size); }
+  std::span<char> open_region(std::size_t keep, std::size_t size) override;
+  void commit_region(std::size_t n) noexcept override;
 
  private:
   std::string& out_;
+  bool open_ = false;       // while a region is open, the string's size covers it
+  std::size_t output_ = 0;  // the string's size before the open region
 };
 
 /// Writes to a C stream; flush() calls fflush.

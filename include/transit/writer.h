@@ -16,7 +16,9 @@ namespace transit {
 
 /// Writer settings.
 struct WriteOptions {
-  /// Bytes buffered before they are handed to the sink.
+  /// Bytes buffered before they are handed to the sink. A sink with memory of its own
+  /// (StringSink) is written into directly: there it is only how often max_output_bytes is
+  /// checked.
   std::size_t buffer_size = 64 * 1024;
   /// MessagePack only: write a double as float 32 (5 bytes instead of 9) whenever converting it
   /// to float and back gives the same double, so nothing is lost; others stay float 64. Off by
@@ -36,7 +38,8 @@ struct WriteOptions {
   /// small input stand for a huge output (a 16 MB key referred to 1000 times by `^0` is 16 GB of
   /// JSON-Verbose), so a service writing what it was sent sets this. The check happens when
   /// the buffer fills and when the value ends: a value larger than `buffer_size` has handed
-  /// its first bytes to the sink by the time it fails. No limit by default.
+  /// its first bytes to the sink by the time it fails (but to a StringSink, nothing). No limit
+  /// by default.
   std::size_t max_output_bytes = SIZE_MAX;
   /// Collects handler-lookup statistics when set (see LookupProfiler). Must outlive the writer.
   LookupProfiler* profiler = nullptr;
@@ -44,7 +47,8 @@ struct WriteOptions {
 
 /// Writes top-level values, one after another, to a sink. Each `write` is one complete Transit
 /// value with its own key cache, as every Transit reader expects. Bytes reach the sink when the
-/// internal buffer fills and on `flush()`.
+/// internal buffer fills and on `flush()`; a StringSink's string holds each value as soon as
+/// it is written.
 class Writer {
  public:
   /// Throws Error(invalid_argument) for an encoding this build cannot write.
@@ -56,7 +60,8 @@ class Writer {
   /// Writes one top-level value. Scalars are wrapped in the quote tag (`["~#'", v]`).
   /// Throws Error(no_handler) for a user object with no handler, Error(too_large) beyond
   /// WriteOptions::max_output_bytes, Error(io) from the sink; a value that fails leaves
-  /// nothing of itself in the output (unless it was larger than the buffer).
+  /// nothing of itself in the output (unless it was larger than the buffer and the sink is
+  /// not a StringSink).
   void write(const Value& v);
   /// Writes a C++ value directly, with no intermediate Value: bool, integers, floating point,
   /// strings, std containers (sequences as arrays, std::list as lists, sets, maps or cmaps),
