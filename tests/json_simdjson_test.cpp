@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <ostream>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -215,6 +216,71 @@ TEST(JsonSimdjson, ContainerSizesReadTheSameBothWays) {
       expect_same("[[" + items(n) + "]]", options);
       expect_same(entries(n, false), options);
       expect_same(entries(n, true), options);
+    }
+  }
+}
+
+// Empty arrays and objects on simdjson's tape are delivered whole (Decoder::empty_container),
+// with no frame pushed and popped, wherever nothing could make them other than empty; anywhere
+// else they take the general path. Either way the read is RapidJSON's, whose events never take
+// that shortcut: as values, top-level, keys of a cmap and of a map, reps of tags (first and
+// second), in "^ " map arrays, with user builders and read handlers installed (which must see
+// every empty container they would see), and at the depth limit. An error after empty
+// containers, mid-container, leaves nothing behind (the ASan build checks).
+TEST(JsonSimdjson, EmptyContainersReadTheSameBothWays) {
+  transit::ReadHandlers builders;
+  builders.set_array_builder([](std::span<Value> items) {
+    return Value::array({Value("built"), Value(static_cast<std::int64_t>(items.size()))});
+  });
+  builders.set_map_builder([](std::span<Value> kv) {
+    return Value::array({Value("map"), Value(static_cast<std::int64_t>(kv.size()))});
+  });
+  transit::ReadHandlers handlers;
+  handlers.add("point", [](const Value& rep) { return Value::array({Value("point"), rep}); });
+  ReadOptions built;
+  built.handlers = &builders;
+  ReadOptions handled;
+  handled.handlers = &handlers;
+  std::vector<ReadOptions> options(6);
+  options[1] = built;
+  options[2] = handled;
+  options[3].max_depth = 1;
+  options[4].max_depth = 2;
+  options[5].max_depth = 3;
+  const std::vector<std::string_view> texts = {
+      "[]", "{}", " [] ", "[] []", "{} []", "[[]]", "[{}]", "{\"a\":[]}", "{\"a\":{}}",
+      "[[], {}, [[], {}], 1]", "{\"a\": [], \"b\": {}}", "[\"^ \", \"a\", [], \"b\", {}]",
+      "[\"^ \", [], 1]", "[\"^ \"]", "[\"^ \", \"~:kw-key\", [], \"^0\", {}]",
+      "[\"~#cmap\", [[], 1, {}, 2]]", "[\"~#cmap\", []]", "{\"~#cmap\": []}",
+      "[\"~#cmap\", [[], 1, [], 2]]", "[\"~#set\", []]", "[\"~#set\", [[], [], {}]]",
+      "[\"~#list\", [[], {}]]", "[\"~#'\", []]", "[\"~#'\", {}]", "[\"~#point\", []]",
+      "{\"~#point\": {}}", "{\"~#point\": []}", "[\"~#point\", 1, []]", "[\"~#point\", 1, {}]",
+      "[\"~#point\", [], []]", "{\"~#point\": [], \"x\": {}}", "[\"~#point\"]",
+      "[[[]], [{}]]", "[[[[]]]]", "[[[{}]]]", "{\"a\":{\"b\":{\"c\":{}}}}",
+      "[[], {}, \"^9\"]", "[[], {}, [[], {}, [1, 2, {\"x\": []}, \"~#bad\"]]]",
+      "[\"a long string that is not inline\", [], {\"a key that is not inline\": {}}, \"^0\"]",
+      "[\"~#point\", [\"a long string that is not inline\", []], {}]"};
+  for (std::size_t o = 0; o < options.size(); ++o) {
+    SCOPED_TRACE(testing::Message() << "options " << o);
+    for (const std::string_view text : texts) expect_same(text, options[o]);
+  }
+  // What the shortcut gives, read through simdjson, and what the builders see.
+  EXPECT_EQ(transit::read("[[], {}, [\"~#set\", []], {\"~#point\": {}}]", Encoding::json),
+            Value::array({Value::array({}), Value::map({}), Value::set({}),
+                          Value::tagged("point", Value::map({}))}));
+  EXPECT_EQ(transit::read("[[], {}]", Encoding::json, built), Value::array({"built", 2}));
+  EXPECT_EQ(transit::read("[{}]", Encoding::json, built), Value::array({"built", 1}));
+  EXPECT_EQ(transit::read("{}", Encoding::json, built), Value::array({"map", 0}));
+  EXPECT_EQ(transit::read("[]", Encoding::json, built), Value::array({"built", 0}));
+  EXPECT_EQ(transit::read("[\"~#point\", []]", Encoding::json, handled),
+            Value::array({"point", Value::array({})}));
+  // Too deep: an empty container one level below the limit is refused, at its own byte.
+  for (const std::string_view text : {"[[]]", "[{}]"}) {
+    try {
+      transit::read(text, Encoding::json, options[3]);
+      ADD_FAILURE() << text << " was read past max_depth 1";
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "transit: too_deep at byte 1 (line 1, column 2) in $[0]: nesting deeper than 1 levels");
     }
   }
 }

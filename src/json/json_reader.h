@@ -432,6 +432,12 @@ class SimdjsonParser {
 
 inline thread_local bool SimdjsonParser::busy_ = false;
 
+/// Whether a container's word on simdjson's tape opens an empty array or object: its item
+/// count (bits 32-55; saturated at 0xFFFFFF, never at 0) is 0.
+constexpr bool is_empty_container(std::uint64_t word) noexcept {
+  return ((word >> 32) & 0xFFFFFF) == 0;
+}
+
 /// Gives the decoder the events RapidJSON's handler gives for the same text, in the same
 /// order, read straight off the tape of simdjson's document (simdjson 3's doc/tape.md): one
 /// 64-bit word per token, its type in the top byte and a 56-bit payload, in document order,
@@ -442,6 +448,12 @@ inline thread_local bool SimdjsonParser::busy_ = false;
 /// nor uint64 is an error to it, and so is read by RapidJSON, as a big integer. A word of a
 /// type this walk does not know (a tape format it was not written for) is an Error, and
 /// RapidJSON then reads the text.
+///
+/// `kWholeEmpty`: an empty array or object (a container word whose item count is 0, its closing
+/// word next) goes to Decoder::empty_container, delivered whole with no frame pushed and
+/// popped where the decoder's rules allow it, its closing word skipped; else (a tape for a
+/// typed read, which empty_container always refuses) it takes the general path.
+template <bool kWholeEmpty = true>
 inline void emit(Decoder& d, const simdjson::dom::document& doc) {
   constexpr std::uint64_t kPayload = simdjson::internal::JSON_VALUE_MASK;
   const std::uint64_t* const tape = doc.tape.get();
@@ -485,12 +497,20 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         d.boolean(false);
         break;
       case '[':
+        if (kWholeEmpty && is_empty_container(word) && d.empty_container(false)) {
+          ++i;  // its ']'
+          break;
+        }
         d.array_begin();
         break;
       case ']':
         d.array_end();
         break;
       case '{':
+        if (kWholeEmpty && is_empty_container(word) && d.empty_container(true)) {
+          ++i;  // its '}'
+          break;
+        }
         d.map_begin();
         break;
       case '}':
@@ -635,7 +655,7 @@ class JsonReader final : public Reader::Impl {
       if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
       if constexpr (kTape) decoder_.mark(Location::npos);
       try {
-        emit(decoder_, *doc);
+        emit<!kTape>(decoder_, *doc);
       } catch (const Decoder::CacheNeeded&) {
         cache_lazily_ = false;  // walk the document again, caching from the start
         continue;
