@@ -22,7 +22,7 @@ void Decoder::reset(bool cache_lazily) noexcept {
   missed_ = false;
   drop_frames();
   if (stack_.capacity() > kKeptStackItems)
-    std::vector<Value>().swap(stack_);
+    stack_.release();
   else
     stack_.clear();
   closing_ = false;
@@ -109,7 +109,7 @@ Value& Decoder::place() {
     for (std::size_t i = 0; i < n; ++i) new (f.slots.items + i) Value(std::move(stack_[f.start + i]));
     f.count = static_cast<std::uint32_t>(n);
     f.expected = 0;  // whatever was announced, these slots grow
-    stack_.resize(f.start);
+    stack_.forget_from(f.start);  // moved from: nothing to destroy
     return *new (f.slots.items + f.count++) Value();
   }
   return stack_.emplace_back();
@@ -339,9 +339,12 @@ bool Decoder::parent_is_tagged() const noexcept {
   return parent == FrameKind::tagged_array || parent == FrameKind::tagged_object;
 }
 
-Value Decoder::build_map(std::span<Value> flat) {
-  if (const MapBuilder* b = handlers_ ? handlers_->map_builder() : nullptr; b && !parent_is_tagged())
+Value Decoder::build_map(std::span<Value> flat, bool& moved_out) {
+  if (const MapBuilder* b = handlers_ ? handlers_->map_builder() : nullptr; b && !parent_is_tagged()) {
+    moved_out = false;
     return call_user("map builder", [&] { return (*b)(flat); });
+  }
+  moved_out = true;
   return ValueAccess::make_map(Kind::map, flat);
 }
 
@@ -368,21 +371,25 @@ void Decoder::array_end_frame() {
   }
   const std::span<Value> items(stack_.data() + f.start, stack_.size() - f.start);
   Value v;
+  // Whether the items were all moved into the node, to be dropped with no destructor run.
+  bool moved_out = true;
   closing_ = true;
   switch (f.kind) {
     case FrameKind::array_pending:
     case FrameKind::array:
       if (const ArrayBuilder* b = handlers_ ? handlers_->array_builder() : nullptr;
-          b && !parent_is_tagged())
+          b && !parent_is_tagged()) {
+        moved_out = false;  // a user's builder may keep items where they are
         v = call_user("array builder", [&] { return (*b)(items); });
-      else
+      } else {
         v = ValueAccess::make_sequence(Kind::array, items);
+      }
       break;
     case FrameKind::map_array:
       if (items.size() % 2 != 0)
         throw_error(Errc::odd_map, "\"^ \" map array has an odd number of keys and values (" +
                                        std::to_string(items.size()) + ")");
-      v = build_map(items);
+      v = build_map(items, moved_out);
       break;
     case FrameKind::tagged_array:
       closing_ = false;
@@ -390,7 +397,10 @@ void Decoder::array_end_frame() {
     default:
       throw_error(Errc::syntax, "array ends inside a map");
   }
-  stack_.resize(f.start);
+  if (moved_out)
+    stack_.forget_from(f.start);
+  else
+    stack_.truncate(f.start);
   frames_.pop_back();
   closing_ = false;
   deliver(std::move(v));
@@ -434,8 +444,12 @@ void Decoder::map_end_frame() {
   const std::span<Value> flat(stack_.data() + f.start, stack_.size() - f.start);
   if (flat.size() % 2 != 0) throw_error(Errc::odd_map, "map has a key without a value");
   closing_ = true;
-  Value v = build_map(flat);
-  stack_.resize(f.start);
+  bool moved_out;
+  Value v = build_map(flat, moved_out);
+  if (moved_out)
+    stack_.forget_from(f.start);  // see array_end_frame
+  else
+    stack_.truncate(f.start);
   frames_.pop_back();
   closing_ = false;
   deliver(std::move(v));

@@ -15,6 +15,7 @@
 #include "transit/tape.h"
 #include "transit/value.h"
 #include "value_internal.h"
+#include "value_stack.h"
 
 namespace transit::detail {
 
@@ -441,7 +442,10 @@ class Decoder {
   Value decode_tag(std::string_view tag, Value rep);
   Value decode_string(std::string_view raw);
   bool parent_is_tagged() const noexcept;
-  Value build_map(std::span<Value> flat);
+  /// The map of `flat` (keys and values), by the user's map builder if there is one for it;
+  /// `moved_out` says whether `flat` is left all moved from (ValueAccess::make_map) or not
+  /// (a user's builder may keep any of it), so that its caller may drop the items unseen.
+  Value build_map(std::span<Value> flat, bool& moved_out);
 
   bool caching_ = true;
   bool missed_ = false;  // a string that may have been cacheable went by uncached
@@ -449,7 +453,7 @@ class Decoder {
   std::size_t max_items_;  // items of an array, entries of a map
   const ReadHandlers* handlers_;
   std::vector<Frame> frames_;
-  std::vector<Value> stack_;  // items of every open container, innermost last
+  ValueStack stack_;  // items of every open container, innermost last
   ReadCache cache_;
   Value result_;
   bool done_ = false;

@@ -1022,8 +1022,10 @@ Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
     const std::size_t at = dups.first_equal(key_of, kept);
     if (at == kept)
       new (out + kept++) Entry(std::move(flat[2 * i]), std::move(flat[2 * i + 1]));
-    else
+    else {
       out[at].second = std::move(flat[2 * i + 1]);
+      flat[2 * i] = Value();  // the duplicate key too: `flat` is left all moved from
+    }
   }
   node->size = kept;
   if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);

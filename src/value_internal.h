@@ -206,7 +206,9 @@ struct ValueAccess {
   /// The heap bytes of the arena `v` lives in (its blocks, headers included), or 0 when `v`
   /// is inline or on the heap: what a read document holds, whatever pooled blocks served it.
   static std::size_t arena_bytes(const Value& v) noexcept;
-  /// An array, list or set from `items` (moved from). Sets drop duplicates.
+  /// An array, list or set from `items` (moved from). Sets drop duplicates. An array or list
+  /// leaves every item of `items` moved from (null) once it returns, so that a caller may
+  /// drop them with no destructor run (the decoder's value stack does); a set does not.
   static Value make_sequence(Kind kind, std::span<Value> items);
   /// The items of array `v`, to move from, when nothing else refers to its node and the
   /// node lives where a node built now will (the same arena, or the heap); else empty. A
@@ -215,6 +217,8 @@ struct ValueAccess {
   /// caller has just built.
   static std::span<Value> sole_items(Value& v) noexcept;
   /// A map or link from interleaved keys and values (moved from); `flat.size()` is even.
+  /// Once it returns, every Value of `flat` is moved from (null), a duplicate key's too, so
+  /// that a caller may drop them with no destructor run.
   static Value make_map(Kind kind, std::span<Value> flat);
 
   /// A sequence node allocated at its final size before its items are read, so that a reader
