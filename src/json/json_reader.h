@@ -438,6 +438,14 @@ constexpr bool is_empty_container(std::uint64_t word) noexcept {
   return ((word >> 32) & 0xFFFFFF) == 0;
 }
 
+/// A container's items (an object's entries), from its word's count, as the count hint of
+/// Decoder::array_begin and map_begin; 0 (none announced) where the count saturates. simdjson
+/// counts exactly what the text holds, so the hint never claims more than the input has.
+constexpr std::size_t announced_items(std::uint64_t word) noexcept {
+  const std::size_t n = (word >> 32) & 0xFFFFFF;
+  return n == 0xFFFFFF ? 0 : n;
+}
+
 /// Gives the decoder the events RapidJSON's handler gives for the same text, in the same
 /// order, read straight off the tape of simdjson's document (simdjson 3's doc/tape.md): one
 /// 64-bit word per token, its type in the top byte and a 56-bit payload, in document order,
@@ -449,22 +457,24 @@ constexpr bool is_empty_container(std::uint64_t word) noexcept {
 /// type this walk does not know (a tape format it was not written for) is an Error, and
 /// RapidJSON then reads the text.
 ///
-/// `kWholeEmpty`: an empty array or object (a container word whose item count is 0, its closing
-/// word next) goes to Decoder::empty_container, delivered whole with no frame pushed and
-/// popped where the decoder's rules allow it, its closing word skipped; else (a tape for a
-/// typed read, which empty_container always refuses) it takes the general path.
-template <bool kWholeEmpty = true>
+/// `kUntyped` (a read into Values): an empty array or object (a container word whose item
+/// count is 0, its closing word next) goes to Decoder::empty_container, delivered whole with
+/// no frame pushed and popped where the decoder's rules allow it, its closing word skipped
+/// (else it takes the general path); and every other container announces its count. A typed
+/// read's tape (which empty_container always refuses) has neither.
+template <bool kUntyped = true>
 inline void emit(Decoder& d, const simdjson::dom::document& doc) {
   constexpr std::uint64_t kPayload = simdjson::internal::JSON_VALUE_MASK;
   const std::uint64_t* const tape = doc.tape.get();
   const std::uint8_t* const strings = doc.string_buf.get();
   // The root word at 0 holds the index just past the root word that closes the tape.
   const std::size_t end = static_cast<std::size_t>(tape[0] & kPayload) - 1;
-  // A container's word also holds its exact item count (bits 32-55, saturated at 0xFFFFFF),
-  // which could be Decoder::array_begin's count hint, as MessagePack's is. It is not passed:
-  // with it, reads ran fewer instructions (geojson 5.5% fewer) but took longer (geojson 9%,
-  // keywords 1%, in time), most arrays being small (docs/performance.md, "The walk of
-  // simdjson's tape").
+  // A container's word also holds its exact item count (bits 32-55, saturated at 0xFFFFFF):
+  // an untyped read passes it as the decoder's count hint, as MessagePack's is, so that a
+  // plain array or map (a "^ " map array too) is built straight in a node of its size, with
+  // no value stack and no copy. Taken out once for costing time (geojson 9%), it measures
+  // level or better now that nodes are reserved with no call and maps checked as they are
+  // adopted (docs/performance.md, "Building the tree"). A typed read's tape does not use it.
   for (std::size_t i = 1; i < end; ++i) {
     const std::uint64_t word = tape[i];
     switch (static_cast<char>(word >> 56)) {
@@ -497,21 +507,21 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         d.boolean(false);
         break;
       case '[':
-        if (kWholeEmpty && is_empty_container(word) && d.empty_container(false)) {
+        if (kUntyped && is_empty_container(word) && d.empty_container(false)) {
           ++i;  // its ']'
           break;
         }
-        d.array_begin();
+        d.array_begin(kUntyped ? announced_items(word) : 0);
         break;
       case ']':
         d.array_end();
         break;
       case '{':
-        if (kWholeEmpty && is_empty_container(word) && d.empty_container(true)) {
+        if (kUntyped && is_empty_container(word) && d.empty_container(true)) {
           ++i;  // its '}'
           break;
         }
-        d.map_begin();
+        d.map_begin(kUntyped ? announced_items(word) : 0);
         break;
       case '}':
         d.map_end();
