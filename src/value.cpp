@@ -666,15 +666,6 @@ ArenaScope::~ArenaScope() {
   if (arena->close()) delete arena;
 }
 
-// An empty container has no node: it is inline, its kind and zero bytes, so that `[]`, `{}`
-// and the like cost their 16-byte handle and nothing more (MessagePack spends one byte on
-// each; a node and its arena bookkeeping cost 24 more).
-Value ValueAccess::empty(Kind kind) noexcept {
-  Value v;
-  v.small_.kind = kind;
-  return v;
-}
-
 namespace {
 
 // Past Value::kMaxDepth a builder refuses: every recursive walk of a Value (destroy, write,

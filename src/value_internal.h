@@ -201,8 +201,15 @@ struct ValueAccess {
   /// pointer returned, before any other use of `v`: a decoder writes the bytes it decodes
   /// straight into the value (inline or in its node) rather than into a buffer to copy.
   static char* init_text_to_fill(Value& v, Kind kind, std::size_t size);
-  /// An empty container of `kind` (array, list, set, map or link): inline, with no node.
-  static Value empty(Kind kind) noexcept;
+  /// An empty container of `kind` (array, list, set, map or link): inline, with no node (so
+  /// that `[]`, `{}` and the like cost their 16-byte handle and nothing more: MessagePack
+  /// spends one byte on each; a node and its arena bookkeeping cost 24 more). Defined here:
+  /// a reader's empty containers (Decoder::empty_container) made a call of its three stores.
+  static Value empty(Kind kind) noexcept {
+    Value v;
+    v.small_.kind = kind;
+    return v;
+  }
   /// The heap bytes of the arena `v` lives in (its blocks, headers included), or 0 when `v`
   /// is inline or on the heap: what a read document holds, whatever pooled blocks served it.
   static std::size_t arena_bytes(const Value& v) noexcept;
