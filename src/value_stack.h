@@ -37,7 +37,8 @@ class ValueStack {
   const Value& operator[](std::size_t i) const noexcept { return begin_[i]; }
   Value& back() noexcept { return end_[-1]; }
 
-  /// Appends `v` (moved from); grows by doubling when full.
+  /// Appends `v` (moved from); grows by doubling when full. `v` must not be an item of this
+  /// stack (growth frees the storage it is in before it is moved).
   Value& emplace_back(Value&& v) {
     if (end_ == cap_) [[unlikely]]
       grow(2 * size() + 16);
