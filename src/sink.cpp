@@ -56,6 +56,17 @@ void StringSink::commit_region(std::size_t n) noexcept {
   if (!open_) return;
   out_.resize(output_ + n);  // shrinking: sets the size, never allocates
   open_ = false;
+  // The room asked for can far exceed what was written (JSON asks 6 bytes a character of a
+  // text, for escapes): a string the caller keeps should not hold three times its bytes.
+  // Doubling leaves at most 2x; past that, and past a small floor, give the rest back (one
+  // copy of the output, only in that case).
+  constexpr std::size_t kSlackKept = 64 * 1024;
+  if (out_.capacity() - out_.size() > std::max(out_.size(), kSlackKept)) {
+    try {
+      out_.shrink_to_fit();
+    } catch (...) {  // a request only: without memory for the copy, the string stays as it is
+    }
+  }
 }
 
 void FileSink::write(const char* data, std::size_t size) {

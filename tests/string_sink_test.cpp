@@ -228,3 +228,18 @@ TEST(UserSinkWrite, ASinkThatOpensRegionsGetsEachValueCommittedWhole) {
 }
 
 }  // namespace
+
+// The writer asks for room generously (JSON reserves 6 bytes a character of a text, for
+// escapes) and the string grows by doubling while a value is written; what a returned string
+// keeps must stay close to what it holds, not to the room asked for along the way.
+TEST(StringSinkWrite, AReturnedStringKeepsLittleMoreThanItHolds) {
+  const Value big_text(std::string(4'000'000, 'x'));
+  for (Encoding e : kAll) {
+    SCOPED_TRACE(transit::encoding_name(e));
+    const std::string out = transit::write(big_text, e);
+    EXPECT_GE(out.size(), 4'000'000u);
+    EXPECT_LE(out.capacity(), 2 * out.size());
+    const std::string doc = transit::write(document(20'000), e);
+    EXPECT_LE(doc.capacity(), 2 * doc.size());
+  }
+}
