@@ -188,6 +188,204 @@ TEST(Record, ItemsOfASequenceReadInEveryForm) {
             "namespace)::Line, got an array");
 }
 
+// Keys in any order: a Record tries the field after the last one read first (a guess checked
+// by an exact compare of the name), then looks the key up. Every order, unknown keys between,
+// duplicates (the last wins) and missing fields read as they would with no guess at all, in
+// every encoding and in one read where each record's keys come in another order than the one
+// before (so a guess from the previous record is wrong as often as right). The fields cover
+// the binders read inline (int64, bool, string, optional string), one from a base, one from a
+// virtual base (read by its call), and others.
+struct WideBase {
+  std::int64_t serial = 0;
+  friend bool operator==(const WideBase&, const WideBase&) = default;
+};
+struct WideVirtualBase {
+  std::int64_t origin = 0;  // trivially assignable: a virtual base's own assignment is not
+  friend bool operator==(const WideVirtualBase&, const WideVirtualBase&) = default;
+};
+struct Wide : WideBase, virtual WideVirtualBase {
+  std::int64_t id = 0;
+  bool flag = false;
+  std::string name;
+  std::optional<std::string> note;
+  int small = 0;
+  std::vector<std::int64_t> list;
+  std::string a_name_longer_than_16;  // the name itself: compared by memcmp
+  std::int64_t xy = 0;                 // a name under 4 bytes: compared bytewise
+  bool operator==(const Wide& o) const {
+    return serial == o.serial && origin == o.origin && id == o.id && flag == o.flag &&
+           name == o.name && note == o.note && small == o.small && list == o.list &&
+           a_name_longer_than_16 == o.a_name_longer_than_16 && xy == o.xy;
+  }
+};
+
+transit::ReadHandlers wide_handlers() {
+  transit::ReadHandlers h;
+  h.add(Record<Wide>("wide")
+            .field(&Wide::serial, "serial")
+            .field(&Wide::origin, "origin")
+            .field(&Wide::id, "id")
+            .field(&Wide::flag, "flag")
+            .field(&Wide::name, "name")
+            .field(&Wide::note, "note")
+            .field(&Wide::small, "small")
+            .field(&Wide::list, "list")
+            .field(&Wide::a_name_longer_than_16, "a-name-longer-than-16")
+            .field(&Wide::xy, "xy"));
+  return h;
+}
+
+// A record as a JSON object with `keys` (name and JSON value) in that order.
+std::string object_of(const std::vector<std::pair<std::string, std::string>>& keys) {
+  std::string json = "{";
+  for (const auto& [k, v] : keys) json += (json.size() > 1 ? "," : "") + ("\"" + k + "\":" + v);
+  return json + "}";
+}
+
+TEST(Record, KeysInAnyOrderUnknownKeysAndDuplicatesReadAsWithoutAGuess) {
+  const transit::ReadHandlers h = wide_handlers();
+  const std::vector<std::pair<std::string, std::string>> declared{
+      {"serial", "7"},     {"origin", "5"},      {"id", "1"},
+      {"flag", "true"},    {"name", "\"n\""},        {"note", "\"a note\""},
+      {"small", "-3"},     {"list", "[1,2]"},        {"a-name-longer-than-16", "\"long\""},
+      {"xy", "42"}};
+  Wide full;
+  full.serial = 7;
+  full.origin = 5;
+  full.id = 1;
+  full.flag = true;
+  full.name = "n";
+  full.note = "a note";
+  full.small = -3;
+  full.list = {1, 2};
+  full.a_name_longer_than_16 = "long";
+  full.xy = 42;
+
+  std::vector<std::vector<std::pair<std::string, std::string>>> orders;
+  std::vector<Wide> want;
+  orders.push_back(declared);
+  want.push_back(full);
+  orders.emplace_back(declared.rbegin(), declared.rend());  // reversed
+  want.push_back(full);
+  // Shuffled, by a fixed permutation, and again by another.
+  for (std::size_t step : {3u, 7u}) {
+    std::vector<std::pair<std::string, std::string>> shuffled;
+    for (std::size_t i = 0; i < declared.size(); ++i)
+      shuffled.push_back(declared[(i * step + 1) % declared.size()]);
+    orders.push_back(shuffled);
+    want.push_back(full);
+  }
+  // Unknown keys between every two, one of them named like a field with a byte changed and
+  // one a prefix of a field's name.
+  {
+    std::vector<std::pair<std::string, std::string>> with_unknown;
+    const char* unknown[] = {"nam3", "serial_", "a-name-longer-than-17", "x", "idd", "{}"};
+    for (std::size_t i = 0; i < declared.size(); ++i) {
+      with_unknown.push_back(declared[i]);
+      with_unknown.push_back({unknown[i % 6], i % 2 ? "{\"name\":\"inner\"}" : "[\"name\",1]"});
+    }
+    orders.push_back(with_unknown);
+    want.push_back(full);
+  }
+  // Duplicates: the last value wins, the optional one back to empty by a later null.
+  {
+    auto dup = declared;
+    dup.push_back({"id", "2"});
+    dup.push_back({"name", "\"second\""});
+    dup.push_back({"note", "null"});
+    dup.insert(dup.begin(), {"flag", "false"});
+    orders.push_back(dup);
+    Wide w = full;
+    w.id = 2;
+    w.name = "second";
+    w.note = std::nullopt;
+    want.push_back(w);
+  }
+  // Missing optional field: empty.
+  {
+    auto missing = declared;
+    missing.erase(missing.begin() + 5);  // note
+    orders.push_back(missing);
+    Wide w = full;
+    w.note = std::nullopt;
+    want.push_back(w);
+  }
+  // Each order again after every other, so that each guess follows another record's order.
+  std::string json = "[";
+  std::vector<Wide> want_all;
+  for (int round = 0; round < 3; ++round)
+    for (std::size_t i = 0; i < orders.size(); ++i) {
+      const std::size_t o = (i * (round + 1) + round) % orders.size();
+      json += (json.size() > 1 ? "," : "") + object_of(orders[o]);
+      want_all.push_back(want[o]);
+    }
+  json += "]";
+  const Value tree = transit::read(json, Encoding::json_verbose);
+  for (Encoding e : kAll) {
+    const std::string bytes = transit::write(tree, e);
+    // Twice through one reader of a stream: the records' memory of keys is kept between them.
+    const std::string stream = bytes + (e == Encoding::msgpack ? "" : "\n") + bytes;
+    transit::Reader reader(stream, e, {.handlers = &h});
+    for (int pass = 0; pass < 2; ++pass) {
+      const auto got = reader.next<std::vector<Wide>>();
+      ASSERT_TRUE(got.has_value());
+      EXPECT_EQ(*got, want_all) << transit::encoding_name(e) << " pass " << pass;
+    }
+    // Each record alone, as a tagged value.
+    for (std::size_t o = 0; o < orders.size(); ++o) {
+      const Value one = transit::Value::tagged("wide", transit::read(object_of(orders[o]),
+                                                                     Encoding::json_verbose));
+      EXPECT_EQ(transit::read<Wide>(transit::write(one, e), e, {.handlers = &h}), want[o])
+          << transit::encoding_name(e) << " order " << o;
+    }
+  }
+}
+
+TEST(Record, MissingRequiredFieldsAndWrongShapesWhereTheGuessWouldGo) {
+  const transit::ReadHandlers h = wide_handlers();
+  const std::string ok_tail = R"("origin":5,"flag":true,"name":"n","small":1,"list":[],)"
+                              R"("a-name-longer-than-16":"","xy":1)";
+  for (Encoding e : kAll) {
+    auto read_json = [&](const std::string& json) {
+      return transit::write(transit::read(json, Encoding::json_verbose), e);
+    };
+    // `id` missing, in the place the guess expects it after `serial`.
+    try {
+      (void)transit::read<Wide>(read_json(R"({"serial":1,)" + ok_tail + "}"), e, {.handlers = &h});
+      ADD_FAILURE() << "no error";
+    } catch (const transit::Error& err) {
+      EXPECT_NE(std::string(err.what()).find("missing field :id of (anonymous namespace)::Wide"),
+                std::string::npos)
+          << err.what();
+    }
+    // A wrong shape in each field read inline goes to its binder's error, with the path.
+    const std::pair<std::string, std::string> wrong[] = {
+        {R"("id":"one")", "[\"id\"]: expected long, got string \"one\""},
+        {R"("flag":1)", "[\"flag\"]: expected bool, got integer 1"},
+        {R"("name":2)", "[\"name\"]: expected std::string, got integer 2"},
+        {R"("note":false)", "[\"note\"]: expected std::string, got boolean false"},
+        {R"("serial":1.5)", "[\"serial\"]: expected long, got floating 1.5"},
+    };
+    for (const auto& [field, message] : wrong) {
+      const std::string json = R"({"serial":1,"id":1,"note":null,)" + ok_tail + "," + field + "}";
+      try {
+        (void)transit::read<Wide>(read_json(json), e, {.handlers = &h});
+        ADD_FAILURE() << "no error for " << field;
+      } catch (const transit::Error& err) {
+        EXPECT_NE(std::string(err.what()).find(message), std::string::npos)
+            << transit::encoding_name(e) << ": " << err.what();
+      }
+    }
+  }
+  // A `~~` string (decoded, not text on the tape) and a `~:` keyword key read as before.
+  Wide w = transit::read<Wide>(
+      R"(["~#wide",["^ ","~:serial",1,"~:origin",5,"~:id",1,"~:flag",false,"~:name","~~x",)"
+      R"("~:note","~~y","~:small",0,"~:list",[],"~:a-name-longer-than-16","","~:xy",0]])",
+      Encoding::json, {.handlers = &h});
+  EXPECT_EQ(w.name, "~x");
+  EXPECT_EQ(w.note, "~y");
+}
+
 TEST(Record, WrongShapesNameTheFieldAndType) {
   const Handlers h = make_handlers();
   EXPECT_EQ(error_of<Line>(R"(["~#line",["^ ","~:sku","B"]])", h.read),

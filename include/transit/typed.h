@@ -52,6 +52,50 @@ std::string tape_path(const Tape& tape, std::size_t index);
 /// Records a Value as tokens, so a Value binds exactly as bytes do (from_value).
 void tape_from_value(const Value& v, Tape& tape);
 
+/// A Record field's name, for an exact compare with a key's text in two loads and two
+/// compares: its first and last 8 bytes (4 for a name of 4 to 7 bytes), which overlap in
+/// a name shorter than 16 and cover all of it. Shorter or longer names compare bytewise.
+class FieldKey {
+ public:
+  FieldKey() = default;
+  explicit FieldKey(std::string_view name) : name_(name) {
+    const std::size_t n = name.size();
+    if (n >= 8 && n <= 16) {
+      head_ = load<8>(name.data());
+      tail_ = load<8>(name.data() + n - 8);
+    } else if (n >= 4 && n < 8) {
+      head_ = load<4>(name.data());
+      tail_ = load<4>(name.data() + n - 4);
+    }
+  }
+  /// Whether `text` is this name, byte for byte.
+  bool names(std::string_view text) const noexcept {
+    const std::size_t n = text.size();
+    if (n != name_.size()) return false;
+    const char* p = text.data();
+    if (n >= 8) {
+      if (n > 16) [[unlikely]]
+        return std::memcmp(p, name_.data(), n) == 0;
+      return load<8>(p) == head_ && load<8>(p + n - 8) == tail_;
+    }
+    if (n >= 4) return load<4>(p) == head_ && load<4>(p + n - 4) == tail_;
+    for (std::size_t i = 0; i < n; ++i)
+      if (p[i] != name_[i]) return false;
+    return true;
+  }
+
+ private:
+  template <std::size_t N>
+  static std::uint64_t load(const char* p) noexcept {
+    std::conditional_t<N == 8, std::uint64_t, std::uint32_t> w;
+    std::memcpy(&w, p, N);
+    return w;
+  }
+  std::string name_;
+  std::uint64_t head_ = 0;
+  std::uint64_t tail_ = 0;
+};
+
 /// Walks a tape for Bind<T>. Binders take exactly one value's tokens or throw.
 class Cursor {
  public:
@@ -194,11 +238,28 @@ class Record {
     static_assert(sizeof member <= sizeof(Field::member), "Record<T>::field: member pointer too wide");
     Field& f = state_->fields.emplace_back();
     f.name = std::move(name);
+    f.key = detail::FieldKey(f.name);
     f.optional = detail::is_specialization_v<M, std::optional>;
     if (!f.optional) state_->required |= std::uint64_t{1} << (state_->fields.size() - 1);
     std::memcpy(f.member, &member, sizeof member);
     f.write = &write_member<M, C>;
     f.read = &read_member<M, C>;
+    // The library's binder of a few common types runs inline in read_fields, through the
+    // member as a member of T (C a virtual base of T has no such pointer: it keeps the call).
+    if constexpr (std::is_convertible_v<M C::*, M T::*> &&
+                  requires { typename Bind<M>::library_bind; }) {
+      if constexpr (std::is_same_v<M, std::int64_t>)
+        f.inline_read = InlineRead::int64;
+      else if constexpr (std::is_same_v<M, bool>)
+        f.inline_read = InlineRead::boolean;
+      else if constexpr (std::is_same_v<M, std::string>)
+        f.inline_read = InlineRead::string;
+      else if constexpr (std::is_same_v<M, std::optional<std::string>>)
+        f.inline_read = InlineRead::optional_string;
+      const M T::*own = member;
+      static_assert(sizeof own <= sizeof(Field::own_member));
+      std::memcpy(f.own_member, &own, sizeof own);
+    }
     return *this;
   }
   /// Declares T's bases, so a read into std::unique_ptr<Base> (or shared_ptr) may give a T.
@@ -255,10 +316,17 @@ class Record {
   // A field's member pointer is kept as bytes, so that one Field type holds a member of any
   // type; the two thunks, instantiated for that member's type, read it back. Plain function
   // pointers: a typed read calls one per field of every object.
+  //
+  // A field of one of the types in InlineRead is read inline by read_fields (no call through
+  // `read`), through `own_member`, the member pointer as a member of T.
+  enum class InlineRead : std::uint8_t { none, int64, boolean, string, optional_string };
   struct Field {
     std::string name;
+    detail::FieldKey key;  // `name`, for an exact compare at two loads (see read_fields)
     bool optional = false;
+    InlineRead inline_read = InlineRead::none;
     alignas(std::max_align_t) unsigned char member[16];
+    alignas(std::max_align_t) unsigned char own_member[16];
     void (*write)(const Field&, const T&, detail::ObjectEncoder&) = nullptr;
     void (*read)(const Field&, detail::Cursor&, T&) = nullptr;
   };
@@ -267,6 +335,13 @@ class Record {
     M C::*member;
     std::memcpy(&member, f.member, sizeof member);
     return member;
+  }
+  /// The field's member of `obj`, for a field whose inline_read says it is an M.
+  template <class M>
+  static M& own_member(const Field& f, T& obj) noexcept {
+    M T::*member;
+    std::memcpy(&member, f.own_member, sizeof member);
+    return obj.*member;
   }
   template <class M, class C>
   static void write_member(const Field& f, const T& obj, detail::ObjectEncoder& e) {
@@ -282,57 +357,115 @@ class Record {
     std::vector<std::pair<std::type_index, void* (*)(void*)>> upcasts;
   };
 
+  // Keys usually come in the order the fields are declared (the order a Record writes them),
+  // with unknown ones between: the field after the last one read is tried first, by an exact
+  // compare of its name (FieldKey::names), and any other key is looked up (find_field). The
+  // guess is only ever a guess: a key that is not its name costs the lookup, nothing else.
   static void read_fields(const State& s, detail::Cursor& c, T& obj) {
     const std::size_t start = c.position();
     c.expect(detail::Op::map_begin, typeid(T));
     std::uint64_t seen = 0;
-    std::size_t next = 0;  // fields usually arrive in the order they were written
+    const Field* const fields = s.fields.data();
     const std::size_t n = s.fields.size();
+    std::size_t next = 0;  // the expected field; n when the record has none
+    if (n == 0) next = n;
     while (c.peek().op != detail::Op::map_end) {
       const detail::Token& key = c.take();
-      std::string_view name;
-      const bool text_key = key.op == detail::Op::text;
-      if (text_key) {
-        if (const std::int64_t remembered = c.remembered_field(&s, key); remembered >= 0) {
-          const auto k = static_cast<std::size_t>(remembered);
-          if (k == n) {
-            c.skip();  // a field this side does not know
-            continue;
-          }
-          const Field& f = s.fields[k];
-          f.read(f, c, obj);
-          seen |= std::uint64_t{1} << k;
-          next = k + 1 == n ? 0 : k + 1;
+      std::size_t k = next;
+      if (next == n || key.op != detail::Op::text || !fields[next].key.names(c.text(key)))
+          [[unlikely]] {
+        k = find_field(s, c, key, next);
+        if (k == n) {
+          c.skip();  // a field this side does not know, or a key that is not a name
           continue;
         }
-        name = c.text(key);
-      } else if (key.op == detail::Op::value &&
-                 (key.kind == Kind::keyword || key.kind == Kind::string)) {
-        name = c.value(key).as_string();
-      } else {
-        c.skip();  // not a field name: a key of another kind, and its value
-        continue;
       }
-      std::size_t i = 0;
-      for (; i < n; ++i) {
-        const std::size_t k = next + i < n ? next + i : next + i - n;
-        const Field& f = s.fields[k];
-        if (f.name.size() == name.size() && std::memcmp(f.name.data(), name.data(), name.size()) == 0) {
-          if (text_key) c.remember_field(&s, key, k);
-          f.read(f, c, obj);
-          seen |= std::uint64_t{1} << k;
-          next = k + 1 == n ? 0 : k + 1;
-          break;
-        }
-      }
-      if (i == n) {
-        if (text_key) c.remember_field(&s, key, n);
-        c.skip();  // a field this side does not know
-      }
+      read_field(fields[k], c, obj);
+      seen |= std::uint64_t{1} << k;
+      next = k + 1 == n ? 0 : k + 1;
     }
     c.take();
     if ((seen & s.required) != s.required) [[unlikely]]
       missing_field(s, c, start, seen);
+  }
+
+  // The field a key names, or n (the field count) when it names none or is not a name: the
+  // field its text named earlier in this value (Cursor::remembered_field), else by comparing
+  // names, from `next` on.
+  static std::size_t find_field(const State& s, detail::Cursor& c, const detail::Token& key,
+                                std::size_t next) {
+    const std::size_t n = s.fields.size();
+    std::string_view name;
+    const bool text_key = key.op == detail::Op::text;
+    if (text_key) {
+      if (const std::int64_t remembered = c.remembered_field(&s, key); remembered >= 0)
+        return static_cast<std::size_t>(remembered);
+      name = c.text(key);
+    } else if (key.op == detail::Op::value &&
+               (key.kind == Kind::keyword || key.kind == Kind::string)) {
+      name = c.value(key).as_string();
+    } else {
+      return n;
+    }
+    if (next == n) next = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t k = next + i < n ? next + i : next + i - n;
+      if (s.fields[k].key.names(name)) {
+        if (text_key) c.remember_field(&s, key, k);
+        return k;
+      }
+    }
+    if (text_key) c.remember_field(&s, key, n);
+    return n;
+  }
+
+  // One field's value: the library's binder of a common type inline, any other by its call.
+  // A value the inline binder does not take (a wrong shape, a decoded `~~` string ...) goes
+  // to the call, which reads it or reports it exactly as before.
+  static void read_field(const Field& f, detail::Cursor& c, T& obj) {
+    const detail::Token& t = c.peek();
+    switch (f.inline_read) {
+      case InlineRead::int64:
+        if (t.op == detail::Op::value && t.kind == Kind::integer) {
+          own_member<std::int64_t>(f, obj) = t.integer;
+          c.take();
+          return;
+        }
+        break;
+      case InlineRead::boolean:
+        if (t.op == detail::Op::value && t.kind == Kind::boolean) {
+          own_member<bool>(f, obj) = t.integer != 0;
+          c.take();
+          return;
+        }
+        break;
+      case InlineRead::string:
+        if (t.op == detail::Op::text) {
+          own_member<std::string>(f, obj).assign(c.text(t));
+          c.take();
+          return;
+        }
+        break;
+      case InlineRead::optional_string:
+        if (t.op == detail::Op::text) {
+          auto& member = own_member<std::optional<std::string>>(f, obj);
+          if (member)
+            member->assign(c.text(t));
+          else
+            member.emplace(c.text(t));
+          c.take();
+          return;
+        }
+        if (t.op == detail::Op::value && t.kind == Kind::null) {
+          own_member<std::optional<std::string>>(f, obj).reset();
+          c.take();
+          return;
+        }
+        break;
+      case InlineRead::none:
+        break;
+    }
+    f.read(f, c, obj);
   }
 
   [[noreturn, gnu::cold]] static void missing_field(const State& s, detail::Cursor& c,
