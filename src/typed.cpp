@@ -56,7 +56,7 @@ void Cursor::skip() noexcept {
   // A field the binder does not know (most of a status's on twitter): see kOpDepth.
   std::ptrdiff_t depth = 0;
   do {
-    depth += kOpDepth[static_cast<std::uint8_t>(tape_->tokens[i_++].op)];
+    depth += kOpDepth[static_cast<std::uint8_t>((at_++)->op)];
   } while (depth != 0);
 }
 
@@ -82,14 +82,14 @@ const TypedReader* Cursor::typed_for(const std::type_info& type) {
 }
 
 void Cursor::read_user(const std::type_info& type, void* out) {
-  const std::size_t at = i_;
+  const std::size_t at = position();
   const Token& t = peek();
   if (t.op == Op::tagged_begin) {
     const std::string_view got = text(t);
     const TypedReader* r = handlers_ ? handlers_->find_typed(got) : nullptr;
     if (!r) mismatch(type, at, "no typed reader for ~#" + std::string(got));
     if (*r->type != type) mismatch(type, at, "~#" + std::string(got) + " reads " + type_name(*r->type));
-    ++i_;
+    ++at_;
     r->read_into(r->context.get(), *this, out);
     expect(Op::tagged_end, type);
     return;
@@ -104,7 +104,7 @@ void Cursor::read_user(const std::type_info& type, void* out) {
 void* Cursor::read_derived(const std::type_info& base, const std::type_info& wanted) {
   const Token& t = peek();
   if (t.op != Op::tagged_begin || !handlers_) return nullptr;
-  const std::size_t at = i_;
+  const std::size_t at = position();
   const std::string_view tag = text(t);
   const TypedReader* r = handlers_->find_typed(tag);
   if (!r) return nullptr;
@@ -118,7 +118,7 @@ void* Cursor::read_derived(const std::type_info& base, const std::type_info& wan
                    ", which its Record does not declare to derive from " + type_name(base));
     upcast = it->second;
   }
-  ++i_;
+  ++at_;
   void* obj = r->create(r->context.get(), *this);
   try {
     expect(Op::tagged_end, wanted);
@@ -130,7 +130,7 @@ void* Cursor::read_derived(const std::type_info& base, const std::type_info& wan
 }
 
 Value Cursor::read_value() {
-  const std::size_t at = i_;
+  const std::size_t at = position();
   const Token& t = take();
   switch (t.op) {
     case Op::value:
@@ -140,7 +140,7 @@ Value Cursor::read_value() {
     case Op::array_begin: {
       std::vector<Value> items;
       while (peek().op != Op::array_end) items.push_back(read_value());
-      ++i_;
+      ++at_;
       return Value::array(std::move(items));
     }
     case Op::map_begin: {
@@ -149,13 +149,13 @@ Value Cursor::read_value() {
         Value k = read_value();
         entries.emplace_back(std::move(k), read_value());
       }
-      ++i_;
+      ++at_;
       return Value::map(std::move(entries));
     }
     case Op::tagged_begin: {
       const std::string tag(text(t));
       Value rep = read_value();
-      ++i_;  // tagged_end
+      ++at_;  // tagged_end
       try {
         if (handlers_)
           if (const ReadHandler* h = handlers_->find(tag)) return (*h)(rep);

@@ -81,6 +81,7 @@ class TokenBuffer {
   std::size_t capacity() const noexcept { return capacity_; }
   bool empty() const noexcept { return size_ == 0; }
   void clear() noexcept { size_ = 0; }
+  const Token* data() const noexcept { return data_; }
   const Token& operator[](std::size_t i) const noexcept { return data_[i]; }
   Token& operator[](std::size_t i) noexcept { return data_[i]; }
   Token& back() noexcept { return data_[size_ - 1]; }

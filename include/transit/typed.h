@@ -99,16 +99,19 @@ class FieldKey {
 /// Walks a tape for Bind<T>. Binders take exactly one value's tokens or throw.
 class Cursor {
  public:
+  // The tape is complete and does not change while a Cursor walks it, so the Cursor keeps
+  // where its tokens are and the next one as pointers: a binder's every look at a token is
+  // then one load from the Cursor, not three (the tape, its tokens, the index).
   Cursor(const Tape& tape, const ReadHandlers* handlers) noexcept
-      : tape_(&tape), handlers_(handlers) {}
+      : tape_(&tape), handlers_(handlers), tokens_(tape.tokens.data()), at_(tokens_) {}
 
-  const Token& peek() const noexcept { return tape_->tokens[i_]; }
+  const Token& peek() const noexcept { return *at_; }
   /// The token taken last (there is one).
-  const Token& last() const noexcept { return tape_->tokens[i_ - 1]; }
-  const Token& take() noexcept { return tape_->tokens[i_++]; }
+  const Token& last() const noexcept { return at_[-1]; }
+  const Token& take() noexcept { return *at_++; }
   std::string_view text(const Token& t) const noexcept { return tape_->text_of(t); }
-  std::size_t position() const noexcept { return i_; }
-  void seek(std::size_t i) noexcept { i_ = i; }
+  std::size_t position() const noexcept { return static_cast<std::size_t>(at_ - tokens_); }
+  void seek(std::size_t i) noexcept { at_ = tokens_ + i; }
   const ReadHandlers* handlers() const noexcept { return handlers_; }
 
   /// Skips one whole value.
@@ -124,14 +127,14 @@ class Cursor {
   const Value& value(const Token& t) const noexcept { return tape_->side_value(t); }
   /// Takes a token of kind `op`, or fails as not a `wanted`.
   void expect(Op op, const std::type_info& wanted) {
-    if (peek().op != op) mismatch(wanted, i_);
-    ++i_;
+    if (at_->op != op) mismatch(wanted, position());
+    ++at_;
   }
   /// Takes the scalar at the cursor if it is of kind `kind`.
   const Token* scalar(Kind kind) noexcept {
     const Token& t = peek();
     if (t.op != Op::value || t.kind != kind) return nullptr;
-    ++i_;
+    ++at_;
     return &t;
   }
 
@@ -178,7 +181,8 @@ class Cursor {
 
   const Tape* tape_;
   const ReadHandlers* handlers_;
-  std::size_t i_ = 0;
+  const Token* tokens_;
+  const Token* at_;  // the next token
   struct Memo {
     const std::type_info* type;
     const TypedReader* reader;
