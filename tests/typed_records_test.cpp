@@ -365,6 +365,7 @@ TEST(Record, MissingRequiredFieldsAndWrongShapesWhereTheGuessWouldGo) {
         {R"("name":2)", "[\"name\"]: expected std::string, got integer 2"},
         {R"("note":false)", "[\"note\"]: expected std::string, got boolean false"},
         {R"("serial":1.5)", "[\"serial\"]: expected long, got floating 1.5"},
+        {R"("list":[1,"x"])", "[\"list\"][1]: expected long, got string \"x\""},
     };
     for (const auto& [field, message] : wrong) {
       const std::string json = R"({"serial":1,"id":1,"note":null,)" + ok_tail + "," + field + "}";
@@ -377,13 +378,15 @@ TEST(Record, MissingRequiredFieldsAndWrongShapesWhereTheGuessWouldGo) {
       }
     }
   }
-  // A `~~` string (decoded, not text on the tape) and a `~:` keyword key read as before.
+  // A `~~` string (decoded, not text on the tape), a `~#list` and `~:` keyword keys read as
+  // before.
   Wide w = transit::read<Wide>(
       R"(["~#wide",["^ ","~:serial",1,"~:origin",5,"~:id",1,"~:flag",false,"~:name","~~x",)"
-      R"("~:note","~~y","~:small",0,"~:list",[],"~:a-name-longer-than-16","","~:xy",0]])",
+      R"("~:note","~~y","~:small",0,"~:list",["~#list",[3,4]],"~:a-name-longer-than-16","","~:xy",0]])",
       Encoding::json, {.handlers = &h});
   EXPECT_EQ(w.name, "~x");
   EXPECT_EQ(w.note, "~y");
+  EXPECT_EQ(w.list, (std::vector<std::int64_t>{3, 4}));
 }
 
 TEST(Record, WrongShapesNameTheFieldAndType) {

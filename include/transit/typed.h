@@ -260,6 +260,8 @@ class Record {
         f.inline_read = InlineRead::string;
       else if constexpr (std::is_same_v<M, std::optional<std::string>>)
         f.inline_read = InlineRead::optional_string;
+      else if constexpr (std::is_same_v<M, std::vector<std::int64_t>>)
+        f.inline_read = InlineRead::int64_vector;
       const M T::*own = member;
       static_assert(sizeof own <= sizeof(Field::own_member));
       std::memcpy(f.own_member, &own, sizeof own);
@@ -323,7 +325,7 @@ class Record {
   //
   // A field of one of the types in InlineRead is read inline by read_fields (no call through
   // `read`), through `own_member`, the member pointer as a member of T.
-  enum class InlineRead : std::uint8_t { none, int64, boolean, string, optional_string };
+  enum class InlineRead : std::uint8_t { none, int64, boolean, string, optional_string, int64_vector };
   struct Field {
     std::string name;
     detail::FieldKey key;  // `name`, for an exact compare at two loads (see read_fields)
@@ -466,10 +468,33 @@ class Record {
           return;
         }
         break;
+      case InlineRead::int64_vector:
+        if (t.op == detail::Op::array_begin && read_int64_items(c, own_member<std::vector<std::int64_t>>(f, obj)))
+          return;
+        break;
       case InlineRead::none:
         break;
     }
     f.read(f, c, obj);
+  }
+
+  // A plain array of integers into `out`, or false with the cursor where it was (an item of
+  // another kind: the field's call then reads it, or reports it, from its start).
+  static bool read_int64_items(detail::Cursor& c, std::vector<std::int64_t>& out) {
+    const std::size_t at = c.position();
+    const std::uint32_t size = c.take().size;
+    out.clear();
+    out.reserve(size);  // the items the decoder taped (see Token::size)
+    for (;;) {
+      const detail::Token& t = c.take();
+      if (t.op == detail::Op::value && t.kind == Kind::integer) {
+        out.push_back(t.integer);
+        continue;
+      }
+      if (t.op == detail::Op::array_end) return true;
+      c.seek(at);
+      return false;
+    }
   }
 
   [[noreturn, gnu::cold]] static void missing_field(const State& s, detail::Cursor& c,
