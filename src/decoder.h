@@ -67,6 +67,40 @@ class Decoder {
   /// Where the next event's token starts, as the backend counts (recorded on the tape only).
   void mark(std::size_t m) noexcept { mark_ = m; }
 
+  // A typed read's own walk of a parsed document (json::emit_tape), with the tape set: each
+  // event goes straight to the tape's path while the tape is being written (no tagged value
+  // decoded as a Value is open), else to the event every reader calls, which does the same
+  // with its checks first. string()'s prologue, array_end()'s and begin_checked()'s call are
+  // then not on a cache code's or a container's way (about 20 instructions each).
+  void tape_walk_string(std::string_view raw) {
+    // As string() takes a cache code ("^ " is not one): tape_cached, if the code names text
+    // on the tape; anything else, and every error, by string().
+    if (raw.size() >= 2 && raw[0] == '^' && !(raw.size() == 2 && raw[1] == ' ') && caching_ &&
+        frames_.empty() && tape_cached(raw))
+      return;
+    string(raw);
+  }
+  void tape_walk_integer(std::int64_t i) {
+    if (frames_.empty()) return tape_scalar(Kind::integer, i);
+    integer(i);
+  }
+  void tape_walk_array_begin() {
+    if (frames_.empty()) return tape_begin(FrameKind::array_pending);
+    array_begin();
+  }
+  void tape_walk_map_begin() {
+    if (frames_.empty()) return tape_begin(FrameKind::object_pending);
+    map_begin();
+  }
+  void tape_walk_array_end() {
+    if (frames_.empty()) return tape_end(true);
+    array_end();
+  }
+  void tape_walk_map_end() {
+    if (frames_.empty()) return tape_end(false);
+    map_end();
+  }
+
   // A typed read tapes these four straight into a token, with no Value made and read back.
   void null() {
     if (tape_ && taping()) [[unlikely]]

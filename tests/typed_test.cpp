@@ -248,6 +248,55 @@ TEST(TypedRead, WrongShapesNameTheOffsetPathAndType) {
             "transit: type_mismatch at byte 2 in $[1]: expected int, got string \"x\"");
 }
 
+// A typed read of JSON text in memory walks simdjson's document by the decoder's tape entries
+// (json::emit_tape: cache codes, containers and integers straight to the tape), a Source by
+// RapidJSON's events through the general ones. Both give the same values and the same errors:
+// cache codes for keys, keywords and a tag, a tagged value decoded as a Value (inside it the
+// general events run), and a code met before the lazy cache has started.
+TEST(TypedRead, TheTapeWalkOfSimdjsonReadsAsTheGeneralEvents) {
+  using Items = std::map<std::string, std::vector<Value>>;
+  transit::ReadHandlers h;
+  h.add("pt", [](const Value& rep) { return Value::array({Value("pt"), rep}); });
+  const Value inner = Value::map({{Value("key1"), transit::kw("kwd")}, {Value("n"), 5}});
+  const Value tree = Value::map(
+      {{Value("alpha"), Value::array({1, transit::kw("kwd"), transit::kw("kwd"),
+                                      Value::tagged("pt", Value::array({1, Value::array({2, 3}), inner})),
+                                      Value::tagged("pt", Value::array({inner}))})},
+       {Value("beta"), Value::array({Value::array({}), Value::map({}), transit::kw("kwd")})}});
+  const std::string text = transit::write(tree, Encoding::json);
+  ASSERT_NE(text.find("\"^3\""), std::string::npos) << text;  // a code for the tag
+  auto from_source = [&](const std::string& t) {
+    std::istringstream in(t);
+    transit::IstreamSource source(in);
+    transit::Reader reader(source, Encoding::json, {.handlers = &h});
+    return reader.next<Items>();
+  };
+  const Items memory = transit::read<Items>(text, Encoding::json, {.handlers = &h});
+  EXPECT_EQ(memory, from_source(text));
+  EXPECT_EQ(memory.at("alpha").at(2), transit::kw("kwd"));
+  EXPECT_EQ(memory.at("alpha").at(4), Value::array({Value("pt"), Value::array({inner})}));
+  EXPECT_EQ(memory.at("beta").at(2), transit::kw("kwd"));
+  // A code before the lazy cache has started: read again from the start, caching; "abcd" was
+  // not a key, so ^0 names nothing, alike both ways.
+  const std::string lazy = R"([["abcd"],["^ ","^0",1]])";
+  std::string in_memory, in_source;
+  try {
+    (void)transit::read<std::vector<Value>>(lazy, Encoding::json);
+  } catch (const transit::Error& e) {
+    in_memory = e.what();
+  }
+  try {
+    std::istringstream in(lazy);
+    transit::IstreamSource source(in);
+    transit::Reader reader(source);
+    (void)reader.next<std::vector<Value>>();
+  } catch (const transit::Error& e) {
+    in_source = e.what();
+  }
+  EXPECT_FALSE(in_memory.empty());
+  EXPECT_EQ(in_memory, in_source);
+}
+
 // A JSON text in memory is parsed by simdjson when the library has it, and simdjson gives no
 // byte offsets; a Source is read by RapidJSON, which does. A failure to bind is placed alike.
 TEST(TypedRead, BindFailuresArePlacedAlikeInMemoryAndFromASource) {

@@ -531,6 +531,8 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
     }
   }
 }
+/// emit() for a typed read (json_reader_tape.cpp): the same events, by the tape's entries.
+void emit_tape(Decoder& d, const simdjson::dom::document& doc);
 #endif
 
 template <class Input>
@@ -665,7 +667,10 @@ class JsonReader final : public Reader::Impl {
       if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
       if constexpr (kTape) decoder_.mark(Location::npos);
       try {
-        emit<!kTape>(decoder_, *doc);
+        if constexpr (kTape)
+          emit_tape(decoder_, *doc);
+        else
+          emit<true>(decoder_, *doc);
       } catch (const Decoder::CacheNeeded&) {
         cache_lazily_ = false;  // walk the document again, caching from the start
         continue;
