@@ -457,12 +457,17 @@ constexpr std::size_t announced_items(std::uint64_t word) noexcept {
 /// type this walk does not know (a tape format it was not written for) is an Error, and
 /// RapidJSON then reads the text.
 ///
-/// `kUntyped` (a read into Values): an empty array or object (a container word whose item
+/// A read into Values (`kTape` false): an empty array or object (a container word whose item
 /// count is 0, its closing word next) goes to Decoder::empty_container, delivered whole with
 /// no frame pushed and popped where the decoder's rules allow it, its closing word skipped
-/// (else it takes the general path); and every other container announces its count. A typed
-/// read's tape (which empty_container always refuses) has neither.
-template <bool kUntyped = true>
+/// (else it takes the general path); and every other container announces its count.
+///
+/// A typed read (`kTape`, instantiated only by emit_tape in json_reader_tape.cpp, so that the
+/// untyped walk, the hot loop of every untyped read, is compiled apart from it): the same
+/// words give the same events, through the decoder's tape_walk_* entries, which go straight
+/// to the tape's path while the tape is being written (see Decoder::tape_walk_string). A
+/// tape (which empty_container always refuses) takes neither empty containers nor counts.
+template <bool kTape>
 inline void emit(Decoder& d, const simdjson::dom::document& doc) {
   constexpr std::uint64_t kPayload = simdjson::internal::JSON_VALUE_MASK;
   const std::uint64_t* const tape = doc.tape.get();
@@ -482,11 +487,18 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         const std::uint8_t* const s = strings + (word & kPayload);
         std::uint32_t length;
         std::memcpy(&length, s, sizeof length);
-        d.string({reinterpret_cast<const char*>(s + sizeof length), length});
+        const std::string_view text{reinterpret_cast<const char*>(s + sizeof length), length};
+        if constexpr (kTape)
+          d.tape_walk_string(text);
+        else
+          d.string(text);
         break;
       }
       case 'l':  // the number is the next word
-        d.integer(static_cast<std::int64_t>(tape[++i]));
+        if constexpr (kTape)
+          d.tape_walk_integer(static_cast<std::int64_t>(tape[++i]));
+        else
+          d.integer(static_cast<std::int64_t>(tape[++i]));
         break;
       case 'u':  // above INT64_MAX: a big integer, its digits as written
         d.uinteger(tape[++i]);
@@ -507,31 +519,41 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         d.boolean(false);
         break;
       case '[':
-        if (kUntyped && is_empty_container(word) && d.empty_container(false)) {
+        if constexpr (kTape) {
+          d.tape_walk_array_begin();
+        } else if (is_empty_container(word) && d.empty_container(false)) {
           ++i;  // its ']'
-          break;
+        } else {
+          d.array_begin(announced_items(word));
         }
-        d.array_begin(kUntyped ? announced_items(word) : 0);
         break;
       case ']':
-        d.array_end();
+        if constexpr (kTape)
+          d.tape_walk_array_end();
+        else
+          d.array_end();
         break;
       case '{':
-        if (kUntyped && is_empty_container(word) && d.empty_container(true)) {
+        if constexpr (kTape) {
+          d.tape_walk_map_begin();
+        } else if (is_empty_container(word) && d.empty_container(true)) {
           ++i;  // its '}'
-          break;
+        } else {
+          d.map_begin(announced_items(word));
         }
-        d.map_begin(kUntyped ? announced_items(word) : 0);
         break;
       case '}':
-        d.map_end();
+        if constexpr (kTape)
+          d.tape_walk_map_end();
+        else
+          d.map_end();
         break;
       default:
         throw_error(Errc::syntax, "unknown simdjson tape word");
     }
   }
 }
-/// emit() for a typed read (json_reader_tape.cpp): the same events, by the tape's entries.
+/// emit<true>, for a typed read: defined in json_reader_tape.cpp (see emit).
 void emit_tape(Decoder& d, const simdjson::dom::document& doc);
 #endif
 
@@ -670,7 +692,7 @@ class JsonReader final : public Reader::Impl {
         if constexpr (kTape)
           emit_tape(decoder_, *doc);
         else
-          emit<true>(decoder_, *doc);
+          emit<false>(decoder_, *doc);
       } catch (const Decoder::CacheNeeded&) {
         cache_lazily_ = false;  // walk the document again, caching from the start
         continue;
