@@ -373,8 +373,7 @@ class Record {
     std::uint64_t seen = 0;
     const Field* const fields = s.fields.data();
     const std::size_t n = s.fields.size();
-    std::size_t next = 0;  // the expected field; n when the record has none
-    if (n == 0) next = n;
+    std::size_t next = 0;  // the expected field; 0 = n when the record has none
     while (c.peek().op != detail::Op::map_end) {
       const detail::Token& key = c.take();
       std::size_t k = next;
