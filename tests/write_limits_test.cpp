@@ -86,6 +86,11 @@ TEST(MaxOutputBytes, ASmallInputCannotExpandPastTheLimit) {
   // The value before it is there whole; of the failed one, at most the limit and one buffer.
   EXPECT_EQ(out.substr(0, 5), "[1,2]");
   EXPECT_LE(out.size(), 5 + options.max_output_bytes + options.buffer_size);
+  // A StringSink holds complete values only (tests/string_sink_test.cpp): nothing of it.
+  EXPECT_EQ(out, "[1,2]");
+  // The string grew only as far as the limit and a buffer, with geometric slack: not toward
+  // the 100 MB the value stands for. A single key of 100 KB needs room for its escapes, 600 KB.
+  EXPECT_LE(out.capacity(), 4 * (options.max_output_bytes + 6 * 100'000 + options.buffer_size));
 }
 
 TEST(MaxOutputBytes, AValueOfExactlyTheLimitIsWrittenOneByteMoreIsNot) {
