@@ -74,9 +74,11 @@ Value& Decoder::place() {
       }
       break;
     case FrameKind::object_pending:
-      // Its first key is no tag: a plain map, built in place when its count is known.
+      // Its first key is no tag: a plain map, built in place when its count is known (and
+      // its node not reserved already, see sized_map_begin).
       f.kind = FrameKind::object;
-      if (f.expected != 0 && f.expected <= max_items_) reserve_map_slots(f, f.expected);
+      if (f.expected != 0 && f.expected <= max_items_ && !f.slots.items)
+        reserve_map_slots(f, f.expected);
       break;
     case FrameKind::tagged_array:
     case FrameKind::tagged_object:
@@ -188,8 +190,13 @@ void Decoder::start_tagged(std::string_view tag) {
   Frame* f = frames_.empty() ? nullptr : &frames_.back();
   if (f && f->kind == FrameKind::array_pending) {
     f->kind = FrameKind::tagged_array;
-  } else if (f && f->kind == FrameKind::object_pending) {
+  } else if (f && f->kind == FrameKind::object_pending && f->count == 0) {
+    // A map whose node was reserved as it began (sized_map_begin) holds no key yet: it is
+    // a tagged value, and the node goes unused.
     f->kind = FrameKind::tagged_object;
+    ValueAccess::abandon_sequence(f->slots, 0);
+    f->slots = {};
+    f->slots_until = 0;
   } else {
     throw_error(Errc::bad_tagged_value,
                 "tag ~#" + std::string(tag) + " is not the first item of an array or object");

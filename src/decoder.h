@@ -196,6 +196,18 @@ class Decoder {
   /// keys removed there. (An array's count, when its first item is `"^ "`, sizes the map the
   /// same way: `(expected - 1) / 2` entries.)
   void map_begin(std::size_t expected = 0) { begin(FrameKind::object_pending, expected); }
+  /// map_begin() for MessagePack, whose maps are plain maps but for a rare map-form tagged
+  /// value: the node of the `expected` entries is reserved at once, so that the first key, as
+  /// every item after it, goes straight into it (deliver's inline path) and not through
+  /// place(). The frame stays pending until its end; a tag as its first key gives the node up
+  /// (start_tagged). Not for JSON, where a JSON-Verbose object often is a tagged value.
+  void sized_map_begin(std::size_t expected) {
+    begin(FrameKind::object_pending, expected);
+    if (tape_ || handlers_ || expected == 0 || expected > max_items_) return;
+    Frame& f = frames_.back();
+    reserve_map_slots(f, expected);
+    f.slots_until = f.slots.capacity;  // 0 if it reserved none
+  }
   void map_end();
   /// An empty array or map (`map`), announced with a count of 0 (MessagePack), delivered
   /// whole with no frame pushed and popped, where nothing could make it other than empty: an

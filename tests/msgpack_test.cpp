@@ -791,6 +791,82 @@ TEST(MsgpackRead, EmptyContainersReadAsTheJsonReadOfTheSameItems) {
   }
 }
 
+// A MessagePack map's node is reserved as the map begins (Decoder::sized_map_begin): a tag as a
+// map's first key (map-form tagged values, as a string or as a cache code) must still make the
+// map a tagged value, a tag anywhere else must still be refused, and cache codes as first and
+// later items, as a tag's rep, in "^ " map arrays and naming long (node) values must read as
+// the JSON read of the same items does, with an arena (no handlers), with a read handler (on
+// the heap), with builders and at the depth limit.
+TEST(MsgpackRead, MapsBuiltFromTheirFirstKeyReadAsTheJsonReadOfTheSameItems) {
+  transit::ReadHandlers handlers;
+  handlers.add("point", [](const Value& rep) { return Value::array({Value("point"), rep}); });
+  transit::ReadHandlers builders;
+  builders.set_map_builder([](std::span<Value> kv) {
+    return Value::array({Value("map"), Value(static_cast<std::int64_t>(kv.size()))});
+  });
+  ReadOptions plain;
+  ReadOptions with_handler;
+  with_handler.handlers = &handlers;
+  ReadOptions built;
+  built.handlers = &builders;
+  ReadOptions shallow;
+  shallow.max_depth = 2;
+  const std::vector<std::string_view> cases = {
+      R"({"~#point": [1, 2]})",
+      R"({"~#point": {"abcd": 1, "efgh": 2}})",
+      R"([{"~#point": 1}, {"^0": 2}, ["^0", 3]])",
+      R"([{"abcd": 1}, {"~#point": "^0"}, {"^1": {"^0": "^0"}}])",
+      R"({"abcd": 1, "~#point": 2})",
+      R"([{"abcd": 1}, {"efgh": 2, "^0": 3}])",
+      R"({"~#point": 1, "abcd": 2})",
+      R"({"~#point": 1, "~#point": 2})",
+      R"([{"~#point": 1}, {"abcd": 2, "^0": 3}])",
+      R"([{"~#point": 1}, {"^0": 1, "abcd": 2}])",
+      R"([{"abcd": 1, "efgh": 2}, {"^0": 3, "^1": 4}, {"^1": 5, "^0": 6}, ["^0", "^1"]])",
+      R"([{"abcd": 1}, {"^0": {"^0": {"^0": "^0"}}}])",
+      R"([{"abcd": 1}, ["~#'", "^0"], ["~#point", "^0"], ["~#set", ["^0"]], {"~#list": ["^0"]}])",
+      R"([{"a-key-longer-than-inline-text": 1}, {"^0": "^0"}, ["^0"], ["~#'", "^0"]])",
+      R"([{"abcd": 1}, ["^ ", "^0", "^0"], {"^0": ["^ ", "^0", 2]}])",
+      R"([{"abcd": 1, "abcd": 2}, {"^0": 3, "^0": 4}])",
+      R"([{"abcd": 1}, {"^0": 1, "^1": 2}])",
+      R"([{"abcd": 1}, {"^1": 1}])",
+      R"([{"~:kw": 1}, {"^0": "^0"}, ["~#cmap", ["^0", 2]]])",
+      R"({"abcd": {"efgh": {"ijkl": 1}}})",
+  };
+  for (const std::string_view json : cases) {
+    SCOPED_TRACE(json);
+    const std::string wire = transit::test::msgpack_items_of(json);
+    for (const ReadOptions* options : {&plain, &with_handler, &built, &shallow}) {
+      SCOPED_TRACE(options == &plain           ? "plain"
+                   : options == &with_handler ? "read handler"
+                   : options == &built        ? "builders"
+                                              : "max_depth 2");
+      std::optional<Value> from_json, from_mp;
+      std::string json_error = "none", mp_error = "none";
+      try {
+        from_json = transit::read(std::string(json), Encoding::json, *options);
+      } catch (const Error& e) {
+        json_error = e.what();
+      }
+      try {
+        from_mp = transit::read(wire, Encoding::msgpack, *options);
+      } catch (const Error& e) {
+        mp_error = e.what();
+      }
+      // The same error, bar where: JSON counts bytes of its own text.
+      EXPECT_EQ(mp_error.substr(0, mp_error.find(" at byte")),
+                json_error.substr(0, json_error.find(" at byte")));
+      EXPECT_EQ(mp_error.substr(std::min(mp_error.size(), mp_error.find(" in $"))),
+                json_error.substr(std::min(json_error.size(), json_error.find(" in $"))));
+      EXPECT_EQ(from_mp, from_json);
+    }
+  }
+  // The tagged values above are tagged values, not maps.
+  EXPECT_EQ(transit::read(transit::test::msgpack_items_of(R"([{"~#point": 1}, {"^0": 2}])"),
+                          Encoding::msgpack),
+            Value::array({Value::tagged("point", 1), Value::tagged("point", 2)}));
+}
+
 // An error inside a map built in its node names the key it is under, as on the stack.
 TEST(MsgpackErrors, PathsThroughAnnouncedMaps) {
   expect_read_error("82 " + str("a") + " 01 " + str("b") + " 92 01", Errc::truncated, 8,

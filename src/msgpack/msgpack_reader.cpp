@@ -263,7 +263,7 @@ class Visitor {
     item();
     if (!kTape && n == 0 && d_.empty_container(true)) return empty_delivered_ = true, true;
     claim(2 * std::uint64_t{n}, n, "map of", "entries");
-    d_.map_begin(expected(2 * std::uint64_t{n}, n));
+    d_.sized_map_begin(expected(2 * std::uint64_t{n}, n));
     return true;
   }
   bool end_array() {
