@@ -149,6 +149,16 @@ void Decoder::reserve_map_slots(Frame& f, std::size_t entries) {
   f.slots = ValueAccess::reserve_map(entries);
 }
 
+void Decoder::place_cached(const Value& v) {
+  // As checked_string(): into a plain container of a document built in one arena, an alias.
+  const bool plain = in_plain_container();
+  Value& slot = place();
+  if (plain)
+    slot = ValueAccess::alias(v);
+  else
+    slot = v;
+}
+
 void Decoder::too_many_items() const {
   throw_error(Errc::too_large,
               "collection has more than " + std::to_string(max_items_) + " items or entries");

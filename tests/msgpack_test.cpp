@@ -791,12 +791,13 @@ TEST(MsgpackRead, EmptyContainersReadAsTheJsonReadOfTheSameItems) {
   }
 }
 
-// A MessagePack map's node is reserved as the map begins (Decoder::sized_map_begin): a tag as a
-// map's first key (map-form tagged values, as a string or as a cache code) must still make the
-// map a tagged value, a tag anywhere else must still be refused, and cache codes as first and
-// later items, as a tag's rep, in "^ " map arrays and naming long (node) values must read as
-// the JSON read of the same items does, with an arena (no handlers), with a read handler (on
-// the heap), with builders and at the depth limit.
+// A MessagePack map's node is reserved as the map begins (Decoder::sized_map_begin), and a
+// cache code naming a plain value is placed by Decoder::cached_item: a tag as a map's first key
+// (map-form tagged values, as a string or as a cache code) must still make the map a tagged
+// value, a tag anywhere else must still be refused, and cache codes as first and later items,
+// as a tag's rep, in "^ " map arrays and naming long (node) values must read as the JSON read
+// of the same items does, with an arena (no handlers), with a read handler (on the heap), with
+// builders and at the depth limit.
 TEST(MsgpackRead, MapsBuiltFromTheirFirstKeyReadAsTheJsonReadOfTheSameItems) {
   transit::ReadHandlers handlers;
   handlers.add("point", [](const Value& rep) { return Value::array({Value("point"), rep}); });

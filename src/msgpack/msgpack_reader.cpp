@@ -226,6 +226,8 @@ class Visitor {
   bool visit_str(const char* s, std::uint32_t n) {
     item();
     check_length("str", n);
+    // Most strings of a cached document: a cache code (a typed read's tape takes its own).
+    if (!kTape && d_.cached_item({s, n})) return true;
     const std::string_view text(s, n);
     // Keys, keywords and cache codes are short ASCII: the decoder takes them on its fast path,
     // told that the bytes are ASCII, so it need not count UTF-16 units to decide caching.
