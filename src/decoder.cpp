@@ -204,9 +204,11 @@ void Decoder::start_tagged(std::string_view tag) {
     // A map whose node was reserved as it began (sized_map_begin) holds no key yet: it is
     // a tagged value, and the node goes unused.
     f->kind = FrameKind::tagged_object;
-    ValueAccess::abandon_sequence(f->slots, 0);
-    f->slots = {};
-    f->slots_until = 0;
+    if (f->slots.items) {  // never for JSON, whose map-form tagged values are common
+      ValueAccess::abandon_sequence(f->slots, 0);
+      f->slots = {};
+      f->slots_until = 0;
+    }
   } else {
     throw_error(Errc::bad_tagged_value,
                 "tag ~#" + std::string(tag) + " is not the first item of an array or object");
