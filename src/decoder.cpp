@@ -147,6 +147,9 @@ void Decoder::reserve_map_slots(Frame& f, std::size_t entries) {
   }
   if (entries > UINT32_MAX / 2) return;  // the stack takes them (past any real limit)
   f.slots = ValueAccess::reserve_map(entries);
+  // Up to the announced count, every key and value goes straight in (deliver), the first
+  // too: place_in_slots would check nothing else before the end of the slots.
+  f.slots_until = f.slots.capacity;
 }
 
 void Decoder::place_cached(const Value& v) {

@@ -213,6 +213,51 @@ class Decoder {
   /// cached_item()'s value where deliver() needs place(): the first item of an array, a
   /// tagged value's rep, the result.
   [[gnu::noinline]] void place_cached(const Value& v);
+  /// string() for the walk of a parsed JSON document (json::emit), whose strings simdjson
+  /// has checked: checked_string's inline path, and also for a value read with a lazy cache
+  /// (JSON-Verbose), which has none of the cache's work to do but for noting that a string
+  /// that may be cacheable went by (`missed_`, as string() notes it). A cache code, `"^ "`, a
+  /// tag and the other `~` forms go to string().
+  [[gnu::always_inline]] void json_string(std::string_view raw) {
+    if (tape_ || handlers_) [[unlikely]]
+      return string(raw);
+    const std::size_t n = raw.size();
+    const char first = n != 0 ? raw[0] : '\0';
+    if (first == '^') {
+      if (!caching_ || n < 2 || n > 3 || raw[1] == ' ') return string(raw);
+      const ReadCache::Entry* entry = cache_.find(raw);
+      if (!entry || entry->is_tag) [[unlikely]]
+        return string(raw);  // lookup() says what is wrong with the code
+      if (in_plain_container())  // as in string()
+        deliver(ValueAccess::alias(entry->value));
+      else
+        deliver(entry->value);
+      return;
+    }
+    if (first == '~') {
+      if (n < 2 || (raw[1] != ':' && raw[1] != '$')) return string(raw);
+      const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
+      const std::string_view name = raw.substr(2);
+      const Value& v = deliver(name.size() <= ValueAccess::kInlineText
+                                   ? ValueAccess::inline_text(kind, name)
+                                   : kind == Kind::keyword ? Value::keyword(name) : Value::symbol(name));
+      if (n >= 4) {
+        if (!caching_)
+          missed_ = true;
+        else if (is_cacheable(raw, false))
+          cache_.add(v, false);
+      }
+      return;
+    }
+    if (n < 4) {  // too short to be cached
+      deliver(ValueAccess::inline_text(Kind::string, raw));
+      return;
+    }
+    const bool cacheable = caching_ ? at_key_position() && is_cacheable(raw, true) : (missed_ = true, false);
+    const Value& v =
+        deliver(n <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, raw) : Value(raw));
+    if (cacheable) cache_.add(v, false);
+  }
   /// An array starts. `expected` is the item count when the backend knows it (MessagePack),
   /// else 0. A plain array is then built straight in a node of that size, with no copy from
   /// the value stack, so the backend passes only a count the input can hold: one whose items,

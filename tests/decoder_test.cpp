@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "decoder.h"
 #include "support/msgpack_items.h"
@@ -232,6 +233,111 @@ TEST(DecoderStack, AnErrorMidContainerDestroysTheItemsHeld) {
     EXPECT_EQ(Tracked::live, 0);
     Tracked::live = 0;
   }
+}
+
+// A JSON text of arrays, objects, strings with no escapes and integers, as the events the
+// walk of simdjson's document gives the decoder: every container's count announced.
+struct Event {
+  char type;  // '[', ']', '{', '}', '"' or '0'
+  std::string text;
+  std::int64_t number = 0;
+  std::size_t count = 0;  // a container's items (an object's entries)
+};
+
+void events_of(std::string_view& s, std::vector<Event>& out) {
+  while (s.front() == ' ' || s.front() == ',' || s.front() == ':') s.remove_prefix(1);
+  const char c = s.front();
+  if (c == '[' || c == '{') {
+    const std::size_t begin = out.size();
+    out.push_back({c, {}, 0, 0});
+    s.remove_prefix(1);
+    std::size_t items = 0;
+    for (;;) {
+      while (s.front() == ' ' || s.front() == ',' || s.front() == ':') s.remove_prefix(1);
+      if (s.front() == ']' || s.front() == '}') break;
+      events_of(s, out);
+      ++items;
+    }
+    out[begin].count = c == '{' ? items / 2 : items;
+    out.push_back({s.front(), {}, 0, 0});
+    s.remove_prefix(1);
+  } else if (c == '"') {
+    const std::size_t end = s.find('"', 1);
+    out.push_back({'"', std::string(s.substr(1, end - 1)), 0, 0});
+    s.remove_prefix(end + 1);
+  } else {
+    std::size_t n = 0;
+    std::int64_t v = 0;
+    while (n < s.size() && s[n] >= '0' && s[n] <= '9') v = v * 10 + (s[n++] - '0');
+    out.push_back({'0', {}, v, 0});
+    s.remove_prefix(n);
+  }
+}
+
+// The value (written as JSON-Verbose) or the error the decoder gives for `json`, read as the
+// simdjson walk reads it: lazily cached first, again with the cache on when it must be, in
+// an arena; each string by Decoder::json_string, or by Decoder::string as RapidJSON sends it.
+std::string decode_events(std::string_view json, bool json_string) {
+  std::vector<Event> events;
+  events_of(json, events);
+  Decoder d{ReadOptions{}};
+  for (bool lazily = true;;) {
+    d.reset(lazily);
+    ArenaScope arena;
+    try {
+      for (const Event& e : events) switch (e.type) {
+          case '[': d.array_begin(e.count); break;
+          case ']': d.array_end(); break;
+          case '{': d.map_begin(e.count); break;
+          case '}': d.map_end(); break;
+          case '0': d.integer(e.number); break;
+          default: json_string ? d.json_string(e.text) : d.string(e.text);
+        }
+      return transit::write(d.take(), Encoding::json_verbose);
+    } catch (const Decoder::CacheNeeded&) {
+      d.drop_frames();
+      lazily = false;
+    } catch (const Error& e) {
+      d.drop_frames();
+      return e.what();
+    }
+  }
+}
+
+// Decoder::json_string resolves inline what Decoder::string resolves (JSON strings from
+// simdjson's document, whose errors the reader hands to RapidJSON: only here are they seen):
+// plain strings, keywords and symbols at each length around the cache's 4 UTF-16 units,
+// inline and in a node, ASCII or not, as keys and values, cached or (read lazily, JSON-Verbose
+// first) noted as missed, so that the value is read again; cache codes in plain containers, in
+// a tag's rep, naming a tag, unassigned or malformed.
+TEST(DecoderJsonString, ResolvesEveryStringAsStringDoes) {
+  std::vector<std::string> texts;
+  for (const char* s : {"a", "ab", "abc", "abcd", "abcdefghijkl", "abcdefghijklmn", "\xc3\xa9",
+                        "\xc3\xa9\xc3\xa9", "\xc3\xa9\xc3\xa9\xc3\xa9",
+                        "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", "\xf0\x9f\x98\x80\xf0\x9f\x98\x80",
+                        "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"})
+    for (const char* prefix : {"", "~:", "~$"}) {
+      const std::string str = std::string("\"") + prefix + s + "\"";
+      texts.push_back("[{" + str + ":1},[\"^ \",\"^0\",2]]");
+      texts.push_back("[" + str + ",[\"^ \",\"^0\",2]]");
+      texts.push_back("[" + str + ",[\"~#x\",\"^0\"]]");
+      texts.push_back("[[\"^ \"," + str + ",1],\"^0\",[\"^ \",\"^0\",\"^0\"]]");
+      texts.push_back("[[\"^ \",\"k\"," + str + "],\"^0\",\"^1\"]");
+      texts.push_back("[[\"^ \"],{" + str + ":" + str + "},\"^0\",[\"~#x\",\"^0\"]]");
+      texts.push_back("[[\"^ \"]," + str + "," + str + ",\"^0\"]");
+      texts.push_back("{" + str + ":[" + str + "]}");
+    }
+  for (const char* code : {"^0", "^1", "^00", "^0^", "^[[", "^", "^ ", "^  ", "^~"}) {
+    const std::string str = std::string("\"") + code + "\"";
+    texts.push_back("[[\"^ \",\"abcd\",1]," + str + "]");
+    texts.push_back("[[\"~#tagname\",[1]],[" + str + ",2]]");
+    texts.push_back("[[\"~#tagname\",[1]]," + str + "]");
+    texts.push_back("[[\"^ \",\"abcd\",1],{" + str + ":2}]");
+  }
+  for (const std::string& text : texts)
+    EXPECT_EQ(decode_events(text, true), decode_events(text, false)) << text;
+  EXPECT_EQ(decode_events(R"([{"abcd":1},"~:kwkw",["^ ","^0",2,"^1","^1"]])", true),
+            R"([{"abcd":1},"~:kwkw",{"abcd":2,"~:kwkw":"~:kwkw"}])");
 }
 
 }  // namespace

@@ -491,7 +491,7 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         if constexpr (kTape)
           d.tape_walk_string(text);
         else
-          d.string(text);
+          d.json_string(text);
         break;
       }
       case 'l':  // the number is the next word
