@@ -454,6 +454,12 @@ Value Value::big_integer(std::string_view digits) {
                         "big integer needs decimal digits, got \"" + std::string(digits) + "\"");
   const bool negative = digits.front() == '-';
   std::string_view body = digits.substr(negative ? 1 : 0);
+  if (body.front() != '0' || (body.size() == 1 && !negative)) {
+    // Already canonical (as writers write it): taken as it is, with no copy made.
+    Value v;
+    v.init_text(Kind::big_integer, digits);
+    return v;
+  }
   const auto first = body.find_first_not_of('0');
   body = first == std::string_view::npos ? std::string_view("0") : body.substr(first);
   std::string text;

@@ -6,6 +6,7 @@
 #include <bit>
 #include <charconv>
 #include <cfloat>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -762,6 +763,34 @@ TEST(ParseInt64, ReadsTheWholeRange) {
   EXPECT_EQ(parse_int64("-9223372036854775808"), std::numeric_limits<std::int64_t>::min());
 }
 
+// parse_uuid looks each digit up in a table and tests for a bad one once, at the end: every
+// place takes every byte, and only hex digits in the digit places (dashes in the others) pass,
+// with the value a digit-by-digit reading gives.
+TEST(Uuid, EveryByteAtEveryPlace) {
+  const std::string good = "0123abcd-EF45-6789-aBcD-ef0123456789";
+  for (std::size_t i = 0; i < good.size(); ++i)
+    for (int b = 0; b < 256; ++b) {
+      std::string text = good;
+      text[i] = static_cast<char>(b);
+      const bool dash_place = i == 8 || i == 13 || i == 18 || i == 23;
+      const bool hex = std::isxdigit(b) != 0;
+      if (dash_place ? b != '-' : !hex) {
+        EXPECT_EQ(parse_uuid(text), std::nullopt) << i << " " << b;
+        continue;
+      }
+      Uuid expected;
+      int nibbles = 0;
+      for (std::size_t j = 0; j < text.size(); ++j) {
+        if (j == 8 || j == 13 || j == 18 || j == 23) continue;
+        const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[j])));
+        const std::uint64_t v = static_cast<std::uint64_t>(c <= '9' ? c - '0' : c - 'a' + 10);
+        std::uint64_t& half = nibbles++ < 16 ? expected.hi : expected.lo;
+        half = (half << 4) | v;
+      }
+      EXPECT_EQ(parse_uuid(text), expected) << text;
+    }
+}
+
 TEST(ParseInt64, RejectsOverflowAndBadSyntax) {
   for (const char* text : {"", "-", "+1", "+", " 1", "1 ", "1a", "1.0", "1e3", "--1", "0x10",
                            "9223372036854775808", "-9223372036854775809",
@@ -772,7 +801,8 @@ TEST(ParseInt64, RejectsOverflowAndBadSyntax) {
 TEST(IntegerText, IsOptionalMinusThenDigits) {
   for (const char* text : {"0", "7", "-12", "007", "123456789012345678901234567890"})
     EXPECT_TRUE(is_integer_text(text)) << text;
-  for (const char* text : {"", "-", "+1", "1.0", "1e3", " 1", "1 ", "--1", "\xef\xbc\x91"})
+  for (const char* text : {"", "-", "+1", "1.0", "1e3", " 1", "1 ", "--1", "\xef\xbc\x91", "/",
+                           ":", "12/3", "12:3", "-:", "1-2", "12\x80", "\xb0"})
     EXPECT_FALSE(is_integer_text(text)) << text;
 }
 

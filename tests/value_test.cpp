@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "transit/value.h"
@@ -126,6 +127,14 @@ TEST(ValueKinds, BigNumbers) {
   const Value n = Value::big_integer("123456789012345678901234567890");
   EXPECT_EQ(n.kind(), Kind::big_integer);
   EXPECT_EQ(n.as_string(), "123456789012345678901234567890");
+  // Digits are kept canonical: no leading zero, no "-0".
+  for (const auto& [digits, canonical] :
+       std::vector<std::pair<const char*, const char*>>{
+           {"0", "0"}, {"-0", "0"}, {"00", "0"}, {"-000", "0"}, {"7", "7"}, {"-7", "-7"},
+           {"07", "7"}, {"-007", "-7"}, {"10", "10"}, {"-10", "-10"},
+           {"0123456789012345678901234567890", "123456789012345678901234567890"},
+           {"-123456789012345678901234567890", "-123456789012345678901234567890"}})
+    EXPECT_EQ(Value::big_integer(digits).as_string(), canonical) << digits;
   const Value f = Value::big_decimal("-12.50");
   EXPECT_EQ(f.kind(), Kind::big_decimal);
   EXPECT_EQ(f.as_string(), "-12.50");  // the text is kept exactly
