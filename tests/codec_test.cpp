@@ -806,6 +806,34 @@ TEST(IntegerText, IsOptionalMinusThenDigits) {
     EXPECT_FALSE(is_integer_text(text)) << text;
 }
 
+// is_integer_text tests 8 chars a step and parse_int64 reads up to 18 digits in one pass,
+// each with one verdict at the end: every length, every byte at every place, against
+// from_chars and a char-by-char test.
+TEST(IntegerText, EveryByteAtEveryPlaceOfEveryLength) {
+  for (std::size_t n = 1; n <= 41; ++n)
+    for (const bool negative : {false, true}) {
+      std::string good = negative ? "-" : "";
+      for (std::size_t i = 0; i < n; ++i) good += static_cast<char>('0' + (i * 7 + n) % 10);
+      for (std::size_t at = 0; at < good.size(); ++at)
+        for (int b = 0; b < 256; ++b) {
+          std::string text = good;
+          text[at] = static_cast<char>(b);
+          const std::string_view body = std::string_view(text).substr(text.front() == '-' ? 1 : 0);
+          const bool expected = !body.empty() && std::all_of(body.begin(), body.end(), [](char c) {
+            return c >= '0' && c <= '9';
+          });
+          ASSERT_EQ(is_integer_text(text), expected) << text;
+          std::int64_t v = 0;
+          const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+          const std::optional<std::int64_t> reference =
+              r.ec == std::errc{} && r.ptr == text.data() + text.size() && text.front() != '+'
+                  ? std::optional<std::int64_t>(v)
+                  : std::nullopt;
+          ASSERT_EQ(parse_int64(text), reference) << text;
+        }
+    }
+}
+
 TEST(DecimalText, FollowsBigDecimalSyntax) {
   for (const char* text : {"0", "-1", "+1", "1.5", ".5", "1.", "-.5", "00.00", "1E3", "1e+3",
                            "-1.5E-10", "123456789012345678901234567890.5",
