@@ -139,17 +139,14 @@ Value& Decoder::place_in_slots(Frame& f) {
   return *new (f.slots.items + f.count++) Value();
 }
 
-void Decoder::reserve_map_slots(Frame& f, std::size_t entries) {
+void Decoder::reserve_map_slots_checked(Frame& f, std::size_t entries) {
   if (handlers_ && handlers_->map_builder()) {
     // A user's builder takes the entries from the stack.
     reserve_stack(2 * entries);
     return;
   }
   if (entries > UINT32_MAX / 2) return;  // the stack takes them (past any real limit)
-  f.slots = ValueAccess::reserve_map(entries);
-  // Up to the announced count, every key and value goes straight in (deliver), the first
-  // too: place_in_slots would check nothing else before the end of the slots.
-  f.slots_until = f.slots.capacity;
+  open_map_slots(f, entries);
 }
 
 void Decoder::place_cached(const Value& v) {
@@ -248,13 +245,7 @@ void Decoder::string(std::string_view raw) {
     if (at_array_start()) {
       if (!caching_) start_caching();
       if (taping()) return tape_map_array();
-      Frame& f = frames_.back();
-      f.kind = FrameKind::map_array;
-      if (f.expected > 1 && f.expected <= max_items_) {
-        // An odd count of keys and values is the error array_end reports, on the stack.
-        if ((f.expected - 1) % 2 == 0) reserve_map_slots(f, (f.expected - 1) / 2);
-        else reserve_stack(f.expected - 1);
-      }
+      open_map_array(frames_.back());
       return;
     }
   }
@@ -426,14 +417,6 @@ void Decoder::array_end_frame() {
   frames_.pop_back();
   closing_ = false;
   deliver(std::move(v));
-}
-
-bool Decoder::empty_container(bool map) {
-  if (tape_ || handlers_ || frames_.size() >= max_depth_ ||
-      (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
-    return false;
-  deliver(ValueAccess::empty(map ? Kind::map : Kind::array));
-  return true;
 }
 
 void Decoder::odd_map_slots(const Frame& f) const {

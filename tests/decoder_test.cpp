@@ -334,6 +334,13 @@ TEST(DecoderJsonString, ResolvesEveryStringAsStringDoes) {
     texts.push_back("[[\"~#tagname\",[1]]," + str + "]");
     texts.push_back("[[\"^ \",\"abcd\",1],{" + str + ":2}]");
   }
+  // "^ " where it starts a map array (its count even, odd, or too small for a map) and
+  // anywhere else.
+  for (const char* text : {R"(["^ ","a"])", R"(["^ ","a",1,"^ "])", R"(["^ ","a",1,"b"])",
+                           R"({"^ ":1})", R"(["x","^ "])", R"("^ ")", R"([["^ "],["^ ","^ ",1]])",
+                           R"([["^ ","abcd",1,"b"],2])", R"([{"abcd":1},["^ "],"^0"])",
+                           R"([["~#tagname",["^ ","a",1]],"^0"])"})
+    texts.emplace_back(text);
   for (const std::string& text : texts)
     EXPECT_EQ(decode_events(text, true), decode_events(text, false)) << text;
   EXPECT_EQ(decode_events(R"([{"abcd":1},"~:kwkw",["^ ","^0",2,"^1","^1"]])", true),

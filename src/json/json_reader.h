@@ -498,7 +498,7 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         if constexpr (kTape)
           d.tape_walk_integer(static_cast<std::int64_t>(tape[++i]));
         else
-          d.integer(static_cast<std::int64_t>(tape[++i]));
+          d.json_integer(static_cast<std::int64_t>(tape[++i]));
         break;
       case 'u':  // above INT64_MAX: a big integer, its digits as written
         d.uinteger(tape[++i]);
@@ -521,7 +521,7 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
       case '[':
         if constexpr (kTape) {
           d.tape_walk_array_begin();
-        } else if (is_empty_container(word) && d.empty_container(false)) {
+        } else if (is_empty_container(word) && d.empty_container_inline(false)) {
           ++i;  // its ']'
         } else {
           d.array_begin(announced_items(word));
@@ -536,7 +536,7 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
       case '{':
         if constexpr (kTape) {
           d.tape_walk_map_begin();
-        } else if (is_empty_container(word) && d.empty_container(true)) {
+        } else if (is_empty_container(word) && d.empty_container_inline(true)) {
           ++i;  // its '}'
         } else {
           d.map_begin(announced_items(word));
