@@ -285,6 +285,14 @@ void Decoder::string(std::string_view raw) {
   if (cacheable) cache_add(v, false);
 }
 
+void Decoder::json_scalar_string(std::string_view raw) {
+  // Only a map key is cacheable (no keyword, symbol or tag comes here).
+  const bool cacheable = caching_ ? at_key_position() && is_cacheable(raw, true)
+                                  : (missed_ |= raw.size() >= 4, false);
+  const Value& v = deliver(decode_scalar(raw[1], raw.substr(2)));
+  if (cacheable) cache_.add(v, false);
+}
+
 void Decoder::end_tagged(Frame& frame) {
   if (!frame.has_rep)
     throw_error(Errc::bad_tagged_value,

@@ -243,7 +243,11 @@ class Decoder {
       return;
     }
     if (first == '~') {
-      if (n < 2 || (raw[1] != ':' && raw[1] != '$')) return string(raw);
+      if (n < 2) return string(raw);
+      if (raw[1] != ':' && raw[1] != '$') {
+        if (raw[1] == '#' || raw[1] == '~' || raw[1] == '^' || raw[1] == '`') return string(raw);
+        return json_scalar_string(raw);
+      }
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
       const std::string_view name = raw.substr(2);
       const Value& v = deliver(name.size() <= ValueAccess::kInlineText
@@ -266,6 +270,10 @@ class Decoder {
         deliver(n <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, raw) : Value(raw));
     if (cacheable) cache_.add(v, false);
   }
+  /// json_string() of a `~X` string decoded by its ground tag X (`~u`, `~m`, `~n`, ...; not
+  /// `~:`, `~$`, `~#` nor an escape), with no user handlers and no tape: string()'s rules,
+  /// with none of its tests that cannot apply.
+  void json_scalar_string(std::string_view raw);
   /// An array starts. `expected` is the item count when the backend knows it (MessagePack),
   /// else 0. A plain array is then built straight in a node of that size, with no copy from
   /// the value stack, so the backend passes only a count the input can hold: one whose items,

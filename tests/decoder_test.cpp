@@ -334,6 +334,17 @@ TEST(DecoderJsonString, ResolvesEveryStringAsStringDoes) {
     texts.push_back("[[\"~#tagname\",[1]]," + str + "]");
     texts.push_back("[[\"^ \",\"abcd\",1],{" + str + ":2}]");
   }
+  // Every other `~` form, good and bad, as keys and values, cached and missed.
+  for (const char* s : {"~m1700000000000", "~n123", "~n-007", "~n1x", "~ix", "~i12", "~d1.5",
+                        "~u531a379e-31bb-4ce1-8690-158dceb64be6", "~ubad", "~f1.50", "~rhttp://x",
+                        "~cA", "~c", "~zNaN", "~?t", "~_", "~bAAEC", "~b!!", "~t2020-01-01T00:00:00Z",
+                        "~~x", "~^x", "~`x", "~#x", "~", "~q", "~qrst"}) {
+    const std::string str = std::string("\"") + s + "\"";
+    texts.push_back("[{" + str + ":" + str + "},[\"^ \",\"^0\",2]]");
+    texts.push_back("[[\"^ \"],{" + str + ":" + str + "},\"^0\"]");
+    texts.push_back("[[\"^ \"],[\"^ \"," + str + "," + str + "],\"^0\",\"^1\"]");
+    texts.push_back("[" + str + ",{\"~#x\":" + str + "}]");
+  }
   // "^ " where it starts a map array (its count even, odd, or too small for a map) and
   // anywhere else.
   for (const char* text : {R"(["^ ","a"])", R"(["^ ","a",1,"^ "])", R"(["^ ","a",1,"b"])",
