@@ -524,7 +524,7 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         } else if (is_empty_container(word) && d.empty_container_inline(false)) {
           ++i;  // its ']'
         } else {
-          d.array_begin(announced_items(word));
+          d.json_array_begin(announced_items(word));
         }
         break;
       case ']':
@@ -539,7 +539,7 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         } else if (is_empty_container(word) && d.empty_container_inline(true)) {
           ++i;  // its '}'
         } else {
-          d.map_begin(announced_items(word));
+          d.json_map_begin(announced_items(word));
         }
         break;
       case '}':
