@@ -597,13 +597,19 @@ void Decoder::tape_begin(FrameKind kind) {
   t.kind = Kind::null;
   t.in_input = false;
   TapeFrame& f = tape_frames_.emplace_back();  // within capacity: no growth
-  f.kind = array ? FrameKind::array : FrameKind::object;
+  // A map array (tape_walk_map_array_begin) is begun as one from the start.
+  f.kind = array ? FrameKind::array : kind == FrameKind::map_array ? kind : FrameKind::object;
   f.mark = mark_;
   open_tape_limit(f);
   f.begin_token = at;
 }
 
 void Decoder::tape_begin_slow(FrameKind kind) {
+  if (kind == FrameKind::map_array) {
+    // As the array and its "^ " would be taped one after the other.
+    tape_begin_slow(FrameKind::array_pending);
+    return tape_map_array();
+  }
   if (tape_frames_.size() >= max_depth_) [[unlikely]]
     too_deep(max_depth_);
   // A second rep is refused where it starts (tape_item), before it is taped.
@@ -615,6 +621,29 @@ void Decoder::tape_begin_slow(FrameKind kind) {
   open_tape_limit(f);
   f.begin_token = static_cast<std::uint32_t>(tape_->tokens.size());
   tape_token(array ? Op::array_begin : Op::map_begin, f.mark);
+}
+
+void Decoder::tape_empty_array() {
+  // Only inside an open array or map below its limit (so not a tagged value's rep, whose
+  // length a cmap keeps), below the depth limit, with no mark to keep and room for both
+  // tokens: anywhere else, the two events' whole paths.
+  const std::size_t depth = tape_frames_.size();
+  if (depth == 0 || depth >= max_depth_ || (tape_marks_ && mark_ != Location::npos) ||
+      !tape_->tokens.has_room(2) || tape_frames_.back().count >= tape_frames_.back().limit)
+      [[unlikely]] {
+    tape_begin(FrameKind::array_pending);
+    return tape_end(true);
+  }
+  ++tape_frames_.back().count;
+  Token* t = &tape_->tokens.append_unchecked();
+  tape_->tokens.append_unchecked();
+  t[0].integer = 0;
+  t[0].size = 0;  // its item count (see Token::size)
+  t[0].op = Op::array_begin;
+  t[0].kind = Kind::null;
+  t[0].in_input = false;
+  t[1] = t[0];
+  t[1].op = Op::array_end;
 }
 
 void Decoder::untape_begin_token() noexcept {

@@ -92,6 +92,24 @@ class Decoder {
     if (frames_.empty()) return tape_begin(FrameKind::object_pending);
     map_begin();
   }
+  /// Room on the tape for `tokens` tokens, taken at once: a parsed document's walk knows
+  /// at most how many it writes (a token per word of simdjson's tape at most).
+  void tape_reserve(std::size_t tokens) { tape_->tokens.reserve(tokens); }
+  /// An array whose first item is "^ " (the walk looks one word ahead): begins the map array
+  /// as array_begin() and string("^ ") would, with no string event in between. False, doing
+  /// nothing, unless the tape is being written and strings are cached (a lazy cache's first
+  /// "^ " starts it by the general events); the caller then gives both events.
+  bool tape_walk_map_array_begin() {
+    if (!frames_.empty() || !caching_) return false;
+    tape_begin(FrameKind::map_array);
+    return true;
+  }
+  /// An empty array: its begin and end tokens at once, with no frame pushed and popped.
+  void tape_walk_empty_array() {
+    if (frames_.empty()) return tape_empty_array();
+    array_begin();
+    array_end();
+  }
   void tape_walk_array_end() {
     if (frames_.empty()) return tape_end(true);
     array_end();
@@ -543,6 +561,9 @@ class Decoder {
   void tape_begin(FrameKind kind);
   /// tape_begin() by the whole path: the outermost container, a mark to keep, growth, limits.
   [[gnu::cold, gnu::noinline]] void tape_begin_slow(FrameKind kind);
+  /// tape_begin() then tape_end() of an empty array, in one step where that is only two
+  /// tokens and a count (see tape_walk_empty_array).
+  void tape_empty_array();
   /// Takes back the begin token that tape_begin taped, the last token, for a tag's.
   void untape_begin_token() noexcept;
   /// start_tagged() on the tape.

@@ -297,6 +297,77 @@ TEST(TypedRead, TheTapeWalkOfSimdjsonReadsAsTheGeneralEvents) {
   EXPECT_EQ(in_memory, in_source);
 }
 
+// simdjson's walk tapes an empty array in one step, and begins an array whose first item is
+// "^ " as a map array with no string event; RapidJSON's events (a Source) take the general
+// path. Both read alike wherever such an array stands (top level, nested, a map key, a
+// tagged value's rep, after a tag decoded as a Value), with a lazy cache, and at the limits.
+TEST(TypedRead, EmptyArraysAndMapArraysOfTheTapeWalkReadAsTheGeneralEvents) {
+  transit::ReadHandlers h;
+  h.add("pt", [](const Value& rep) { return Value::array({Value("pt"), rep}); });
+  auto outcome = [&](const std::string& text, bool in_memory, transit::ReadOptions options) {
+    options.handlers = &h;
+    try {
+      if (in_memory) return "value " + transit::write(transit::read<Value>(text, Encoding::json, options), Encoding::json);
+      std::istringstream in(text);
+      transit::IstreamSource source(in);
+      transit::Reader reader(source, Encoding::json, options);
+      std::optional<Value> v = reader.next<Value>();
+      return v ? "value " + transit::write(*v, Encoding::json) : std::string("none");
+    } catch (const transit::Error& e) {
+      return "error " + std::string(e.what());
+    }
+  };
+  struct Case {
+    std::string text;
+    transit::ReadOptions options;
+  };
+  const Case cases[] = {
+      {"[]", {}},
+      {"[[],[[]],[[],[]],[[[]]]]", {}},
+      {R"(["^ "])", {}},
+      {R"([["^ "],["^ ","abcd",[]],["^ ","^0",["^ "]]])", {}},
+      {R"(["^ ",[],1,"key1",["^ ","key2",["^ ","^1",[]]]])", {}},
+      {R"([["~#set",[]],["~#list",[]],["~#cmap",[]],["~#'",[]],["~#cmap",[[],[]]]])", {}},
+      {R"([{"~#set":[]},["~#pt",[]],["~#pt",[[],["^ "]]],["~#u",[]]])", {}},
+      {R"([["~#cmap",[[]]]])", {}},
+      {R"([["abcd"],["^ ","abcd",[]],["^ ","^0",2]])", {}},  // the lazy cache starts late
+      {R"([["^ ","abcd",[]],["^ ","^0",2]])", {}},
+      {R"(["^ ","a"])", {}},
+      {R"([["^ ",[]]])", {}},
+      {R"([[],["a","^ "]])", {}},
+      {"[[[]]]", {.max_depth = 2}},
+      {"[[[]]]", {.max_depth = 3}},
+      {R"([[["^ "]]])", {.max_depth = 2}},
+      {R"([["^ "],["^ "]])", {.max_depth = 2}},
+      {"[[],[],[]]", {.max_collection_length = 2}},
+      {"[[],[]]", {.max_collection_length = 2}},
+      {R"(["^ ","a",[],"b",[],"c",[]])", {.max_collection_length = 2}},
+      {R"(["^ ","a",["^ "],"b",["^ "]])", {.max_collection_length = 2}},
+  };
+  for (const Case& c : cases) {
+    const std::string in_memory = outcome(c.text, true, c.options);
+    EXPECT_EQ(in_memory, outcome(c.text, false, c.options)) << c.text;
+    EXPECT_NE(in_memory, "none") << c.text;
+  }
+  EXPECT_EQ(outcome("[[],[[]]]", true, {}), "value [[],[[]]]");
+  EXPECT_EQ(outcome(R"([["^ "],["^ ","abcd",[]],["^ ","^0",["^ "]]])", true, {}),
+            R"(value [["^ "],["^ ","abcd",[]],["^ ","^0",["^ "]]])");
+  EXPECT_EQ(outcome("[[],[],[]]", true, {.max_collection_length = 2}).rfind("error transit: too_large", 0), 0u);
+  // Typed, with the items the decoder counted (Token::size) sizing each vector.
+  using Nested = std::vector<std::map<std::string, std::vector<std::vector<std::int64_t>>>>;
+  const std::string text = R"([["^ ","abcd",[[],[1],[]]],["^ ","^0",[]],["^ "]])";
+  const Nested read = transit::read<Nested>(text, Encoding::json);
+  std::istringstream in(text);
+  transit::IstreamSource source(in);
+  transit::Reader reader(source);
+  EXPECT_EQ(read, reader.next<Nested>());
+  ASSERT_EQ(read.size(), 3u);
+  EXPECT_EQ(read[0].at("abcd"), (std::vector<std::vector<std::int64_t>>{{}, {1}, {}}));
+  EXPECT_EQ(read[0].at("abcd").capacity(), 3u);
+  EXPECT_TRUE(read[1].at("abcd").empty());
+  EXPECT_TRUE(read[2].empty());
+}
+
 // A JSON text in memory is parsed by simdjson when the library has it, and simdjson gives no
 // byte offsets; a Source is read by RapidJSON, which does. A failure to bind is placed alike.
 TEST(TypedRead, BindFailuresArePlacedAlikeInMemoryAndFromASource) {

@@ -88,6 +88,8 @@ class TokenBuffer {
   const Token& back() const noexcept { return data_[size_ - 1]; }
   /// Whether the next token needs the buffer to grow.
   bool full() const noexcept { return size_ == capacity_; }
+  /// Whether `n` more tokens fit with no growth.
+  bool has_room(std::size_t n) const noexcept { return capacity_ - size_ >= n; }
   /// A new token at the end, not zeroed, when not full(): the caller sets every field.
   Token& append_unchecked() noexcept { return data_[size_++]; }
   /// Drops the last token.
@@ -100,10 +102,15 @@ class TokenBuffer {
     std::memset(static_cast<void*>(t), 0, sizeof(Token));
     return *t;
   }
+  /// Room for `n` tokens in all, at once rather than by doubling.
+  void reserve(std::size_t n) {
+    if (n > capacity_) grow_to(n);
+  }
 
  private:
-  [[gnu::cold, gnu::noinline]] void grow() {
-    const std::size_t capacity = capacity_ < 64 ? 64 : 2 * capacity_;
+  [[gnu::cold, gnu::noinline]] void grow() { grow_to(capacity_ < 64 ? 64 : 2 * capacity_); }
+  [[gnu::cold, gnu::noinline]] void grow_to(std::size_t capacity) {
+    if (capacity > SIZE_MAX / sizeof(Token)) throw std::bad_alloc();
     void* grown = std::realloc(data_, capacity * sizeof(Token));
     if (!grown) throw std::bad_alloc();
     data_ = static_cast<Token*>(grown);

@@ -446,6 +446,16 @@ constexpr std::size_t announced_items(std::uint64_t word) noexcept {
   return n == 0xFFFFFF ? 0 : n;
 }
 
+/// Whether a word of simdjson's tape is the string "^ " (a map array's first item).
+inline bool is_map_array_mark(std::uint64_t word, const std::uint8_t* strings) noexcept {
+  if (static_cast<char>(word >> 56) != '"') return false;
+  // Its 32-bit length, then (only when there are two) its bytes.
+  const std::uint8_t* const s = strings + (word & simdjson::internal::JSON_VALUE_MASK);
+  std::uint32_t length;
+  std::memcpy(&length, s, sizeof length);
+  return length == 2 && s[4] == '^' && s[5] == ' ';
+}
+
 /// Gives the decoder the events RapidJSON's handler gives for the same text, in the same
 /// order, read straight off the tape of simdjson's document (simdjson 3's doc/tape.md): one
 /// 64-bit word per token, its type in the top byte and a 56-bit payload, in document order,
@@ -466,7 +476,9 @@ constexpr std::size_t announced_items(std::uint64_t word) noexcept {
 /// untyped walk, the hot loop of every untyped read, is compiled apart from it): the same
 /// words give the same events, through the decoder's tape_walk_* entries, which go straight
 /// to the tape's path while the tape is being written (see Decoder::tape_walk_string). A
-/// tape (which empty_container always refuses) takes neither empty containers nor counts.
+/// tape (which empty_container always refuses) takes no counts; an empty array is taped in
+/// one step (Decoder::tape_walk_empty_array), and an array whose first word is "^ " begins
+/// as a map array with no string event (Decoder::tape_walk_map_array_begin).
 template <bool kTape>
 inline void emit(Decoder& d, const simdjson::dom::document& doc) {
   constexpr std::uint64_t kPayload = simdjson::internal::JSON_VALUE_MASK;
@@ -474,6 +486,8 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
   const std::uint8_t* const strings = doc.string_buf.get();
   // The root word at 0 holds the index just past the root word that closes the tape.
   const std::size_t end = static_cast<std::size_t>(tape[0] & kPayload) - 1;
+  // No more tokens than words: the tape grows once, not by doubling through the first read.
+  if constexpr (kTape) d.tape_reserve(end);
   // A container's word also holds its exact item count (bits 32-55, saturated at 0xFFFFFF):
   // an untyped read passes it as the decoder's count hint, as MessagePack's is, so that a
   // plain array or map (a "^ " map array too) is built straight in a node of its size, with
@@ -520,7 +534,14 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         break;
       case '[':
         if constexpr (kTape) {
-          d.tape_walk_array_begin();
+          if (is_empty_container(word)) {
+            d.tape_walk_empty_array();
+            ++i;  // its ']'
+          } else if (is_map_array_mark(tape[i + 1], strings) && d.tape_walk_map_array_begin()) {
+            ++i;  // its "^ "
+          } else {
+            d.tape_walk_array_begin();
+          }
         } else if (is_empty_container(word) && d.empty_container_inline(false)) {
           ++i;  // its ']'
         } else {
