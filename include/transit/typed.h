@@ -483,7 +483,8 @@ class Record {
     const std::size_t at = c.position();
     const std::uint32_t size = c.take().size;
     out.clear();
-    out.reserve(size);  // the items the decoder taped (see Token::size)
+    // The items the decoder taped (see Token::size); no call when they fit (an empty array).
+    if (size > out.capacity()) out.reserve(size);
     for (;;) {
       const detail::Token& t = c.take();
       if (t.op == detail::Op::value && t.kind == Kind::integer) {
@@ -823,7 +824,9 @@ T read_any(Cursor& c) {
     T out;
     // Room for every item at once, from the count the decoder put in the array's begin token
     // (the items on the tape, so never more than the input holds).
-    if constexpr (requires { out.reserve(std::size_t{}); }) out.reserve(c.last().size);
+    // No call for an empty one.
+    if constexpr (requires { out.reserve(std::size_t{}); })
+      if (const std::uint32_t size = c.last().size; size != 0) out.reserve(size);
     if constexpr (is_user_type_v<Item> && requires { out.emplace_back(); }) {
       UserItems<Item> items(c);
       while (c.peek().op != how.first) items.read(c, out.emplace_back());
