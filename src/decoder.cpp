@@ -696,28 +696,7 @@ void Decoder::tape_map_array() {
   tape_->tokens[f.begin_token].op = Op::map_begin;
 }
 
-bool Decoder::tape_cached(std::string_view code) {
-  // The slot as ReadCache::lookup finds it; a malformed code names none, and lookup reports it.
-  auto digit = [](char c) {
-    return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase);
-  };
-  std::size_t slot = kCacheSize;
-  if (code.size() == 2 && digit(code[1]) < kCacheDigits)
-    slot = digit(code[1]);
-  else if (code.size() == 3 && digit(code[1]) < kCacheDigits && digit(code[2]) < kCacheDigits)
-    slot = digit(code[1]) * kCacheDigits + digit(code[2]);
-  if (slot >= tape_cache_.size() || tape_cache_[slot].size == 0) return false;
-  const TapeText where = tape_cache_[slot];
-  Token* t = quick_item_token();
-  if (!t) [[unlikely]]
-    return tape_cached_token(where.text, where.size, where.in_input);
-  t->text = where.text;
-  t->size = where.size;
-  t->op = Op::text;
-  t->kind = Kind::null;
-  t->in_input = where.in_input;
-  return true;
-}
+bool Decoder::tape_cached(std::string_view code) { return tape_cached_inline(code); }
 
 bool Decoder::tape_cached_token(std::uint64_t text, std::uint32_t size, bool in_input) {
   tape_item();
@@ -736,19 +715,7 @@ bool Decoder::tape_cached_token(std::uint64_t text, std::uint32_t size, bool in_
   if (tape_frames_.empty()) done_ = true;
 }
 
-void Decoder::tape_scalar(Kind kind, std::int64_t payload) {
-  Token* t = quick_item_token();
-  if (!t) [[unlikely]]
-    return tape_scalar_token(kind, payload);
-  if (kind == Kind::floating)
-    t->floating = std::bit_cast<double>(payload);
-  else
-    t->integer = payload;
-  t->size = 0;
-  t->op = Op::value;
-  t->kind = kind;
-  t->in_input = false;
-}
+void Decoder::tape_scalar(Kind kind, std::int64_t payload) { tape_scalar_inline(kind, payload); }
 
 void Decoder::tape_scalar_token(Kind kind, std::int64_t payload) {
   tape_item();

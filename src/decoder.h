@@ -60,6 +60,7 @@ class Decoder {
   /// again to find them (Backend::remark) turns them off: only a failed bind needs them. Set
   /// after set_tape, which turns them on.
   void set_tape_marks(bool marks) noexcept { tape_marks_ = marks; }
+  bool tape_marks() const noexcept { return tape_marks_; }
   /// Whether the strings the backend gives (string()) stay where they are for as long as the
   /// tape is bound: the tape then refers to them rather than copying them. Only for input in
   /// memory that no parser rewrites; set after set_tape, which clears it.
@@ -76,12 +77,12 @@ class Decoder {
     // As string() takes a cache code ("^ " is not one): tape_cached, if the code names text
     // on the tape; anything else, and every error, by string().
     if (raw.size() >= 2 && raw[0] == '^' && !(raw.size() == 2 && raw[1] == ' ') && caching_ &&
-        frames_.empty() && tape_cached(raw))
+        frames_.empty() && tape_cached_inline(raw))
       return;
     string(raw);
   }
   void tape_walk_integer(std::int64_t i) {
-    if (frames_.empty()) return tape_scalar(Kind::integer, i);
+    if (frames_.empty()) return tape_scalar_inline(Kind::integer, i);
     integer(i);
   }
   void tape_walk_array_begin() {
@@ -612,6 +613,21 @@ class Decoder {
   void tape_value(Value v);
   /// A scalar held in its token: `payload` is Token::integer (a double's bits for floating).
   void tape_scalar(Kind kind, std::int64_t payload);
+  /// tape_scalar's body, inlined into simdjson's walk (tape_walk_integer); the other events
+  /// call it out of line.
+  [[gnu::always_inline]] void tape_scalar_inline(Kind kind, std::int64_t payload) {
+    Token* t = quick_item_token();
+    if (!t) [[unlikely]]
+      return tape_scalar_token(kind, payload);
+    if (kind == Kind::floating)
+      t->floating = std::bit_cast<double>(payload);
+    else
+      t->integer = payload;
+    t->size = 0;
+    t->op = Op::value;
+    t->kind = kind;
+    t->in_input = false;
+  }
   void tape_text(std::string_view raw);
   void tape_end(bool array);
   /// tape_end() by the whole path: the outermost container, tagged values, marks, errors.
@@ -639,6 +655,32 @@ class Decoder {
   /// short scalar does, and a Record matches it as text). False when the code's slot holds
   /// anything else or the code is malformed.
   bool tape_cached(std::string_view code);
+  /// tape_cached's body, inlined into simdjson's walk (tape_walk_string), where a call with
+  /// its spills cost about 10 instructions a cache code; string() calls it out of line.
+  [[gnu::always_inline]] bool tape_cached_inline(std::string_view code) {
+    // The slot as ReadCache::lookup finds it; a malformed code names none, and lookup
+    // reports it.
+    auto digit = [](char c) {
+      return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase);
+    };
+    std::size_t slot = kCacheSize;
+    if (code.size() == 2 && digit(code[1]) < kCacheDigits)
+      slot = digit(code[1]);
+    else if (code.size() == 3 && digit(code[1]) < kCacheDigits && digit(code[2]) < kCacheDigits)
+      slot = digit(code[1]) * kCacheDigits + digit(code[2]);
+    if (slot >= tape_cache_.size()) return false;
+    const TapeText where = tape_cache_[slot];
+    if (where.size == 0) return false;
+    Token* t = quick_item_token();
+    if (!t) [[unlikely]]
+      return tape_cached_token(where.text, where.size, where.in_input);
+    t->text = where.text;
+    t->size = where.size;
+    t->op = Op::text;
+    t->kind = Kind::null;
+    t->in_input = where.in_input;
+    return true;
+  }
   /// tape_cached's token, by the whole path (see quick_item_token).
   bool tape_cached_token(std::uint64_t text, std::uint32_t size, bool in_input);
   /// tape_scalar by the whole path.

@@ -8,7 +8,18 @@ namespace transit::detail::json {
 #ifdef TRANSIT_HAVE_SIMDJSON
 // The typed instantiation of the walk of simdjson's document, compiled here, apart from the
 // untyped one (see emit).
-void emit_tape(Decoder& d, const simdjson::dom::document& doc) { emit<true>(d, doc); }
+void emit_tape(Decoder& d, const simdjson::dom::document& doc) {
+  // simdjson gives no marks (every event's is npos): with the tape's marks off for the walk,
+  // each quick path's "a mark to keep?" is one test, not two. Restored however the walk ends,
+  // for RapidJSON's read should it take over (see read_with_simdjson).
+  struct MarksOff {
+    Decoder& d;
+    bool was;
+    ~MarksOff() { d.set_tape_marks(was); }
+  } marks_off{d, d.tape_marks()};
+  d.set_tape_marks(false);
+  emit<true>(d, doc);
+}
 #endif
 
 template <class Input>
