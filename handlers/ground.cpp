@@ -23,7 +23,7 @@ namespace {
 Value decode_integer(std::string_view rest) {
   if (auto i = parse_int64(rest)) return *i;
   // Peers write any integer as ~i; one beyond int64 is a big integer, as transit-java reads it.
-  if (is_integer_text(rest)) return Value::big_integer(rest);
+  if (is_integer_text(rest)) return ValueAccess::big_integer_of(rest);
   bad_rep('i', rest, "not an integer");
 }
 
@@ -39,13 +39,13 @@ Value decode_scalar(char tag, std::string_view rest) {
       return decode_integer(rest);
     case 'n':
       if (!is_integer_text(rest)) bad_rep(tag, rest, "not an integer");
-      return Value::big_integer(rest);
+      return ValueAccess::big_integer_of(rest);
     case 'd':
       if (auto d = parse_double(rest)) return *d;
       bad_rep(tag, rest, "not a number");
     case 'f':
       if (!is_decimal_text(rest)) bad_rep(tag, rest, "not a decimal number");
-      return Value::big_decimal(rest);
+      return ValueAccess::big_decimal_of(rest);
     case 'b': {
       // The plain form Transit writers emit is decoded straight into the value; anything
       // else (line breaks, odd padding, a bad char) by base64_decode, which decides.

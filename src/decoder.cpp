@@ -213,7 +213,19 @@ void Decoder::start_tagged(std::string_view tag) {
     throw_error(Errc::bad_tagged_value,
                 "tag ~#" + std::string(tag) + " is not the first item of an array or object");
   }
-  f->tag = Value(tag);
+  // The bits Value(tag) has, with no call for a short tag (as every ground tag is).
+  f->tag = tag.size() <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, tag)
+                                                  : Value(tag);
+  f->tag_rule = tag_rule(tag);
+}
+
+Decoder::TagRule Decoder::tag_rule(std::string_view tag) noexcept {
+  // As decode_tagged reads them: "'", cmap, link and the one-char scalar tags have rules of
+  // their own; any other tag is kept as it is.
+  if (tag == "set") return TagRule::set;
+  if (tag == "list") return TagRule::list;
+  if (tag.size() == 1 || tag == "cmap" || tag == "link") return TagRule::general;
+  return TagRule::plain;
 }
 
 void Decoder::big_integer(std::string_view digits) { deliver(Value::big_integer(digits)); }
@@ -300,7 +312,20 @@ void Decoder::end_tagged(Frame& frame) {
   Value rep = std::move(stack_.back());
   stack_.pop_back();
   Value tag = std::move(frame.tag);
+  const TagRule rule = frame.tag_rule;
   frames_.pop_back();
+  if (!handlers_ && rule != TagRule::general && !(tape_ && taping())) {
+    // decode_tagged's result, built with no string compared again and, for a set or list
+    // whose rep nothing else holds, no new node: the rep's own node becomes it.
+    if (rule == TagRule::plain) {
+      deliver(ValueAccess::tagged(std::move(tag), std::move(rep)));
+      return;
+    }
+    if (ValueAccess::sequence_in_place(rule == TagRule::set ? Kind::set : Kind::list, rep)) {
+      deliver(std::move(rep));
+      return;
+    }
+  }
   if (tape_ && taping()) {
     // Counted in its taped parent when it began.
     tape_token(decode_tag(tag.as_string(), std::move(rep)));

@@ -253,8 +253,11 @@ class Decoder {
         return open_map_array(frames_.back());
       }
       const ReadCache::Entry* entry = cache_.find(raw);
-      if (!entry || entry->is_tag) [[unlikely]]
+      if (!entry) [[unlikely]]
         return string(raw);  // lookup() says what is wrong with the code
+      // A cached tag (a set's or list's, on every item of extensions): string() would find
+      // the entry again.
+      if (entry->is_tag) return start_tagged(ValueAccess::text(entry->value));
       if (in_plain_container())  // as in string()
         deliver(ValueAccess::alias(entry->value));
       else
@@ -372,9 +375,16 @@ class Decoder {
     tagged_array,    // ["~#tag", rep]
     tagged_object,   // {"~#tag": rep}
   };
+  /// How end_tagged builds a tagged frame's value with no user handlers, settled once from
+  /// the tag as it starts (start_tagged): a set or list from its rep's node, taken over in
+  /// place (ValueAccess::sequence_in_place); a tag no ground rule reads, straight into a
+  /// tagged value (ValueAccess::tagged); anything else by decode_tag.
+  enum class TagRule : std::uint8_t { general, set, list, plain };
+  static TagRule tag_rule(std::string_view tag) noexcept;
   struct Frame {
     FrameKind kind = FrameKind::array;
     bool has_rep = false;
+    TagRule tag_rule = TagRule::general;  // a tagged frame's (see TagRule)
     std::uint32_t start = 0;  // index of this frame's first item in stack_
     std::uint32_t count = 0;  // items in slots (see below)
     Value tag;

@@ -452,6 +452,10 @@ Value Value::big_integer(std::string_view digits) {
   if (!detail::is_integer_text(digits))
     detail::throw_error(Errc::invalid_argument,
                         "big integer needs decimal digits, got \"" + std::string(digits) + "\"");
+  return ValueAccess::big_integer_of(digits);
+}
+
+Value ValueAccess::big_integer_of(std::string_view digits) {
   const bool negative = digits.front() == '-';
   std::string_view body = digits.substr(negative ? 1 : 0);
   if (body.front() != '0' || (body.size() == 1 && !negative)) {
@@ -474,6 +478,10 @@ Value Value::big_decimal(std::string_view text) {
   if (!detail::is_decimal_text(text))
     detail::throw_error(Errc::invalid_argument,
                         "big decimal needs a decimal number, got \"" + std::string(text) + "\"");
+  return ValueAccess::big_decimal_of(text);
+}
+
+Value ValueAccess::big_decimal_of(std::string_view text) {
   Value v;
   v.init_text(Kind::big_decimal, text);
   return v;
@@ -799,6 +807,38 @@ std::span<Value> ValueAccess::sole_items(Value& v) noexcept {
   return {node->items(), node->size};
 }
 
+bool ValueAccess::sequence_in_place(Kind kind, Value& v) {
+  const std::span<Value> items = sole_items(v);
+  if (items.empty()) return false;
+  auto* node = static_cast<SeqNode*>(v.wide_.u.node);
+  const auto n = static_cast<std::uint32_t>(items.size());
+  std::uint32_t kept = n;
+  if (kind == Kind::set && n > 1) {
+    // As make_sequence: items[0..kept) are the distinct items so far.
+    kept = 0;
+    {
+      DuplicateFinder dups(n);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        auto key_of = [&](std::size_t j) -> const Value& { return items[j < kept ? j : i]; };
+        if (dups.first_equal(key_of, kept) == kept) {
+          if (i != kept) items[kept] = std::move(items[i]);
+          ++kept;
+        }
+      }
+    }
+    if (kept != n) {
+      // The duplicates let go of what they hold; the node is as tall as what it keeps.
+      std::destroy(items.begin() + kept, items.end());
+      node->size = kept;
+      std::size_t deepest = 0;
+      for (std::uint32_t i = 0; i < kept; ++i) deepest = std::max(deepest, items[i].depth());
+      node->height = static_cast<std::uint32_t>(deepest + 1);
+    }
+  }
+  v.init_node(kind, node, kept);
+  return true;
+}
+
 ValueAccess::Slots ValueAccess::reserve_sequence(std::size_t capacity) {
   const std::uint32_t n = detail::checked_size(capacity);
   auto* node = new (detail::allocate_node(sizeof(SeqNode) + std::size_t{n} * sizeof(Value))) SeqNode{};
@@ -1120,6 +1160,10 @@ Value Value::link(Value fields) {
 
 Value Value::tagged(std::string_view tag, Value rep) {
   if (tag.empty()) detail::throw_error(Errc::invalid_argument, "a tag is never empty");
+  return ValueAccess::tagged(Value(tag), std::move(rep));
+}
+
+Value ValueAccess::tagged(Value tag, Value rep) {
   // Around a scalar a tagged value is a scalar (as "~qabc" is on the wire); around a
   // container or another tagged value it is one level more.
   const bool is_level = rep.depth() != 0 || rep.kind() == Kind::tagged;
@@ -1127,7 +1171,7 @@ Value Value::tagged(std::string_view tag, Value rep) {
   const auto height = static_cast<std::uint32_t>(is_level ? rep.depth() + 1 : 0);
   auto* node = new (detail::allocate_node(sizeof(TaggedNode))) TaggedNode{};
   node->height = height;
-  node->tag = Value(tag);
+  node->tag = std::move(tag);
   node->rep = std::move(rep);
   detail::attach(node);
   Value v;

@@ -223,6 +223,16 @@ struct ValueAccess {
   /// holding them twice. Borrowed aliases (see alias) are not counted: only for a value its
   /// caller has just built.
   static std::span<Value> sole_items(Value& v) noexcept;
+  /// Makes array `v` the list or set (`kind`) make_sequence would build from its items, in
+  /// its own node, when the node is its alone (see sole_items): a set drops its duplicates
+  /// in place, keeping the first of each. False, with `v` as it was, for any other `v`.
+  static bool sequence_in_place(Kind kind, Value& v);
+  /// Value::big_integer and Value::big_decimal of text that has passed their checks
+  /// (is_integer_text, is_decimal_text) already: a reader's `~n` and `~f`, checked once.
+  static Value big_integer_of(std::string_view digits);
+  static Value big_decimal_of(std::string_view text);
+  /// Value::tagged(tag's text, rep) for a `tag` string Value already built (a reader's).
+  static Value tagged(Value tag, Value rep);
   /// A map or link from interleaved keys and values (moved from); `flat.size()` is even.
   /// Once it returns, every Value of `flat` is moved from (null), a duplicate key's too, so
   /// that a caller may drop them with no destructor run.

@@ -358,5 +358,46 @@ TEST(DecoderJsonString, ResolvesEveryStringAsStringDoes) {
             R"([{"abcd":1},"~:kwkw",{"abcd":2,"~:kwkw":"~:kwkw"}])");
 }
 
+// Without user handlers, a set's or list's rep becomes the set or list in its own node, and a
+// tag with no ground rule goes straight into a tagged value (Decoder::end_tagged). An empty
+// set of handlers takes decode_tag's general path, on the heap: both give the same values,
+// items in the same order (a set keeps the first of equal items), as deep, and the same errors.
+TEST(DecoderTags, SetsListsAndPlainTagsReadAsTheGeneralRulesReadThem) {
+  const ReadHandlers none;
+  ReadOptions general;
+  general.handlers = &none;
+  auto outcome = [](std::string_view text, Encoding encoding, const ReadOptions& options) {
+    try {
+      const Value v = transit::read(text, encoding, options);
+      return transit::write(v, Encoding::json_verbose) + " " + std::string(kind_name(v.kind())) +
+             " depth " + std::to_string(v.depth());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  };
+  for (const std::string_view json :
+       {R"(["~#set",[1,2,1,3,2]])", R"(["~#set",[[1,[2]],[1,[2]],"a"]])", R"(["~#set",[]])",
+        R"(["~#list",[]])", R"(["~#list",[1,1,2]])", R"({"~#set":[1,1]})", R"({"~#list":[[]]})",
+        R"(["~#set",[1,2,3,4,5,6,7,8,9,10,1,2,11,"~:a","~:a"]])", R"(["~#set",[[[[1]]],[[[1]]],2]])",
+        R"(["~#set",[["~#set",[1,2]],["~#set",[2,1]],["~#list",[1]],["~#list",[1]]]])",
+        R"([["~#set",[1]],["^0",[2,2]],["~#list",[3]],["^1",[4]],["^0",[]]])",
+        R"(["~#point",[1,2]])", R"(["~#pt","x"])", R"(["~#pt",{"a":[1]}])",
+        R"(["~#averyveryverylongtagname",[1]])", R"([["~#point",1],["^0",["^0",2]]])",
+        R"(["~#point",["~#point",["~#point",[]]]])", R"({"~#point":[]})", R"(["~#cmap",[[1],2]])",
+        R"(["~#'",1])", R"(["~#link",{"href":"~rhttp://x","rel":"r"}])", R"(["~#set",5])",
+        R"(["~#list","x"])", R"(["~#set",[1],[2]])", R"(["~#set"])", R"({"~#list":[1],"b":2})",
+        R"(["~#set",[["~#list",[]],["~#list",[]]]])", R"([["~#set",[1]],["^0"]])",
+        R"(["^ ","~#set",[1]])", R"([1,"~#set",[1]])"}) {
+    SCOPED_TRACE(json);
+    EXPECT_EQ(outcome(json, Encoding::json, ReadOptions{}), outcome(json, Encoding::json, general));
+    const std::string msgpack = transit::test::msgpack_items_of(json);
+    EXPECT_EQ(outcome(msgpack, Encoding::msgpack, ReadOptions{}), outcome(msgpack, Encoding::msgpack, general));
+  }
+  EXPECT_EQ(transit::write(transit::read(R"(["~#set",[3,1,3,2,1]])"), Encoding::json_verbose),
+            R"({"~#set":[3,1,2]})");
+  EXPECT_EQ(transit::read(R"(["~#list",[1,1]])"), Value::list({1, 1}));
+  EXPECT_EQ(transit::read(R"(["~#point",[1,2]])"), Value::tagged("point", Value::array({1, 2})));
+}
+
 }  // namespace
 }  // namespace transit::detail
