@@ -539,12 +539,7 @@ Value Value::character(char32_t c) {
   return v;
 }
 
-Value Value::instant(std::int64_t ms) noexcept {
-  Value v;
-  v.wide_.kind = Kind::instant;
-  v.wide_.u.i = ms;
-  return v;
-}
+Value Value::instant(std::int64_t ms) noexcept { return ValueAccess::instant(ms); }
 
 Value Value::uuid(Uuid u) {
   Value v;

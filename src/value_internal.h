@@ -197,6 +197,13 @@ struct ValueAccess {
     }
     return v;
   }
+  /// Value::instant(ms), inline: a reader builds it in registers.
+  static Value instant(std::int64_t ms) noexcept {
+    Value v;
+    v.wide_.kind = Kind::instant;
+    v.wide_.u.i = ms;
+    return v;
+  }
   /// Makes `v` (null) a text of `kind` holding `size` bytes for the caller to write at the
   /// pointer returned, before any other use of `v`: a decoder writes the bytes it decodes
   /// straight into the value (inline or in its node) rather than into a buffer to copy.

@@ -335,7 +335,7 @@ TEST(DecoderJsonString, ResolvesEveryStringAsStringDoes) {
     texts.push_back("[[\"^ \",\"abcd\",1],{" + str + ":2}]");
   }
   // Every other `~` form, good and bad, as keys and values, cached and missed.
-  for (const char* s : {"~m1700000000000", "~n123", "~n-007", "~n1x", "~ix", "~i12", "~d1.5",
+  for (const char* s : {"~m1700000000000", "~m-1", "~mx", "~m17000000000x0", "~n123", "~n-007", "~n1x", "~ix", "~i12", "~d1.5",
                         "~u531a379e-31bb-4ce1-8690-158dceb64be6", "~ubad", "~f1.50", "~rhttp://x",
                         "~cA", "~c", "~zNaN", "~?t", "~_", "~bAAEC", "~b!!", "~t2020-01-01T00:00:00Z",
                         "~~x", "~^x", "~`x", "~#x", "~", "~q", "~qrst"}) {
