@@ -216,7 +216,6 @@ void Decoder::start_tagged(std::string_view tag) {
   // The bits Value(tag) has, with no call for a short tag (as every ground tag is).
   f->tag = tag.size() <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, tag)
                                                   : Value(tag);
-  f->tag_rule = tag_rule(tag);
 }
 
 Decoder::TagRule Decoder::tag_rule(std::string_view tag) noexcept {
@@ -321,8 +320,8 @@ void Decoder::end_tagged(Frame& frame) {
   Value rep = std::move(stack_.back());
   stack_.pop_back();
   Value tag = std::move(frame.tag);
-  const TagRule rule = frame.tag_rule;
   frames_.pop_back();
+  const TagRule rule = handlers_ ? TagRule::general : tag_rule(ValueAccess::text(tag));
   if (!handlers_ && rule != TagRule::general && !(tape_ && taping())) {
     // decode_tagged's result, built with no string compared again and, for a set or list
     // whose rep nothing else holds, no new node: the rep's own node becomes it.
