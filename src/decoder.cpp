@@ -402,6 +402,19 @@ Value Decoder::build_map(std::span<Value> flat, bool& moved_out) {
   return ValueAccess::make_map(Kind::map, flat);
 }
 
+// Inline here: only array_end_frame and map_end_frame use them.
+inline Value* Decoder::next_slot_of_parent() noexcept {
+  if (frames_.size() < 2) return nullptr;
+  Frame& parent = frames_.end()[-2];
+  return parent.count < parent.slots_until ? parent.slots.items + parent.count : nullptr;
+}
+
+inline void Decoder::adopted_by_parent() noexcept {
+  ++frames_.end()[-2].count;
+  frames_.pop_back();
+  closing_ = false;
+}
+
 void Decoder::array_end() {
   // Both ways a tail call, as in begin_checked: with the body inlined, this saved the
   // registers of the untyped path before it knew which way to go, about 20 instructions of
@@ -416,6 +429,16 @@ void Decoder::array_end_frame() {
   Frame& f = frames_.back();
   if (f.slots.items) {
     closing_ = true;
+    if (Value* slot = next_slot_of_parent()) {
+      if (f.kind == FrameKind::map_array) {
+        if (f.count % 2 != 0) [[unlikely]]
+          odd_map_slots(f);
+        new (slot) Value(ValueAccess::finish_map(Kind::map, f.slots, f.count));
+      } else {
+        new (slot) Value(ValueAccess::finish_sequence(Kind::array, f.slots, f.count));
+      }
+      return adopted_by_parent();
+    }
     Value v = f.kind == FrameKind::map_array ? finish_map_slots(f)
                                              : ValueAccess::finish_sequence(Kind::array, f.slots, f.count);
     frames_.pop_back();
@@ -481,6 +504,12 @@ void Decoder::map_end_frame() {
     throw_error(Errc::syntax, "map ends inside an array");
   if (f.slots.items) {
     closing_ = true;
+    if (Value* slot = next_slot_of_parent()) {
+      if (f.count % 2 != 0) [[unlikely]]
+        odd_map_slots(f);
+      new (slot) Value(ValueAccess::finish_map(Kind::map, f.slots, f.count));
+      return adopted_by_parent();
+    }
     Value v = finish_map_slots(f);
     frames_.pop_back();
     closing_ = false;

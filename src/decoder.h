@@ -469,6 +469,16 @@ class Decoder {
   /// finish_map_slots' error, out of line: array_end and map_end call ValueAccess::finish_map
   /// with no frame of their own in between (a call layer cost 24 instructions a map).
   [[noreturn, gnu::cold]] void odd_map_slots(const Frame& f) const;
+  /// Where deliver() would put the value of the innermost frame, once it is finished: the
+  /// next of its parent's slots, while they have room below every limit; else nullptr (the
+  /// parent's stack or place() then take it, by deliver). The finished array or map is
+  /// constructed there, as the finishing call returns it, with no Value moved and destroyed
+  /// on the way (about 20 instructions a container); a failure to finish it leaves the slot
+  /// unconstructed and uncounted.
+  Value* next_slot_of_parent() noexcept;
+  /// The innermost frame's value is in the slot next_slot_of_parent() gave: counted there,
+  /// and the frame closed.
+  void adopted_by_parent() noexcept;
   /// array_end() and map_end() for a frame of frames_ (not taped), out of line so that the
   /// taping test comes before the registers this path needs are saved.
   [[gnu::noinline]] void array_end_frame();

@@ -868,6 +868,85 @@ TEST(MsgpackRead, MapsBuiltFromTheirFirstKeyReadAsTheJsonReadOfTheSameItems) {
             Value::array({Value::tagged("point", 1), Value::tagged("point", 2)}));
 }
 
+// A container finished while its parent is being filled in its node goes straight into the
+// parent's next slot (Decoder::next_slot_of_parent): at every place in a parent, beside the
+// containers that still go by the stack or place() (map arrays, tagged values, builders,
+// duplicate keys, errors), the MessagePack read gives the JSON read's value or error.
+TEST(MsgpackRead, ContainersFinishedIntoTheirParentsSlotsReadAsTheJsonRead) {
+  transit::ReadHandlers builders;
+  builders.set_array_builder([](std::span<Value> items) {
+    return Value::array({Value("array"), Value(static_cast<std::int64_t>(items.size()))});
+  });
+  ReadOptions plain;
+  ReadOptions built;
+  built.handlers = &builders;
+  ReadOptions shallow;
+  shallow.max_depth = 3;
+  ReadOptions narrow;
+  narrow.max_collection_length = 2;
+  const std::vector<std::string_view> cases = {
+      R"([[1, 2], [3, [4, 5]], [], [[6]]])",
+      R"([{"abcd": [1, 2]}, {"^0": {"efgh": 3}}, [{"^1": 4}], {}])",
+      R"({"abcd": [1, {"efgh": [2, 3]}], "ijkl": {"mnop": []}})",
+      R"({"abcd": {"x": 1, "x": 2}, "efgh": [{"y": 1, "y": [3]}]})",
+      R"([["^ ", "abcd", [1]], [["^ ", "^0", 2]], ["~#point", [3, 4]], [["~#'", [5]]]])",
+      R"([{"~#point": [1, 2]}, [{"~#point": {"abcd": [3]}}], ["~#set", [[1], [2]]]])",
+      R"([["~#list", [[1, 2]]], ["~#cmap", [[1], {"abcd": 2}]], [[], {}]])",
+      R"([[1, 2, 3], {"abcd": [1, 2, 3]}])",
+      R"([[[[1]]], {"abcd": {"efgh": {"ijkl": 1}}}])",
+      R"({"abcd": 1, "abcd": [2], "efgh": {"abcd": 3}})",
+  };
+  for (const std::string_view json : cases) {
+    SCOPED_TRACE(json);
+    const std::string wire = transit::test::msgpack_items_of(json);
+    for (const ReadOptions* options : {&plain, &built, &shallow, &narrow}) {
+      SCOPED_TRACE(options == &plain     ? "plain"
+                   : options == &built   ? "builders"
+                   : options == &shallow ? "max_depth 3"
+                                         : "max_collection_length 2");
+      std::optional<Value> from_json, from_mp;
+      std::string json_error = "none", mp_error = "none";
+      try {
+        from_json = transit::read(std::string(json), Encoding::json, *options);
+      } catch (const Error& e) {
+        json_error = e.what();
+      }
+      try {
+        from_mp = transit::read(wire, Encoding::msgpack, *options);
+      } catch (const Error& e) {
+        mp_error = e.what();
+      }
+      EXPECT_EQ(mp_error.substr(0, mp_error.find(" at byte")),
+                json_error.substr(0, json_error.find(" at byte")));
+      // A count past the limit is refused at its header in MessagePack, before the items
+      // JSON reads up to the one past the limit: the same error, at another path.
+      if (options != &narrow)
+        EXPECT_EQ(mp_error.substr(std::min(mp_error.size(), mp_error.find(" in $"))),
+                  json_error.substr(std::min(json_error.size(), json_error.find(" in $"))));
+      else
+        EXPECT_EQ(mp_error.substr(mp_error.find(": ", mp_error.find(" in $")) + 2),
+                  json_error.substr(json_error.find(": ", json_error.find(" in $")) + 2));
+      EXPECT_EQ(from_mp, from_json);
+    }
+  }
+  // Built by hand: the nested containers hold what was read, and outlive the read's arena.
+  const Value inner = Value::map({{Value("efgh"), Value::array({Value(2), Value(3)})}});
+  EXPECT_EQ(transit::read(transit::test::msgpack_items_of(
+                              R"({"abcd": [1, {"efgh": [2, 3]}], "ijkl": {"mnop": []}})"),
+                          Encoding::msgpack),
+            Value::map({{Value("abcd"), Value::array({Value(1), inner})},
+                        {Value("ijkl"), Value::map({{Value("mnop"), Value::array({})}})}}));
+  EXPECT_EQ(transit::read(transit::test::msgpack_items_of(R"([{"x": 1, "x": [2]}, [[3]]])"),
+                          Encoding::msgpack),
+            Value::array({Value::map({{Value("x"), Value::array({Value(2)})}}),
+                          Value::array({Value::array({Value(3)})})}));
+  // Map arrays finished into an array's slots, from JSON (whose arrays are counted too).
+  EXPECT_EQ(transit::read(R"([["^ ", "x", 1], ["^ ", "y", 1, "y", [2]], ["^ "]])", Encoding::json),
+            Value::array({Value::map({{Value("x"), Value(1)}}),
+                          Value::map({{Value("y"), Value::array({Value(2)})}}), Value::map({})}));
+  EXPECT_THROW(transit::read(R"([["^ ", "x"]])", Encoding::json), Error);
+}
+
 // An error inside a map built in its node names the key it is under, as on the stack.
 TEST(MsgpackErrors, PathsThroughAnnouncedMaps) {
   expect_read_error("82 " + str("a") + " 01 " + str("b") + " 92 01", Errc::truncated, 8,
