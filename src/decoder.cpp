@@ -172,6 +172,30 @@ namespace {
 
 }  // namespace
 
+void Decoder::sized_map_begin(std::size_t expected) {
+  // A typed read's map goes to the tape in one call, as begin() sends it.
+  if (tape_) [[unlikely]]
+    return begin_checked(FrameKind::object_pending, expected);
+  if (handlers_ || expected - 1 >= max_items_ || expected > UINT32_MAX / 2 ||
+      frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
+      (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
+    return sized_map_begin_checked(expected);
+  const ValueAccess::Slots slots = ValueAccess::reserve_map(expected);
+  Frame& f = frames_.emplace_back(FrameKind::object_pending,
+                                  static_cast<std::uint32_t>(stack_.size()), expected);
+  f.slots = slots;
+  f.slots_until = slots.capacity;
+}
+
+void Decoder::sized_map_begin_checked(std::size_t expected) {
+  // begin()'s checks (depth, a second rep, growth), and the node reserved where it may be.
+  begin(FrameKind::object_pending, expected);
+  if (handlers_ || expected == 0 || expected > max_items_) return;
+  Frame& f = frames_.back();
+  reserve_map_slots(f, expected);
+  f.slots_until = f.slots.capacity;  // 0 if it reserved none
+}
+
 void Decoder::begin_checked(FrameKind kind, std::size_t expected) {
   // Both ways a tail call: with the checks below inlined, this saved six registers before it
   // knew which way to go, 24 instructions of every container of a typed read.
@@ -189,10 +213,7 @@ void Decoder::begin_frame_checked(FrameKind kind, std::size_t expected) {
                                             std::string(frames_.back().tag.as_string()) +
                                             " has more than one rep");
   // Filled in place: a Frame built aside and copied in stalled on its own parts (see deliver).
-  Frame& f = frames_.emplace_back();
-  f.kind = kind;
-  f.start = static_cast<std::uint32_t>(stack_.size());
-  f.expected = expected;
+  frames_.emplace_back(kind, static_cast<std::uint32_t>(stack_.size()), expected);
 }
 
 void Decoder::start_tagged(std::string_view tag) {
@@ -732,10 +753,8 @@ void Decoder::tape_start_tagged(std::string_view tag) {
     // parent when it began.)
     untape_begin_token();
     tape_frames_.pop_back();
-    Frame& v = frames_.emplace_back();
-    v.kind = kind;
+    Frame& v = frames_.emplace_back(kind, static_cast<std::uint32_t>(stack_.size()), 0);
     v.tag = Value(tag);
-    v.start = static_cast<std::uint32_t>(stack_.size());
     return;
   }
   untape_begin_token();

@@ -895,8 +895,16 @@ TEST(MsgpackRead, ContainersFinishedIntoTheirParentsSlotsReadAsTheJsonRead) {
       R"([[1, 2, 3], {"abcd": [1, 2, 3]}])",
       R"([[[[1]]], {"abcd": {"efgh": {"ijkl": 1}}}])",
       R"({"abcd": 1, "abcd": [2], "efgh": {"abcd": 3}})",
+      R"([{"~#point": 1, "abcd": {"efgh": 2}}, {"~#point": [1], "^0": [{"ijkl": 3}]}])",
   };
-  for (const std::string_view json : cases) {
+  // Maps nested past the frames' first growth and past the depth limit (max_depth 3).
+  std::string deep;
+  for (int i = 0; i < 40; ++i) deep += i % 2 == 0 ? R"({"abcd": )" : R"([{"efgh": 1}, )";
+  deep += "1";
+  for (int i = 39; i >= 0; --i) deep += i % 2 == 0 ? "}" : "]";
+  std::vector<std::string_view> all = cases;
+  all.push_back(deep);
+  for (const std::string_view json : all) {
     SCOPED_TRACE(json);
     const std::string wire = transit::test::msgpack_items_of(json);
     for (const ReadOptions* options : {&plain, &built, &shallow, &narrow}) {
