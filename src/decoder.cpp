@@ -180,11 +180,7 @@ void Decoder::sized_map_begin(std::size_t expected) {
       frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
       (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
     return sized_map_begin_checked(expected);
-  const ValueAccess::Slots slots = ValueAccess::reserve_map(expected);
-  Frame& f = frames_.emplace_back(FrameKind::object_pending,
-                                  static_cast<std::uint32_t>(stack_.size()), expected);
-  f.slots = slots;
-  f.slots_until = slots.capacity;
+  frames_.emplace_back(static_cast<std::uint32_t>(stack_.size()), expected);
 }
 
 void Decoder::sized_map_begin_checked(std::size_t expected) {

@@ -390,6 +390,14 @@ class Decoder {
     // for floats (geojson 30.86 M a read instead of 29.94 M).
     Frame() = default;
     Frame(FrameKind k, std::uint32_t s, std::size_t e) noexcept : kind(k), start(s), expected(e) {}
+    /// An object_pending frame with the node of `e` entries reserved (sized_map_begin): the
+    /// node is returned straight into the frame, with no copy of the slots.
+    Frame(std::uint32_t s, std::size_t e)
+        : kind(FrameKind::object_pending),
+          start(s),
+          expected(e),
+          slots(ValueAccess::reserve_map(e)),
+          slots_until(slots.capacity) {}
     FrameKind kind = FrameKind::array;
     bool has_rep = false;
     std::uint32_t start = 0;  // index of this frame's first item in stack_
