@@ -714,15 +714,9 @@ void Decoder::tape_empty_array() {
     return tape_end(true);
   }
   ++tape_frames_.back().count;
-  Token* t = &tape_->tokens.append_unchecked();
-  tape_->tokens.append_unchecked();
-  t[0].integer = 0;
-  t[0].size = 0;  // its item count (see Token::size)
-  t[0].op = Op::array_begin;
-  t[0].kind = Kind::null;
-  t[0].in_input = false;
-  t[1] = t[0];
-  t[1].op = Op::array_end;
+  // Each token set whole: a copy of the first, just written, would wait for its stores.
+  tape_->tokens.append_unchecked().set(0, 0, Op::array_begin, Kind::null, false);  // 0 items
+  tape_->tokens.append_unchecked().set(0, 0, Op::array_end, Kind::null, false);
 }
 
 void Decoder::untape_begin_token() noexcept {
@@ -830,12 +824,8 @@ void Decoder::tape_end(bool array) {
                            : f.kind == FrameKind::object && f.count % 2 == 0;
   if (quick && tape_frames_.size() > 1 &&
       !(tape_marks_ && mark_ != Location::npos) && !tape_->tokens.full()) [[likely]] {
-    Token& t = tape_->tokens.append_unchecked();
-    t.integer = 0;
-    t.size = 0;
-    t.op = array_ends ? Op::array_end : Op::map_end;
-    t.kind = Kind::null;
-    t.in_input = false;
+    tape_->tokens.append_unchecked().set(0, 0, array_ends ? Op::array_end : Op::map_end,
+                                         Kind::null, false);
     const std::uint32_t items = f.count;
     tape_->tokens[f.begin_token].size = items;  // see Token::size
     tape_frames_.pop_back();

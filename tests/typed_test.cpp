@@ -4,13 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <forward_list>
 #include <functional>
 #include <list>
 #include <map>
+#include <new>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -547,6 +550,45 @@ TEST(TypedRead, DecoderErrorsReadAsInAValueRead) {
       } catch (const transit::Error& err) {
         EXPECT_EQ(err.what(), untyped) << transit::encoding_name(e);
       }
+    }
+  }
+}
+
+// Token::set writes a token as two whole words: every field as set field by field, and the
+// padding byte zeroed, whatever the memory held before.
+TEST(TypedTape, TokenSetWritesEveryFieldAndZeroesThePadding) {
+  using transit::Kind;
+  using transit::detail::Op;
+  using transit::detail::Token;
+  struct Case {
+    std::uint64_t payload;
+    std::uint32_t size;
+    Op op;
+    Kind kind;
+    bool in_input;
+  };
+  const Case cases[] = {
+      {0, 0, Op::array_begin, Kind::null, false},
+      {0, 0, Op::array_end, Kind::null, false},
+      {0, 0, Op::map_end, Kind::null, false},
+      {0x8000000000000001ull, 0, Op::value, Kind::integer, false},
+      {std::bit_cast<std::uint64_t>(-2.5), 0, Op::value, Kind::floating, false},
+      {0x0123456789abcdefull, 0xfffffffeu, Op::text, Kind::null, true},
+      {17, 3, Op::tagged_begin, Kind::null, false},
+  };
+  for (const Case& c : cases) {
+    alignas(Token) unsigned char bytes[sizeof(Token)];
+    std::memset(bytes, 0xff, sizeof bytes);
+    Token* t = std::launder(reinterpret_cast<Token*>(bytes));
+    t->set(c.payload, c.size, c.op, c.kind, c.in_input);
+    EXPECT_EQ(t->text, c.payload);
+    EXPECT_EQ(t->size, c.size);
+    EXPECT_EQ(t->op, c.op);
+    EXPECT_EQ(t->kind, c.kind);
+    EXPECT_EQ(t->in_input, c.in_input);
+    EXPECT_EQ(bytes[15], 0);
+    if (c.kind == Kind::floating) {
+      EXPECT_EQ(t->floating, -2.5);
     }
   }
 }
