@@ -656,32 +656,7 @@ std::size_t Decoder::tape_key(const TapeFrame& f) const noexcept {
   return i;
 }
 
-void Decoder::tape_begin(FrameKind kind) {
-  // The quick path, with no call and no register saved: a container inside an open array or
-  // map below its limit, no mark to keep, room for its token and its frame.
-  const std::size_t depth = tape_frames_.size();
-  if (depth == 0 || depth >= max_depth_ || depth == tape_frames_.capacity() ||
-      (tape_marks_ && mark_ != Location::npos) || tape_->tokens.full()) [[unlikely]]
-    return tape_begin_slow(kind);
-  TapeFrame& parent = tape_frames_.back();
-  if (parent.count >= parent.limit) [[unlikely]]
-    return tape_begin_slow(kind);
-  ++parent.count;
-  const bool array = kind == FrameKind::array_pending;
-  const auto at = static_cast<std::uint32_t>(tape_->tokens.size());
-  Token& t = tape_->tokens.append_unchecked();
-  t.integer = 0;
-  t.size = 0;
-  t.op = array ? Op::array_begin : Op::map_begin;
-  t.kind = Kind::null;
-  t.in_input = false;
-  TapeFrame& f = tape_frames_.emplace_back();  // within capacity: no growth
-  // A map array (tape_walk_map_array_begin) is begun as one from the start.
-  f.kind = array ? FrameKind::array : kind == FrameKind::map_array ? kind : FrameKind::object;
-  f.mark = mark_;
-  open_tape_limit(f);
-  f.begin_token = at;
-}
+void Decoder::tape_begin(FrameKind kind) { tape_begin_inline(kind); }
 
 void Decoder::tape_begin_slow(FrameKind kind) {
   if (kind == FrameKind::map_array) {
@@ -702,22 +677,7 @@ void Decoder::tape_begin_slow(FrameKind kind) {
   tape_token(array ? Op::array_begin : Op::map_begin, f.mark);
 }
 
-void Decoder::tape_empty_array() {
-  // Only inside an open array or map below its limit (so not a tagged value's rep, whose
-  // length a cmap keeps), below the depth limit, with no mark to keep and room for both
-  // tokens: anywhere else, the two events' whole paths.
-  const std::size_t depth = tape_frames_.size();
-  if (depth == 0 || depth >= max_depth_ || (tape_marks_ && mark_ != Location::npos) ||
-      !tape_->tokens.has_room(2) || tape_frames_.back().count >= tape_frames_.back().limit)
-      [[unlikely]] {
-    tape_begin(FrameKind::array_pending);
-    return tape_end(true);
-  }
-  ++tape_frames_.back().count;
-  // Each token set whole: a copy of the first, just written, would wait for its stores.
-  tape_->tokens.append_unchecked().set(0, 0, Op::array_begin, Kind::null, false);  // 0 items
-  tape_->tokens.append_unchecked().set(0, 0, Op::array_end, Kind::null, false);
-}
+void Decoder::tape_empty_array() { tape_empty_array_inline(); }
 
 void Decoder::untape_begin_token() noexcept {
   // A reader keeps every token's mark or none (see new_token).
@@ -815,26 +775,7 @@ void Decoder::tape_scalar_token(Kind kind, std::int64_t payload) {
   if (tape_frames_.empty()) done_ = true;
 }
 
-void Decoder::tape_end(bool array) {
-  // The quick path, with no call: a plain array, or a map with a value for every key, inside
-  // another taped container, no mark to keep, room for its token.
-  TapeFrame& f = tape_frames_.back();
-  const bool array_ends = f.kind == FrameKind::array;
-  const bool quick = array ? array_ends || (f.kind == FrameKind::map_array && f.count % 2 == 0)
-                           : f.kind == FrameKind::object && f.count % 2 == 0;
-  if (quick && tape_frames_.size() > 1 &&
-      !(tape_marks_ && mark_ != Location::npos) && !tape_->tokens.full()) [[likely]] {
-    tape_->tokens.append_unchecked().set(0, 0, array_ends ? Op::array_end : Op::map_end,
-                                         Kind::null, false);
-    const std::uint32_t items = f.count;
-    tape_->tokens[f.begin_token].size = items;  // see Token::size
-    tape_frames_.pop_back();
-    if (array_ends && tape_frames_.back().kind == FrameKind::tagged_array)
-      tape_frames_.back().rep_items = items;  // its rep's length, for a cmap
-    return;
-  }
-  tape_end_slow(array);
-}
+void Decoder::tape_end(bool array) { tape_end_inline(array); }
 
 void Decoder::tape_end_slow(bool array) {
   TapeFrame& f = tape_frames_.back();

@@ -86,11 +86,11 @@ class Decoder {
     integer(i);
   }
   void tape_walk_array_begin() {
-    if (frames_.empty()) return tape_begin(FrameKind::array_pending);
+    if (frames_.empty()) return tape_begin_inline(FrameKind::array_pending);
     array_begin();
   }
   void tape_walk_map_begin() {
-    if (frames_.empty()) return tape_begin(FrameKind::object_pending);
+    if (frames_.empty()) return tape_begin_inline(FrameKind::object_pending);
     map_begin();
   }
   /// Room on the tape for `tokens` tokens, taken at once: a parsed document's walk knows
@@ -102,21 +102,21 @@ class Decoder {
   /// "^ " starts it by the general events); the caller then gives both events.
   bool tape_walk_map_array_begin() {
     if (!frames_.empty() || !caching_) return false;
-    tape_begin(FrameKind::map_array);
+    tape_begin_inline(FrameKind::map_array);
     return true;
   }
   /// An empty array: its begin and end tokens at once, with no frame pushed and popped.
   void tape_walk_empty_array() {
-    if (frames_.empty()) return tape_empty_array();
+    if (frames_.empty()) return tape_empty_array_inline();
     array_begin();
     array_end();
   }
   void tape_walk_array_end() {
-    if (frames_.empty()) return tape_end(true);
+    if (frames_.empty()) return tape_end_inline(true);
     array_end();
   }
   void tape_walk_map_end() {
-    if (frames_.empty()) return tape_end(false);
+    if (frames_.empty()) return tape_end_inline(false);
     map_end();
   }
 
@@ -595,11 +595,57 @@ class Decoder {
   /// begin() on the tape: the container's begin token is taped at once (see
   /// tape_at_array_start), and taken back or rewritten if a tag or "^ " comes first.
   void tape_begin(FrameKind kind);
+  /// tape_begin's body, inlined into simdjson's walk (tape_walk_array_begin ...), where its
+  /// call and the spills around it were about a third of a container's way; the other
+  /// events call it out of line.
+  [[gnu::always_inline]] void tape_begin_inline(FrameKind kind) {
+    // The quick path, with no call and no register saved: a container inside an open array or
+    // map below its limit, no mark to keep, room for its token and its frame.
+    const std::size_t depth = tape_frames_.size();
+    if (depth == 0 || depth >= max_depth_ || depth == tape_frames_.capacity() ||
+        (tape_marks_ && mark_ != Location::npos) || tape_->tokens.full()) [[unlikely]]
+      return tape_begin_slow(kind);
+    TapeFrame& parent = tape_frames_.back();
+    if (parent.count >= parent.limit) [[unlikely]]
+      return tape_begin_slow(kind);
+    ++parent.count;
+    const bool array = kind == FrameKind::array_pending;
+    const auto at = static_cast<std::uint32_t>(tape_->tokens.size());
+    Token& t = tape_->tokens.append_unchecked();
+    t.integer = 0;
+    t.size = 0;
+    t.op = array ? Op::array_begin : Op::map_begin;
+    t.kind = Kind::null;
+    t.in_input = false;
+    TapeFrame& f = tape_frames_.emplace_back();  // within capacity: no growth
+    // A map array (tape_walk_map_array_begin) is begun as one from the start.
+    f.kind = array ? FrameKind::array : kind == FrameKind::map_array ? kind : FrameKind::object;
+    f.mark = mark_;
+    open_tape_limit(f);
+    f.begin_token = at;
+  }
   /// tape_begin() by the whole path: the outermost container, a mark to keep, growth, limits.
   [[gnu::cold, gnu::noinline]] void tape_begin_slow(FrameKind kind);
   /// tape_begin() then tape_end() of an empty array, in one step where that is only two
   /// tokens and a count (see tape_walk_empty_array).
   void tape_empty_array();
+  /// tape_empty_array's body, inlined into simdjson's walk (tape_walk_empty_array).
+  [[gnu::always_inline]] void tape_empty_array_inline() {
+    // Only inside an open array or map below its limit (so not a tagged value's rep, whose
+    // length a cmap keeps), below the depth limit, with no mark to keep and room for both
+    // tokens: anywhere else, the two events' whole paths.
+    const std::size_t depth = tape_frames_.size();
+    if (depth == 0 || depth >= max_depth_ || (tape_marks_ && mark_ != Location::npos) ||
+        !tape_->tokens.has_room(2) || tape_frames_.back().count >= tape_frames_.back().limit)
+        [[unlikely]] {
+      tape_begin(FrameKind::array_pending);
+      return tape_end(true);
+    }
+    ++tape_frames_.back().count;
+    // Each token set whole: a copy of the first, just written, would wait for its stores.
+    tape_->tokens.append_unchecked().set(0, 0, Op::array_begin, Kind::null, false);  // 0 items
+    tape_->tokens.append_unchecked().set(0, 0, Op::array_end, Kind::null, false);
+  }
   /// Takes back the begin token that tape_begin taped, the last token, for a tag's.
   void untape_begin_token() noexcept;
   /// start_tagged() on the tape.
@@ -665,6 +711,27 @@ class Decoder {
   }
   void tape_text(std::string_view raw);
   void tape_end(bool array);
+  /// tape_end's body, inlined into simdjson's walk (tape_walk_array_end, tape_walk_map_end).
+  [[gnu::always_inline]] void tape_end_inline(bool array) {
+    // The quick path, with no call: a plain array, or a map with a value for every key, inside
+    // another taped container, no mark to keep, room for its token.
+    TapeFrame& f = tape_frames_.back();
+    const bool array_ends = f.kind == FrameKind::array;
+    const bool quick = array ? array_ends || (f.kind == FrameKind::map_array && f.count % 2 == 0)
+                             : f.kind == FrameKind::object && f.count % 2 == 0;
+    if (quick && tape_frames_.size() > 1 &&
+        !(tape_marks_ && mark_ != Location::npos) && !tape_->tokens.full()) [[likely]] {
+      tape_->tokens.append_unchecked().set(0, 0, array_ends ? Op::array_end : Op::map_end,
+                                           Kind::null, false);
+      const std::uint32_t items = f.count;
+      tape_->tokens[f.begin_token].size = items;  // see Token::size
+      tape_frames_.pop_back();
+      if (array_ends && tape_frames_.back().kind == FrameKind::tagged_array)
+        tape_frames_.back().rep_items = items;  // its rep's length, for a cmap
+      return;
+    }
+    tape_end_slow(array);
+  }
   /// tape_end() by the whole path: the outermost container, tagged values, marks, errors.
   [[gnu::cold, gnu::noinline]] void tape_end_slow(bool array);
   bool tape_structural(std::string_view tag) const noexcept;
