@@ -791,6 +791,36 @@ TEST(MsgpackRead, EmptyContainersReadAsTheJsonReadOfTheSameItems) {
   }
 }
 
+// The MessagePack read of `json`'s items (msgpack_items_of) against the JSON read of `json`
+// under `options`: the same value, or the same error bar its byte offset (JSON counts bytes of
+// its own text). `same_path`: the error's path too; where it is false, the same message after
+// the path (a count past max_collection_length is refused at its MessagePack header, where
+// JSON reads up to the item past the limit: the same error, at another path).
+void expect_msgpack_reads_as_json(std::string_view json, const ReadOptions& options,
+                                  bool same_path = true) {
+  std::optional<Value> from_json, from_mp;
+  std::string json_error = "none", mp_error = "none";
+  try {
+    from_json = transit::read(std::string(json), Encoding::json, options);
+  } catch (const Error& e) {
+    json_error = e.what();
+  }
+  try {
+    from_mp = transit::read(transit::test::msgpack_items_of(json), Encoding::msgpack, options);
+  } catch (const Error& e) {
+    mp_error = e.what();
+  }
+  EXPECT_EQ(mp_error.substr(0, mp_error.find(" at byte")),
+            json_error.substr(0, json_error.find(" at byte")));
+  if (same_path)
+    EXPECT_EQ(mp_error.substr(std::min(mp_error.size(), mp_error.find(" in $"))),
+              json_error.substr(std::min(json_error.size(), json_error.find(" in $"))));
+  else
+    EXPECT_EQ(mp_error.substr(mp_error.find(": ", mp_error.find(" in $")) + 2),
+              json_error.substr(json_error.find(": ", json_error.find(" in $")) + 2));
+  EXPECT_EQ(from_mp, from_json);
+}
+
 // A MessagePack map's node is reserved as the map begins (Decoder::sized_map_begin), and a
 // cache code naming a plain value is placed by Decoder::cached_item: a tag as a map's first key
 // (map-form tagged values, as a string or as a cache code) must still make the map a tagged
@@ -836,30 +866,12 @@ TEST(MsgpackRead, MapsBuiltFromTheirFirstKeyReadAsTheJsonReadOfTheSameItems) {
   };
   for (const std::string_view json : cases) {
     SCOPED_TRACE(json);
-    const std::string wire = transit::test::msgpack_items_of(json);
     for (const ReadOptions* options : {&plain, &with_handler, &built, &shallow}) {
       SCOPED_TRACE(options == &plain           ? "plain"
                    : options == &with_handler ? "read handler"
                    : options == &built        ? "builders"
                                               : "max_depth 2");
-      std::optional<Value> from_json, from_mp;
-      std::string json_error = "none", mp_error = "none";
-      try {
-        from_json = transit::read(std::string(json), Encoding::json, *options);
-      } catch (const Error& e) {
-        json_error = e.what();
-      }
-      try {
-        from_mp = transit::read(wire, Encoding::msgpack, *options);
-      } catch (const Error& e) {
-        mp_error = e.what();
-      }
-      // The same error, bar where: JSON counts bytes of its own text.
-      EXPECT_EQ(mp_error.substr(0, mp_error.find(" at byte")),
-                json_error.substr(0, json_error.find(" at byte")));
-      EXPECT_EQ(mp_error.substr(std::min(mp_error.size(), mp_error.find(" in $"))),
-                json_error.substr(std::min(json_error.size(), json_error.find(" in $"))));
-      EXPECT_EQ(from_mp, from_json);
+      expect_msgpack_reads_as_json(json, *options);
     }
   }
   // The tagged values above are tagged values, not maps.
@@ -906,35 +918,12 @@ TEST(MsgpackRead, ContainersFinishedIntoTheirParentsSlotsReadAsTheJsonRead) {
   all.push_back(deep);
   for (const std::string_view json : all) {
     SCOPED_TRACE(json);
-    const std::string wire = transit::test::msgpack_items_of(json);
     for (const ReadOptions* options : {&plain, &built, &shallow, &narrow}) {
       SCOPED_TRACE(options == &plain     ? "plain"
                    : options == &built   ? "builders"
                    : options == &shallow ? "max_depth 3"
                                          : "max_collection_length 2");
-      std::optional<Value> from_json, from_mp;
-      std::string json_error = "none", mp_error = "none";
-      try {
-        from_json = transit::read(std::string(json), Encoding::json, *options);
-      } catch (const Error& e) {
-        json_error = e.what();
-      }
-      try {
-        from_mp = transit::read(wire, Encoding::msgpack, *options);
-      } catch (const Error& e) {
-        mp_error = e.what();
-      }
-      EXPECT_EQ(mp_error.substr(0, mp_error.find(" at byte")),
-                json_error.substr(0, json_error.find(" at byte")));
-      // A count past the limit is refused at its header in MessagePack, before the items
-      // JSON reads up to the one past the limit: the same error, at another path.
-      if (options != &narrow)
-        EXPECT_EQ(mp_error.substr(std::min(mp_error.size(), mp_error.find(" in $"))),
-                  json_error.substr(std::min(json_error.size(), json_error.find(" in $"))));
-      else
-        EXPECT_EQ(mp_error.substr(mp_error.find(": ", mp_error.find(" in $")) + 2),
-                  json_error.substr(json_error.find(": ", json_error.find(" in $")) + 2));
-      EXPECT_EQ(from_mp, from_json);
+      expect_msgpack_reads_as_json(json, *options, options != &narrow);
     }
   }
   // Built by hand: the nested containers hold what was read, and outlive the read's arena.
