@@ -105,6 +105,38 @@ TEST(ArenaBlocks, APoolKeepsAtMostEightMiBOfBlocksForTheNextDocuments) {
   }).join();
 }
 
+// A service reading one document after another on a thread: each read takes the blocks the
+// last document gave back, so it neither asks malloc for its arena again nor faults fresh
+// pages in (the cost `transit bench`, a fresh read per run, would pay were the pool to fail).
+// When the thread ends, what its pool kept goes back to malloc.
+TEST(ArenaBlocks, TheNextDocumentTakesItsBlocksFromThePoolWhichGoesWithItsThread) {
+  const std::string json = records_json(10000);
+  const std::size_t before_thread = heap_in_use();
+  std::size_t arena = 0, growth = 0, kept = 0;
+  std::thread([&] {
+    (void)transit::read(json);  // the pool and the thread's scratch reach their size
+    const std::size_t before = heap_in_use();
+    {
+      const Value doc = transit::read(json);
+      ASSERT_EQ(doc.size(), 10000u);
+      arena = transit::ValueAccess::arena_bytes(doc);
+      const std::size_t alive = heap_in_use();
+      growth = alive > before ? alive - before : 0;
+    }
+    const std::size_t after = heap_in_use();
+    kept = after > before ? after - before : 0;
+  }).join();
+  const std::size_t after_thread = heap_in_use();
+  ASSERT_GT(arena, std::size_t{1} << 20);  // more than one block, within the pool's bound
+  ASSERT_LT(arena, std::size_t{8} << 20);
+  // What the read took from malloc: not its arena (the long top-level array's growable slots,
+  // 160 KB of items, are the heap's; see reserve_growable_sequence).
+  EXPECT_LT(growth, arena / 4) << "arena " << arena;
+  EXPECT_LT(kept, std::size_t{64} << 10);
+  // The pool (more than a megabyte here) went with the thread.
+  EXPECT_LT(after_thread > before_thread ? after_thread - before_thread : 0, std::size_t{256} << 10);
+}
+
 TEST(ArenaBlocks, ADocumentDroppedOnAnotherThreadLeavesItsBlocksThere) {
   // The blocks go to the pool of the thread that frees them, which frees them when it ends
   // (LeakSanitizer in the sanitizer build checks that nothing is left behind).
