@@ -12,9 +12,9 @@
 # transit-bench's corpora are dumped with `--dump` (their Transit JSON text) and each is given to
 # `transit bench`, which reads that text and times every encoding of the same values; the two
 # runs of a corpus go one right after the other, so load on the machine hits both alike.
-# On a shared VM the speed of the whole machine drifts by up to 1.9x over seconds to minutes
-# (the same read, in the same binary, run a minute apart; docs/performance.md, "Fresh reads in
-# the user's view"), so one pair of runs can put a drift between the two tools. Each corpus is
+# On a shared VM the speed of the whole machine drifts by up to 1.9x over minutes (the fastest
+# of the same reads, in the same binary, five minutes apart; docs/performance.md, "Fresh reads
+# in the user's view"), so one pair of runs can put a drift between the two tools. Each corpus is
 # therefore measured in --rounds pairs, the order swapped every round (tool then loop, loop
 # then tool, ...); a row's ratio is the median of its rounds' ratios, each taken between two
 # runs made one right after the other, and the range of those ratios is printed beside it. A
