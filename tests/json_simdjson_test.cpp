@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <ostream>
 #include <random>
 #include <span>
@@ -13,7 +14,11 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "backend.h"
+#include "json/readable_padding.h"
 #include "support/exemplars.h"
 #include "transit/transit.h"
 
@@ -333,6 +338,55 @@ TEST(JsonSimdjson, MutatedExemplarsReadTheSameBothWays) {
     }
   }
   EXPECT_GT(cases, 2000);
+}
+
+// simdjson reads up to 64 bytes past a text's end (strings are scanned in whole blocks). A text
+// read in place must therefore have those bytes inside the 4 KiB block of its last byte; a text
+// that ends at a page whose next page cannot be read is copied first, and read as RapidJSON
+// reads it. Each text ends 0 to 80 bytes before a PROT_NONE page, with quotes after it.
+TEST(JsonSimdjson, TextsEndingBeforeAnUnreadablePageReadTheSameBothWays) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* const map = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  char* const guard = static_cast<char*>(map) + page;
+  ASSERT_EQ(mprotect(guard, page, PROT_NONE), 0);
+  const std::string long_string(150, 'x');
+  const std::vector<std::string> texts = {
+      R"(["abc"])", R"(["^ ","~:a","~:b"])", R"({"k":"v"})", "\"a string\"", "12345", "-1.5e3",
+      "true", "null", R"([1,2.5,[],{}])", "[\"" + long_string + "\"]", "\"" + long_string + "\"",
+      R"(["\u00e9\n","~#set",["a"]])", R"(["abc)", R"(["abc"],)", R"({"k":)", "\"abc", "[1,2"};
+  for (const std::string& text : texts) {
+    for (std::size_t slack = 0; slack <= 80; ++slack) {
+      char* const at = guard - slack - text.size();
+      std::memset(guard - page, '"', page);
+      std::memcpy(at, text.data(), text.size());
+      SCOPED_TRACE(testing::Message() << "slack " << slack);
+      expect_same(std::string_view(at, text.size()));
+      if (text == R"(["abc"])") {  // the typed read's walk too
+        EXPECT_EQ(transit::read<std::vector<std::string>>(std::string_view(at, text.size())),
+                  std::vector<std::string>{"abc"});
+      }
+    }
+  }
+  munmap(map, 2 * page);
+}
+
+// In place exactly when the 64 bytes after the text share the 4 KiB block of its last byte;
+// never under AddressSanitizer or memcheck (both would report the read past an allocation).
+TEST(JsonSimdjson, PaddingIsReadInPlaceOnlyInsideTheLastBytesBlock) {
+  using transit::detail::json::padding_readable;
+  alignas(4096) static char block[2 * 4096];
+  EXPECT_FALSE(padding_readable(block, 0, 64));
+  if (transit::detail::json::kAddressSanitizer || transit::detail::json::under_memcheck()) {
+    EXPECT_FALSE(padding_readable(block, 10, 64));
+    return;
+  }
+  EXPECT_TRUE(padding_readable(block, 10, 64));
+  EXPECT_TRUE(padding_readable(block + 100, 4096 - 100 - 64, 64));   // 64 bytes left: enough
+  EXPECT_FALSE(padding_readable(block + 100, 4096 - 100 - 63, 64));  // 63 left
+  EXPECT_FALSE(padding_readable(block + 100, 4096 - 100, 64));       // ends at the block's end
+  EXPECT_TRUE(padding_readable(block + 100, 4096, 64));              // ends 100 bytes in the next
+  EXPECT_TRUE(padding_readable(block + 4095, 1, 0));
 }
 
 }  // namespace
