@@ -357,6 +357,15 @@ class Visitor {
   bool empty_delivered_ = false;  // start_array/start_map(0) delivered it: skip its end
 };
 
+/// msgpack::parse with every call in it inlined that can be (msgpack-cxx's parse loop, its
+/// after_visit_proc, the visitor's events and the decoder's inline paths); what is marked
+/// noinline or defined elsewhere stays a call.
+template <bool kTape>
+[[gnu::flatten]] bool parse_flat(const char* data, std::size_t end, std::size_t& off,
+                                 Visitor<kTape>& visitor) {
+  return msgpack::parse(data, end, off, visitor);
+}
+
 // ---- reader ----------------------------------------------------------------------------------
 
 /// The bytes read from a Source and not yet consumed. It grows (by doubling) only when one
@@ -515,7 +524,7 @@ class MsgpackReader final : public Reader::Impl {
   bool feed(std::size_t end, std::size_t available, std::size_t& off) {
     Visitor<kTape> visitor(decoder_, available, end - begin_, limits_);
     try {
-      if (msgpack::parse(data_, end, off, visitor)) return true;
+      if (parse_flat(data_, end, off, visitor)) return true;
     } catch (const Error& e) {
       if (e.offset() != Location::npos) throw;
       // The decoder knows what went wrong; where is the header of the item it was given, or
