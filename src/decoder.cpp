@@ -172,17 +172,6 @@ namespace {
 
 }  // namespace
 
-void Decoder::sized_map_begin(std::size_t expected) {
-  // A typed read's map goes to the tape in one call, as begin() sends it.
-  if (tape_) [[unlikely]]
-    return begin_checked(FrameKind::object_pending, expected);
-  if (handlers_ || expected - 1 >= max_items_ || expected > UINT32_MAX / 2 ||
-      frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
-      (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
-    return sized_map_begin_checked(expected);
-  frames_.emplace_back(static_cast<std::uint32_t>(stack_.size()), expected);
-}
-
 void Decoder::sized_map_begin_checked(std::size_t expected) {
   // begin()'s checks (depth, a second rep, growth), and the node reserved where it may be.
   begin(FrameKind::object_pending, expected);

@@ -321,12 +321,20 @@ class Decoder {
   /// every item after it, goes straight into it (deliver's inline path) and not through
   /// place(). The frame stays pending until its end; a tag as its first key gives the node up
   /// (start_tagged). Not for JSON, where a JSON-Verbose object often is a tagged value.
-  /// Out of line: inline in the MessagePack reader's unit, GCC laid out msgpack-cxx's loop
-  /// worse for floats (geojson 31.2 M instead of 29.9 M a read). The common case (begin's,
-  /// with a count to reserve) writes the frame once, with its node, where begin() zeroed
-  /// all of it first and the reservation wrote its slots again; sized_map_begin_checked()
-  /// does the rest.
-  [[gnu::noinline]] void sized_map_begin(std::size_t expected);
+  /// The common case (begin's, with a count to reserve) writes the frame once, with its
+  /// node, where begin() zeroed all of it first and the reservation wrote its slots again;
+  /// sized_map_begin_checked() does the rest. Inline in the MessagePack reader's flattened
+  /// loop (see parse_flat there).
+  void sized_map_begin(std::size_t expected) {
+    // A typed read's map goes to the tape in one call, as begin() sends it.
+    if (tape_) [[unlikely]]
+      return begin_checked(FrameKind::object_pending, expected);
+    if (handlers_ || expected - 1 >= max_items_ || expected > UINT32_MAX / 2 ||
+        frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
+        (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
+      return sized_map_begin_checked(expected);
+    frames_.emplace_back(static_cast<std::uint32_t>(stack_.size()), expected);
+  }
   [[gnu::noinline]] void sized_map_begin_checked(std::size_t expected);
   void map_end();
   /// An empty array or map (`map`), announced with a count of 0 (MessagePack), delivered
