@@ -408,7 +408,7 @@ Value Decoder::build_map(std::span<Value> flat, bool& moved_out) {
   return ValueAccess::make_map(Kind::map, flat);
 }
 
-// Inline here: only array_end_frame and map_end_frame use them.
+// Inline here: only array_end_frame, map_end_frame and sized_map_end use them.
 inline Value* Decoder::next_slot_of_parent() noexcept {
   if (frames_.size() < 2) return nullptr;
   Frame& parent = frames_.end()[-2];
@@ -500,6 +500,21 @@ void Decoder::map_end() {
   // As array_end: the taping test first, then a tail call either way.
   if (taping()) [[unlikely]]
     return tape_end(false);
+  map_end_frame();
+}
+
+void Decoder::sized_map_end() {
+  if (taping()) [[unlikely]]
+    return tape_end(false);
+  Frame& f = frames_.back();
+  if ((f.kind == FrameKind::object || f.kind == FrameKind::object_pending) && f.slots.items &&
+      f.count % 2 == 0) {
+    if (Value* slot = next_slot_of_parent()) {
+      closing_ = true;
+      new (slot) Value(ValueAccess::finish_map(Kind::map, f.slots, f.count));
+      return adopted_by_parent();
+    }
+  }
   map_end_frame();
 }
 

@@ -292,7 +292,7 @@ class Visitor {
     at_end_ = true;
     end_mark();
     if (!kTape && empty_delivered_) return empty_delivered_ = false, true;
-    d_.map_end();
+    d_.sized_map_end();
     return true;
   }
   bool start_array_item() { return true; }
