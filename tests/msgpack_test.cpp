@@ -944,6 +944,104 @@ TEST(MsgpackRead, ContainersFinishedIntoTheirParentsSlotsReadAsTheJsonRead) {
   EXPECT_THROW(transit::read(R"([["^ ", "x"]])", Encoding::json), Error);
 }
 
+// Round six's paths: a cache code is placed inline in msgpack-cxx's flattened loop
+// (Visitor::visit_str), every other string out of line (visit_text), and a map ends by
+// Decoder::sized_map_end, which finishes a plain map into its parent's next slot before
+// map_end_frame's other paths. Codes of one and two digits, bad and unassigned codes, "^ "
+// anywhere, codes as keys, values, tags and reps, strings at and past max_string_length,
+// invalid UTF-8 after codes, and maps ending into every kind of parent (array, map, map
+// array, tagged value, the result, a builder's stack) must read as the JSON read of the same
+// items does, plain, with a read handler, with builders and at the limits.
+TEST(MsgpackRead, CacheCodesInTheLoopAndMapEndsReadAsTheJsonRead) {
+  transit::ReadHandlers handlers;
+  handlers.add("point", [](const Value& rep) { return Value::array({Value("point"), rep}); });
+  transit::ReadHandlers builders;
+  builders.set_map_builder([](std::span<Value> kv) {
+    return Value::array({Value("map"), Value(static_cast<std::int64_t>(kv.size()))});
+  });
+  ReadOptions plain;
+  ReadOptions with_handler;
+  with_handler.handlers = &handlers;
+  ReadOptions built;
+  built.handlers = &builders;
+  ReadOptions shallow;
+  shallow.max_depth = 2;
+  ReadOptions narrow;
+  narrow.max_collection_length = 1;
+  // 50 keys cached: codes ^0 to ^15 (two digits from the 45th on, base 44 from '0').
+  std::string many = "[";
+  for (int i = 0; i < 50; ++i) many += "{\"key" + std::to_string(1000 + i) + "\": " + std::to_string(i) + "}, ";
+  const std::string many_codes = many + R"({"^0": "^10", "^11": {"^15": ["^0", "^11"]}}, ["^15", "^ "]])";
+  const std::string unassigned = many + R"({"^16": 1}])";
+  const std::string too_high = many + R"(["^z0"]])";
+  const std::vector<std::string> cases = {
+      many_codes,
+      unassigned,
+      too_high,
+      R"([{"abcd": 1}, "^0", ["^0"], {"^0": "^0"}])",
+      R"([{"abcd": 1}, "^", "^~", "^00", "^0a"])",
+      R"([{"abcd": 1}, "^1"])",
+      R"(["^0"])",
+      R"([{"abcd": 1}, ["^ ", "^0", {"^0": 2}], {"^0": ["^ ", "^0", {"^0": 3}]}])",
+      R"([{"~#point": 1}, {"^0": {"abcd": 2}}, ["^0", {"efgh": 3}], ["~#set", [{"^1": 4}]]])",
+      R"([{"~:kw": "~:kw"}, "^0", {"^0": "^0"}, ["~#list", ["^0", {"^0": 1}]]])",
+      R"([{"abcd": 1}, "ab", "^0", "abc", "é", "~bAAEC", "~b"])",
+      R"([{"abcd": 1}, "^0", "ééééééééé", {"ééééééééé": "^0"}, "^1"])",
+      R"({"abcd": {"efgh": 1}, "ijkl": {"mnop": {"qrst": 2}}})",
+      R"([{"abcd": 1, "abcd": 2}, {"^0": {"x": 1, "x": 2}}])",
+      R"({"abcd": 1})",
+      R"([{}, {"a": {}}, [{}], {"~#point": {}}])",
+  };
+  for (const std::string& json : cases) {
+    SCOPED_TRACE(json);
+    bool reads = true;
+    try {
+      transit::read(json, Encoding::json);
+    } catch (const Error&) {
+      reads = false;
+    }
+    for (const ReadOptions* options : {&plain, &with_handler, &built, &shallow, &narrow}) {
+      // Past max_collection_length MessagePack refuses a count at its header, before the
+      // items JSON reads first: only input with no other error is compared there.
+      if (options == &narrow && !reads) continue;
+      SCOPED_TRACE(options == &plain           ? "plain"
+                   : options == &with_handler ? "read handler"
+                   : options == &built        ? "builders"
+                   : options == &shallow      ? "max_depth 2"
+                                              : "max_collection_length 1");
+      expect_msgpack_reads_as_json(json, *options, options != &narrow);
+    }
+    // A string past max_string_length, a cache code too: refused where JSON refuses it (the
+    // messages name MessagePack's "str" and JSON's "string").
+    for (const std::size_t limit : {1, 2}) {
+      SCOPED_TRACE("max_string_length " + std::to_string(limit));
+      ReadOptions short_strings;
+      short_strings.max_string_length = limit;
+      std::optional<Value> from_json, from_mp;
+      std::string json_error = "none", mp_error = "none";
+      try {
+        from_json = transit::read(json, Encoding::json, short_strings);
+      } catch (const Error& e) {
+        json_error = std::string(transit::code_name(e.code())) + e.path();
+      }
+      try {
+        from_mp = transit::read(transit::test::msgpack_items_of(json), Encoding::msgpack, short_strings);
+      } catch (const Error& e) {
+        mp_error = std::string(transit::code_name(e.code())) + e.path();
+      }
+      EXPECT_EQ(mp_error, json_error);
+      EXPECT_EQ(from_mp, from_json);
+    }
+  }
+  // Built by hand: a two-digit code names the 45th string cached, as a key and as a value.
+  const Value read = transit::read(transit::test::msgpack_items_of(many_codes), Encoding::msgpack);
+  const Value& last = read.items()[50];
+  EXPECT_EQ(last, Value::map({{Value("key1000"), Value("key1044")},
+                              {Value("key1045"), Value::map({{Value("key1049"),
+                                                              Value::array({Value("key1000"),
+                                                                            Value("key1045")})}})}}));
+}
+
 // An error inside a map built in its node names the key it is under, as on the stack.
 TEST(MsgpackErrors, PathsThroughAnnouncedMaps) {
   expect_read_error("82 " + str("a") + " 01 " + str("b") + " 92 01", Errc::truncated, 8,
