@@ -408,19 +408,6 @@ Value Decoder::build_map(std::span<Value> flat, bool& moved_out) {
   return ValueAccess::make_map(Kind::map, flat);
 }
 
-// Inline here: only array_end_frame, map_end_frame and sized_map_end use them.
-inline Value* Decoder::next_slot_of_parent() noexcept {
-  if (frames_.size() < 2) return nullptr;
-  Frame& parent = frames_.end()[-2];
-  return parent.count < parent.slots_until ? parent.slots.items + parent.count : nullptr;
-}
-
-inline void Decoder::adopted_by_parent() noexcept {
-  ++frames_.end()[-2].count;
-  frames_.pop_back();
-  closing_ = false;
-}
-
 void Decoder::array_end() {
   // Both ways a tail call, as in begin_checked: with the body inlined, this saved the
   // registers of the untyped path before it knew which way to go, about 20 instructions of
@@ -500,21 +487,6 @@ void Decoder::map_end() {
   // As array_end: the taping test first, then a tail call either way.
   if (taping()) [[unlikely]]
     return tape_end(false);
-  map_end_frame();
-}
-
-void Decoder::sized_map_end() {
-  if (taping()) [[unlikely]]
-    return tape_end(false);
-  Frame& f = frames_.back();
-  if ((f.kind == FrameKind::object || f.kind == FrameKind::object_pending) && f.slots.items &&
-      f.count % 2 == 0) {
-    if (Value* slot = next_slot_of_parent()) {
-      closing_ = true;
-      new (slot) Value(ValueAccess::finish_map(Kind::map, f.slots, f.count));
-      return adopted_by_parent();
-    }
-  }
   map_end_frame();
 }
 

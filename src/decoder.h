@@ -338,9 +338,39 @@ class Decoder {
   [[gnu::noinline]] void sized_map_begin_checked(std::size_t expected);
   void map_end();
   /// map_end() for MessagePack: its commonest case, a plain map finished into its parent's
-  /// next slot, taken here, where it saves one register; map_end_frame's other paths saved
-  /// six for it. JSON keeps map_end(), whose maps take those paths more often.
-  void sized_map_end();
+  /// next slot, taken here, inline in the reader's flattened loop (see parse_flat there),
+  /// where map_end_frame saved six registers for its other paths. JSON keeps map_end(),
+  /// whose maps take those paths more often; defined here, it leaves decoder.cpp's unit,
+  /// and so JSON's code, as it was.
+  void sized_map_end() {
+    if (taping()) [[unlikely]]
+      return tape_end(false);
+    Frame& f = frames_.back();
+    if ((f.kind == FrameKind::object || f.kind == FrameKind::object_pending) && f.slots.items &&
+        f.count % 2 == 0) {
+      if (Value* slot = next_slot_of_parent()) {
+        closing_ = true;
+        new (slot) Value(ValueAccess::finish_map(Kind::map, f.slots, f.count));
+        return adopted_by_parent();
+      }
+    }
+    map_end_frame();
+  }
+  /// array_end() for MessagePack, as sized_map_end() for maps: a plain array in its own
+  /// slots finished into its parent's next slot, before array_end_frame's other paths.
+  void sized_array_end() {
+    if (taping()) [[unlikely]]
+      return tape_end(true);
+    Frame& f = frames_.back();
+    if (f.kind == FrameKind::array && f.slots.items) {
+      if (Value* slot = next_slot_of_parent()) {
+        closing_ = true;
+        new (slot) Value(ValueAccess::finish_sequence(Kind::array, f.slots, f.count));
+        return adopted_by_parent();
+      }
+    }
+    array_end_frame();
+  }
   /// An empty array or map (`map`), announced with a count of 0 (MessagePack), delivered
   /// whole with no frame pushed and popped, where nothing could make it other than empty: an
   /// untyped read (no tape) with no user handler or builder, below the depth limit, not a
@@ -502,10 +532,18 @@ class Decoder {
   /// constructed there, as the finishing call returns it, with no Value moved and destroyed
   /// on the way (about 20 instructions a container); a failure to finish it leaves the slot
   /// unconstructed and uncounted.
-  Value* next_slot_of_parent() noexcept;
+  Value* next_slot_of_parent() noexcept {
+    if (frames_.size() < 2) return nullptr;
+    Frame& parent = frames_.end()[-2];
+    return parent.count < parent.slots_until ? parent.slots.items + parent.count : nullptr;
+  }
   /// The innermost frame's value is in the slot next_slot_of_parent() gave: counted there,
   /// and the frame closed.
-  void adopted_by_parent() noexcept;
+  void adopted_by_parent() noexcept {
+    ++frames_.end()[-2].count;
+    frames_.pop_back();
+    closing_ = false;
+  }
   /// array_end() and map_end() for a frame of frames_ (not taped), out of line so that the
   /// taping test comes before the registers this path needs are saved.
   [[gnu::noinline]] void array_end_frame();

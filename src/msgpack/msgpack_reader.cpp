@@ -285,7 +285,7 @@ class Visitor {
     at_end_ = true;
     end_mark();
     if (!kTape && empty_delivered_) return empty_delivered_ = false, true;
-    d_.array_end();
+    d_.sized_array_end();
     return true;
   }
   bool end_map() {
