@@ -308,6 +308,16 @@ class Decoder {
   [[gnu::always_inline]] void json_map_begin(std::size_t expected) {
     begin_inline(FrameKind::object_pending, expected);
   }
+  /// array_begin() for MessagePack: the frame written once by its constructor, where
+  /// begin_inline's emplace_back() zeroes all of it first (a `rep stos`). JSON's walk keeps
+  /// begin_inline.
+  void sized_array_begin(std::size_t expected) {
+    if (tape_ || frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
+        (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
+      return begin_checked(FrameKind::array_pending, expected);
+    frames_.emplace_back(FrameKind::array_pending, static_cast<std::uint32_t>(stack_.size()),
+                         expected);
+  }
   void array_end();
   /// A MessagePack map or a JSON object. A JSON object is a map wherever it stands: peers
   /// write cached JSON with objects inside (transit-python writes `{"~#cmap": [...]}`), so it

@@ -271,7 +271,7 @@ class Visitor {
     item();
     if (!kTape && n == 0 && d_.empty_container(false)) return empty_delivered_ = true, true;
     claim(n, n, "array of", "items");
-    d_.array_begin(expected(n, n));
+    d_.sized_array_begin(expected(n, n));
     return true;
   }
   bool start_map(std::uint32_t n) {
