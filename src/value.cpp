@@ -996,8 +996,16 @@ constexpr std::uint32_t kKeysCheckedInPassing = 8;
   // on what was kept (a value replaced by a later one for its key is gone).
   std::uint32_t i = 0;
   if (entries <= 2) {
-    // One key has no duplicate, two are one comparison (the filter would cost two bits).
-    if (entries == 1 || !same_key(flat[0], flat[2])) {
+    // One key has no duplicate, two are one comparison (the filter would cost two bits):
+    // two inline keys that are not doubles (the commonest pair) are equal exactly when
+    // their bits are, settled here with no call of same_key.
+    const Value* a = flat;
+    const Value* b = flat + 2;  // past the end of a map of one entry: not read then
+    const bool plain_pair = entries == 2 &&
+                            !((a->small_.flags | b->small_.flags) & Value::kHeap) &&
+                            a->small_.kind != Kind::floating;
+    if (entries == 1 || (plain_pair ? a->raw_.a != b->raw_.a || a->raw_.b != b->raw_.b
+                                    : !same_key(*a, *b))) {
       for (; i < 2 * entries; ++i) adoption.take(flat[i]);
       i = entries;
     }

@@ -1042,6 +1042,39 @@ TEST(MsgpackRead, CacheCodesInTheLoopAndMapEndsReadAsTheJsonRead) {
                                                                             Value("key1045")})}})}}));
 }
 
+// A map of two entries whose keys are both inline and not doubles has its keys compared
+// by their bits (finish_map_in_arena, with no call of same_key): equal keys keep one entry
+// with the last value, keys of different kinds or bytes stay apart, and doubles (0.0 and
+// -0.0 are equal keys) and long keys (in nodes) still go by same_key. Read from MessagePack
+// and from JSON, both built in their map's node.
+TEST(MsgpackRead, TwoKeyMapsCheckTheirKeysAsEveryMapDoes) {
+  const std::string long_key = "a-key-longer-than-inline-text";
+  const Value longer(long_key);
+  const std::vector<std::pair<std::string, Value>> cases = {
+      {R"({"abcd": 1, "abcd": 2})", Value::map({{Value("abcd"), Value(2)}})},
+      {R"({"~:abcd": 1, "abcd": 2})",
+       Value::map({{Value::keyword("abcd"), Value(1)}, {Value("abcd"), Value(2)}})},
+      {R"({"~:abcd": 1, "~$abcd": 2})",
+       Value::map({{Value::keyword("abcd"), Value(1)}, {Value::symbol("abcd"), Value(2)}})},
+      {R"({"abcd": 1, "abce": 2})", Value::map({{Value("abcd"), Value(1)}, {Value("abce"), Value(2)}})},
+      {R"(["^ ", 1, "a", "~d1.0", "b"])", Value::map({{Value(1), Value("a")}, {Value(1.0), Value("b")}})},
+      {R"(["^ ", "~d0.0", "a", "~d-0.0", "b"])", Value::map({{Value(0.0), Value("b")}})},
+      {R"(["^ ", "~_", 1, "~?f", 2])", Value::map({{Value(), Value(1)}, {Value(false), Value(2)}})},
+      {R"(["^ ", 1, "a", 1, "b"])", Value::map({{Value(1), Value("b")}})},
+      {"{\"" + long_key + "\": 1, \"" + long_key + "\": 2}", Value::map({{longer, Value(2)}})},
+      {"{\"" + long_key + "\": 1, \"^0\": 2}", Value::map({{longer, Value(2)}})},
+      {"{\"" + long_key + "\": 1, \"abcd\": 2}", Value::map({{longer, Value(1)}, {Value("abcd"), Value(2)}})},
+  };
+  for (const auto& [json, expected] : cases) {
+    SCOPED_TRACE(json);
+    EXPECT_EQ(transit::read(json, Encoding::json), expected);
+    EXPECT_EQ(transit::read(transit::test::msgpack_items_of(json), Encoding::msgpack), expected);
+    EXPECT_EQ(transit::read(json, Encoding::json).size(), expected.size());
+    EXPECT_EQ(transit::read(transit::test::msgpack_items_of(json), Encoding::msgpack).size(),
+              expected.size());
+  }
+}
+
 // An error inside a map built in its node names the key it is under, as on the stack.
 TEST(MsgpackErrors, PathsThroughAnnouncedMaps) {
   expect_read_error("82 " + str("a") + " 01 " + str("b") + " 92 01", Errc::truncated, 8,
