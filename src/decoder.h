@@ -386,12 +386,11 @@ class Decoder {
   /// untyped read (no tape) with no user handler or builder, below the depth limit, not a
   /// second rep. Returns false, doing nothing, anywhere else: the caller then takes the
   /// general path (array_begin/map_begin, then array_end/map_end), which checks and reports
-  /// all of it. The caller skips the container's end event after a true.
-  /// Out of line: inlined (deliver with it) into the MessagePack reader's start_map, it pushed
-  /// msgpack-cxx's parse step out of the reader's loop, 2% more instructions on keywords.
-  [[gnu::noinline]] bool empty_container(bool map) { return empty_container_inline(map); }
-  /// empty_container(), always inline: for the walk of simdjson's document, whose loop it
-  /// does not disturb (citm_catalog has 8,695 empty containers a read).
+  /// all of it. The caller skips the container's end event after a true. Always inline: in
+  /// the walk of simdjson's document and in the MessagePack reader's flattened loop
+  /// (citm_catalog has 8,695 empty containers a read). Out of line until round six: before
+  /// the flatten, inlined into the reader's start_map, it pushed msgpack-cxx's parse step
+  /// out of the reader's loop (2% more instructions on keywords).
   [[gnu::always_inline]] bool empty_container_inline(bool map) {
     if (tape_ || handlers_ || frames_.size() >= max_depth_ ||
         (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]

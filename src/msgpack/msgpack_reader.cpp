@@ -266,17 +266,17 @@ class Visitor {
                                    " is not part of Transit");
   }
   // An empty array or map (msgpack-cxx calls its end at once) is delivered whole where the
-  // decoder allows it (Decoder::empty_container), with no frame; its end event is then skipped.
+  // decoder allows it (Decoder::empty_container_inline), with no frame; its end event is then skipped.
   bool start_array(std::uint32_t n) {
     item();
-    if (!kTape && n == 0 && d_.empty_container(false)) return empty_delivered_ = true, true;
+    if (!kTape && n == 0 && d_.empty_container_inline(false)) return empty_delivered_ = true, true;
     claim(n, n, "array of", "items");
     d_.sized_array_begin(expected(n, n));
     return true;
   }
   bool start_map(std::uint32_t n) {
     item();
-    if (!kTape && n == 0 && d_.empty_container(true)) return empty_delivered_ = true, true;
+    if (!kTape && n == 0 && d_.empty_container_inline(true)) return empty_delivered_ = true, true;
     claim(2 * std::uint64_t{n}, n, "map of", "entries");
     d_.sized_map_begin(expected(2 * std::uint64_t{n}, n));
     return true;
