@@ -19,6 +19,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cache.h"
@@ -821,6 +822,35 @@ void expect_msgpack_reads_as_json(std::string_view json, const ReadOptions& opti
   EXPECT_EQ(from_mp, from_json);
 }
 
+// The reads the decoder's MessagePack paths are compared under: no handlers (an arena), a
+// read handler for "point" (values on the heap), a map builder, and max_depth 2.
+struct ComparedReads {
+  ComparedReads() {
+    handlers.add("point", [](const Value& rep) { return Value::array({Value("point"), rep}); });
+    builders.set_map_builder([](std::span<Value> kv) {
+      return Value::array({Value("map"), Value(static_cast<std::int64_t>(kv.size()))});
+    });
+    with_handler.handlers = &handlers;
+    built.handlers = &builders;
+    shallow.max_depth = 2;
+  }
+  ComparedReads(const ComparedReads&) = delete;  // the options point at the handlers
+  ComparedReads& operator=(const ComparedReads&) = delete;
+  const char* name(const ReadOptions* options) const {
+    return options == &plain           ? "plain"
+           : options == &with_handler ? "read handler"
+           : options == &built        ? "builders"
+           : options == &shallow      ? "max_depth 2"
+                                      : "other";
+  }
+  transit::ReadHandlers handlers;
+  transit::ReadHandlers builders;
+  ReadOptions plain;
+  ReadOptions with_handler;
+  ReadOptions built;
+  ReadOptions shallow;
+};
+
 // A MessagePack map's node is reserved as the map begins (Decoder::sized_map_begin), and a
 // cache code naming a plain value is placed by Decoder::cached_item: a tag as a map's first key
 // (map-form tagged values, as a string or as a cache code) must still make the map a tagged
@@ -829,19 +859,9 @@ void expect_msgpack_reads_as_json(std::string_view json, const ReadOptions& opti
 // of the same items does, with an arena (no handlers), with a read handler (on the heap), with
 // builders and at the depth limit.
 TEST(MsgpackRead, MapsBuiltFromTheirFirstKeyReadAsTheJsonReadOfTheSameItems) {
-  transit::ReadHandlers handlers;
-  handlers.add("point", [](const Value& rep) { return Value::array({Value("point"), rep}); });
-  transit::ReadHandlers builders;
-  builders.set_map_builder([](std::span<Value> kv) {
-    return Value::array({Value("map"), Value(static_cast<std::int64_t>(kv.size()))});
-  });
-  ReadOptions plain;
-  ReadOptions with_handler;
-  with_handler.handlers = &handlers;
-  ReadOptions built;
-  built.handlers = &builders;
-  ReadOptions shallow;
-  shallow.max_depth = 2;
+  const ComparedReads reads_under;
+  const ReadOptions &plain = reads_under.plain, &with_handler = reads_under.with_handler,
+                    &built = reads_under.built, &shallow = reads_under.shallow;
   const std::vector<std::string_view> cases = {
       R"({"~#point": [1, 2]})",
       R"({"~#point": {"abcd": 1, "efgh": 2}})",
@@ -867,10 +887,7 @@ TEST(MsgpackRead, MapsBuiltFromTheirFirstKeyReadAsTheJsonReadOfTheSameItems) {
   for (const std::string_view json : cases) {
     SCOPED_TRACE(json);
     for (const ReadOptions* options : {&plain, &with_handler, &built, &shallow}) {
-      SCOPED_TRACE(options == &plain           ? "plain"
-                   : options == &with_handler ? "read handler"
-                   : options == &built        ? "builders"
-                                              : "max_depth 2");
+      SCOPED_TRACE(reads_under.name(options));
       expect_msgpack_reads_as_json(json, *options);
     }
   }
@@ -953,19 +970,9 @@ TEST(MsgpackRead, ContainersFinishedIntoTheirParentsSlotsReadAsTheJsonRead) {
 // array, tagged value, the result, a builder's stack) must read as the JSON read of the same
 // items does, plain, with a read handler, with builders and at the limits.
 TEST(MsgpackRead, CacheCodesInTheLoopAndMapEndsReadAsTheJsonRead) {
-  transit::ReadHandlers handlers;
-  handlers.add("point", [](const Value& rep) { return Value::array({Value("point"), rep}); });
-  transit::ReadHandlers builders;
-  builders.set_map_builder([](std::span<Value> kv) {
-    return Value::array({Value("map"), Value(static_cast<std::int64_t>(kv.size()))});
-  });
-  ReadOptions plain;
-  ReadOptions with_handler;
-  with_handler.handlers = &handlers;
-  ReadOptions built;
-  built.handlers = &builders;
-  ReadOptions shallow;
-  shallow.max_depth = 2;
+  const ComparedReads reads_under;
+  const ReadOptions &plain = reads_under.plain, &with_handler = reads_under.with_handler,
+                    &built = reads_under.built, &shallow = reads_under.shallow;
   ReadOptions narrow;
   narrow.max_collection_length = 1;
   // 50 keys cached: codes ^0 to ^15 (two digits from the 45th on, base 44 from '0').
@@ -1000,15 +1007,12 @@ TEST(MsgpackRead, CacheCodesInTheLoopAndMapEndsReadAsTheJsonRead) {
     } catch (const Error&) {
       reads = false;
     }
-    for (const ReadOptions* options : {&plain, &with_handler, &built, &shallow, &narrow}) {
+    for (const ReadOptions* options :
+         {&plain, &with_handler, &built, &shallow, &std::as_const(narrow)}) {
       // Past max_collection_length MessagePack refuses a count at its header, before the
       // items JSON reads first: only input with no other error is compared there.
       if (options == &narrow && !reads) continue;
-      SCOPED_TRACE(options == &plain           ? "plain"
-                   : options == &with_handler ? "read handler"
-                   : options == &built        ? "builders"
-                   : options == &shallow      ? "max_depth 2"
-                                              : "max_collection_length 1");
+      SCOPED_TRACE(options == &narrow ? "max_collection_length 1" : reads_under.name(options));
       expect_msgpack_reads_as_json(json, *options, options != &narrow);
     }
     // A string past max_string_length, a cache code too: refused where JSON refuses it (the
