@@ -26,6 +26,7 @@ void Decoder::reset(bool cache_lazily) noexcept {
   else
     stack_.clear();
   closing_ = false;
+  tag_first_ = 0;
   cache_.reset();
   tape_cache_.clear();
   result_ = Value();
@@ -204,17 +205,14 @@ void Decoder::begin_frame_checked(FrameKind kind, std::size_t expected) {
 void Decoder::start_tagged(std::string_view tag) {
   if (taping()) return tape_start_tagged(tag);
   Frame* f = frames_.empty() ? nullptr : &frames_.back();
-  if (f && f->kind == FrameKind::array_pending) {
-    f->kind = FrameKind::tagged_array;
-  } else if (f && f->kind == FrameKind::object_pending && f->count == 0) {
-    // A map whose node was reserved as it began (sized_map_begin) holds no key yet: it is
-    // a tagged value, and the node goes unused.
-    f->kind = FrameKind::tagged_object;
-    if (f->slots.items) {  // never for JSON, whose map-form tagged values are common
-      ValueAccess::abandon_sequence(f->slots, 0);
-      f->slots = {};
-      f->slots_until = 0;
-    }
+  // A map or array whose node was reserved as it began (sized_map_begin, sized_array_begin)
+  // and holds no item yet is a tagged value: the node goes unused (never for JSON, whose
+  // pending frames have none).
+  if (f && (f->kind == FrameKind::array_pending || f->kind == FrameKind::object_pending) &&
+      f->count == 0) {
+    if (f->slots.items) give_up_node(*f);
+    f->kind = f->kind == FrameKind::array_pending ? FrameKind::tagged_array
+                                                  : FrameKind::tagged_object;
   } else {
     throw_error(Errc::bad_tagged_value,
                 "tag ~#" + std::string(tag) + " is not the first item of an array or object");
@@ -262,7 +260,9 @@ void Decoder::string(std::string_view raw) {
     if (at_array_start()) {
       if (!caching_) start_caching();
       if (taping()) return tape_map_array();
-      open_map_array(frames_.back());
+      Frame& f = frames_.back();
+      if (f.slots.items) give_up_node(f);  // reserved as it began (sized_array_begin)
+      open_map_array(f);
       return;
     }
   }

@@ -310,13 +310,25 @@ class Decoder {
   }
   /// array_begin() for MessagePack: the frame written once by its constructor, where
   /// begin_inline's emplace_back() zeroes all of it first (a `rep stos`). JSON's walk keeps
-  /// begin_inline.
+  /// begin_inline. A counted array of a read with no user handlers has its node reserved
+  /// here, as sized_map_begin does for maps, so that its first item, as every item after it,
+  /// goes straight into it (deliver's inline path), not through place(): geojson's
+  /// coordinate pairs. The frame stays pending while it holds no item; a `"^ "` or a tag as
+  /// its first item gives the node up (give_up_node). The caller gives exactly `expected`
+  /// items (msgpack-cxx parses as many as the header announces), so such a frame never
+  /// reaches place() pending, which would reserve a node again.
   void sized_array_begin(std::size_t expected) {
     if (tape_ || frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
         (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
       return begin_checked(FrameKind::array_pending, expected);
-    frames_.emplace_back(FrameKind::array_pending, static_cast<std::uint32_t>(stack_.size()),
-                         expected);
+    // A count of 0 (a claim not yet believed), past the limit, a user's array builder, or
+    // an array at a depth where one began with a tag (tag_first_): place() decides at the
+    // first item, as before.
+    if (handlers_ || expected - 1 >= max_items_ || (tag_first_ >> (frames_.size() & 63) & 1))
+        [[unlikely]]
+      return (void)frames_.emplace_back(FrameKind::array_pending,
+                                        static_cast<std::uint32_t>(stack_.size()), expected);
+    frames_.emplace_back(static_cast<std::uint32_t>(stack_.size()), expected, Frame::kArrayNode);
   }
   void array_end();
   /// A MessagePack map or a JSON object. A JSON object is a map wherever it stands: peers
@@ -372,7 +384,8 @@ class Decoder {
     if (taping()) [[unlikely]]
       return tape_end(true);
     Frame& f = frames_.back();
-    if (f.kind == FrameKind::array && f.slots.items) {
+    // Pending still when its node was reserved as it began (sized_array_begin).
+    if ((f.kind == FrameKind::array || f.kind == FrameKind::array_pending) && f.slots.items) {
       if (Value* slot = next_slot_of_parent()) {
         closing_ = true;
         new (slot) Value(ValueAccess::finish_sequence(Kind::array, f.slots, f.count));
@@ -441,6 +454,14 @@ class Decoder {
     // for floats (geojson 30.86 M a read instead of 29.94 M).
     Frame() = default;
     Frame(FrameKind k, std::uint32_t s, std::size_t e) noexcept : kind(k), start(s), expected(e) {}
+    /// An array_pending frame with the node of its `e` items reserved (sized_array_begin).
+    enum ArrayNode { kArrayNode };
+    Frame(std::uint32_t s, std::size_t e, ArrayNode)
+        : kind(FrameKind::array_pending),
+          start(s),
+          expected(e),
+          slots(ValueAccess::reserve_sequence(e)),
+          slots_until(slots.capacity) {}
     /// An object_pending frame with the node of `e` entries reserved (sized_map_begin): the
     /// node is returned straight into the frame, with no copy of the slots.
     Frame(std::uint32_t s, std::size_t e)
@@ -515,6 +536,7 @@ class Decoder {
   }
   /// A `"^ "` makes array frame `f`, at its start, a map array: built in a node of the size
   /// announced, if any.
+  /// (A MessagePack array's node, reserved as it began, is given up first: see string().)
   void open_map_array(Frame& f) {
     f.kind = FrameKind::map_array;
     if (f.expected > 1 && f.expected <= max_items_) {
@@ -524,6 +546,16 @@ class Decoder {
       else
         reserve_stack(f.expected - 1);
     }
+  }
+  /// Frees the node reserved for pending frame `f`, still empty, when its first item makes it
+  /// something else: a map array, or a tagged value (start_tagged).
+  void give_up_node(Frame& f) noexcept {
+    // An array's: the next array at this depth is likely another tagged value (a
+    // MessagePack `["~#m", ms]` after another), and sized_array_begin reserves it none.
+    if (f.kind == FrameKind::array_pending)
+      tag_first_ |= std::uint64_t{1} << ((&f - frames_.data()) & 63);
+    ValueAccess::abandon_sequence(f.slots, 0);
+    f.slots_until = 0;
   }
   /// The map of a frame's map slots, once its end is read; throws Error(odd_map) on a key
   /// without a value.
@@ -595,8 +627,11 @@ class Decoder {
     caching_ = true;
   }
   bool at_array_start() const noexcept {
+    // A pending array with its node reserved (sized_array_begin) holds its items from the
+    // first: at its start while it holds none.
     return frames_.empty() ? tape_ && tape_at_array_start()
-                           : frames_.back().kind == FrameKind::array_pending;
+                           : frames_.back().kind == FrameKind::array_pending &&
+                                 frames_.back().count == 0;
   }
   /// Whether the next value goes into an array or map being built (not a tagged value's rep,
   /// nor the result).
@@ -868,6 +903,12 @@ class Decoder {
   // The innermost container is being built from its items (a builder, a depth check): an
   // error then is the container's, not its next key's.
   bool closing_ = false;
+  // Bit d (of d mod 64): a MessagePack array that began at depth d (frames_.size() at its
+  // start) in this value began with a tag or a "^ ", so sized_array_begin reserves the next
+  // ones there no node, which a tag would make them give up: they take place() at their
+  // first item, as before the reservation. Cleared by reset(), per top-level value. Only a
+  // guess: either way the value read is the same.
+  std::uint64_t tag_first_ = 0;
   Tape* tape_ = nullptr;
   std::vector<TapeFrame> tape_frames_;  // the taped containers open, outermost first
   // TapeFrame::limit of an array and of a map: the items (a map's keys and values) that
