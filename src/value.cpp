@@ -834,10 +834,29 @@ bool ValueAccess::sequence_in_place(Kind kind, Value& v) {
   return true;
 }
 
+namespace {
+/// The slots of a sequence node of `n` items to be built in `memory`.
+[[gnu::always_inline]] inline ValueAccess::Slots sequence_slots_in(void* memory, std::uint32_t n,
+                                                                   detail::ArenaHeader* arena) {
+  auto* node = new (memory) SeqNode{};
+  return {node, node->items(), n, arena};
+}
+// reserve_sequence when the arena's current block has no room, or no arena is open: out of
+// line and only tail-called, as reserve_map_slowly is, so that the common case (a bump of
+// the arena's block) calls nothing and saves fewer registers.
+[[gnu::noinline]] ValueAccess::Slots reserve_sequence_slowly(std::uint32_t n) {
+  return sequence_slots_in(detail::allocate_node(sizeof(SeqNode) + std::size_t{n} * sizeof(Value)),
+                           n, detail::t_arena);
+}
+}  // namespace
+
 ValueAccess::Slots ValueAccess::reserve_sequence(std::size_t capacity) {
   const std::uint32_t n = detail::checked_size(capacity);
-  auto* node = new (detail::allocate_node(sizeof(SeqNode) + std::size_t{n} * sizeof(Value))) SeqNode{};
-  return {node, node->items(), n, detail::t_arena};
+  detail::Arena* const arena = detail::t_arena;
+  void* memory = arena ? arena->try_allocate(sizeof(SeqNode) + std::size_t{n} * sizeof(Value)) : nullptr;
+  if (!memory) [[unlikely]]
+    return reserve_sequence_slowly(n);
+  return sequence_slots_in(memory, n, arena);
 }
 
 ValueAccess::Slots ValueAccess::reserve_growable_sequence(std::size_t capacity) {
