@@ -875,14 +875,26 @@ void ValueAccess::grow_sequence(Slots& slots, std::size_t capacity) {
 }
 
 Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) {
-  const Slots taken = std::exchange(slots, {});
-  auto* node = static_cast<SeqNode*>(taken.node);
-  auto* arena = static_cast<detail::Arena*>(taken.arena);
+  // Taken field by field, as finish_map takes them: a Slots copied whole (std::exchange)
+  // went through the stack on every array.
+  auto* node = static_cast<SeqNode*>(slots.node);
+  auto* arena = static_cast<detail::Arena*>(slots.arena);
+  const std::uint32_t capacity = slots.capacity;
+  slots = {};
+  if (arena && size != 0) [[likely]] {
+    // The reader's common case: slots of the arena open (the document it builds) adopt
+    // their items, as make_sequence's do.
+    node->size = size;
+    Adoption adoption{arena};
+    Value* items = node->items();
+    for (std::uint32_t i = 0; i < size; ++i) adoption.take(items[i]);
+    return adoption.finish(kind, node, size);
+  }
   if (size == 0) {
     if (!arena) node->~SeqNode(), std::free(node);
     return empty(kind);
   }
-  if (!arena && size < taken.capacity) {
+  if (!arena && size < capacity) {
     // Heap slots grown by doubling give back the room they did not use.
     if (void* fit = std::realloc(static_cast<void*>(node), sizeof(SeqNode) + std::size_t{size} * sizeof(Value)))
       node = static_cast<SeqNode*>(fit);
