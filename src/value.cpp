@@ -879,17 +879,26 @@ Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) 
   // went through the stack on every array.
   auto* node = static_cast<SeqNode*>(slots.node);
   auto* arena = static_cast<detail::Arena*>(slots.arena);
-  const std::uint32_t capacity = slots.capacity;
-  slots = {};
   if (arena && size != 0) [[likely]] {
     // The reader's common case: slots of the arena open (the document it builds) adopt
     // their items, as make_sequence's do.
+    slots = {};
     node->size = size;
     Adoption adoption{arena};
     Value* items = node->items();
     for (std::uint32_t i = 0; i < size; ++i) adoption.take(items[i]);
     return adoption.finish(kind, node, size);
   }
+  return finish_sequence_elsewhere(kind, slots, size);
+}
+
+// finish_sequence for heap slots or none filled: out of line, so that the arena's case
+// saves only the registers it needs (its frame had room for this path's too).
+Value ValueAccess::finish_sequence_elsewhere(Kind kind, Slots& slots, std::uint32_t size) {
+  auto* node = static_cast<SeqNode*>(slots.node);
+  auto* arena = static_cast<detail::Arena*>(slots.arena);
+  const std::uint32_t capacity = slots.capacity;
+  slots = {};
   if (size == 0) {
     if (!arena) node->~SeqNode(), std::free(node);
     return empty(kind);

@@ -269,6 +269,8 @@ struct ValueAccess {
   /// `slots`, which it takes over; `slots` is left empty. Throws Error(too_deep) past
   /// Value::kMaxDepth, as every builder does, leaving nothing of the node behind.
   static Value finish_sequence(Kind kind, Slots& slots, std::uint32_t size);
+  /// finish_sequence() of heap slots, or of none filled (out of line).
+  [[gnu::noinline]] static Value finish_sequence_elsewhere(Kind kind, Slots& slots, std::uint32_t size);
   /// Destroys the first `size` items and frees the slots (a read that failed half-way); to be
   /// called while the arena they were reserved in is still open. For map slots too.
   static void abandon_sequence(Slots& slots, std::uint32_t size) noexcept;
