@@ -1154,22 +1154,31 @@ Value ValueAccess::finish_map(Kind kind, Slots& slots, std::uint32_t size) {
   auto* node = static_cast<MapNode*>(slots.node);
   Value* const flat = slots.items;
   detail::ArenaHeader* const arena = slots.arena;
+  const std::uint32_t entries = size / 2;
+  if (!arena || entries == 0) [[unlikely]]
+    return finish_map_elsewhere(kind, slots, size);
+  slots = {};
+  // Slots reserved in an arena are finished while it is open (in the document it builds).
+  return finish_map_in_arena(arena, kind, node, flat, entries);
+}
+
+// finish_map of heap slots, or of none filled: out of line, as finish_sequence_elsewhere.
+Value ValueAccess::finish_map_elsewhere(Kind kind, Slots& slots, std::uint32_t size) {
+  auto* node = static_cast<MapNode*>(slots.node);
+  Value* const flat = slots.items;
+  detail::ArenaHeader* const arena = slots.arena;
   slots = {};
   const std::uint32_t entries = size / 2;
   if (entries == 0) {
     if (!arena) node->~MapNode(), std::free(node);
     return empty(kind);
   }
-  if (!arena) {
-    const std::uint32_t kept = compact_entries(flat, entries);
-    node->size = kept;
-    if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);
-    return finish_container(kind, node, kept, [&](auto&& f) {
-      for (std::uint32_t i = 0; i < 2 * kept; ++i) f(flat[i]);
-    });
-  }
-  // Slots reserved in an arena are finished while it is open (in the document it builds).
-  return finish_map_in_arena(arena, kind, node, flat, entries);
+  const std::uint32_t kept = compact_entries(flat, entries);
+  node->size = kept;
+  if (auto* index = node->index()) new (index) std::atomic<detail::KeyIndex*>(nullptr);
+  return finish_container(kind, node, kept, [&](auto&& f) {
+    for (std::uint32_t i = 0; i < 2 * kept; ++i) f(flat[i]);
+  });
 }
 
 Value Value::array(std::vector<Value> items) {

@@ -284,6 +284,8 @@ struct ValueAccess {
   /// which it takes over, later duplicates of a key replacing the earlier value in place (as
   /// make_map does); `slots` is left empty. Throws Error(too_deep) as finish_sequence does.
   static Value finish_map(Kind kind, Slots& slots, std::uint32_t size);
+  /// finish_map() of heap slots, or of none filled (out of line).
+  [[gnu::noinline]] static Value finish_map_elsewhere(Kind kind, Slots& slots, std::uint32_t size);
 
  private:
   static Value alias_node(const Value& v) noexcept;
