@@ -18,11 +18,13 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <vector>
 
 #include "backend.h"
 #include "cache.h"
 #include "codec.h"
+#include "out_buffer.h"
 #include "transit/error.h"
 #include "transit/registry.h"
 #include "transit/value.h"
@@ -79,9 +81,13 @@ enum class Mode : std::uint8_t {
 template <class Out>
 class Encoder final : public ObjectEncoder {
  public:
+  /// `buffer`, where `out` writes, is told the walk's progress (OutBuffer::track_begin) so that
+  /// a growing string can be sized for the value; null: it is not.
   Encoder(Out& out, Mode mode, const Registry* registry = nullptr,
-          LookupProfiler* profiler = nullptr, std::size_t max_depth = SIZE_MAX)
+          LookupProfiler* profiler = nullptr, std::size_t max_depth = SIZE_MAX,
+          OutBuffer* buffer = nullptr)
       : out_(out),
+        buffer_(buffer),
         verbose_(mode == Mode::verbose),
         msgpack_(mode == Mode::msgpack),
         registry_(registry),
@@ -362,8 +368,25 @@ class Encoder final : public ObjectEncoder {
   void write_items(const Value& v) {
     const auto items = ValueAccess::items(v);
     open_array(items.size());
-    for (const Value& item : items) write(item, false);
+    if (tracks(items.size())) [[unlikely]] {
+      buffer_->track_begin(items.data(), items.data() + items.size());
+      for (const Value& item : items) {
+        buffer_->track_at(&item);
+        write(item, false);
+      }
+      buffer_->track_end();
+    } else {
+      for (const Value& item : items) write(item, false);
+    }
     close_array();
+  }
+
+  // Whether the walk reports its progress through a container of n items to the buffer: the
+  // first container of a value with many items (a large value is nearly always one), while no
+  // other is tracked.
+  bool tracks(std::size_t n) const noexcept {
+    constexpr std::size_t kTrackedItems = 16;
+    return n >= kTrackedItems && buffer_ != nullptr && !buffer_->tracking();
   }
 
   [[gnu::always_inline]] void open_map_form(std::size_t n, bool scalar_keys) {
@@ -428,15 +451,26 @@ class Encoder final : public ObjectEncoder {
     }
     // The form is known here: no map_forms_ entry, which only the ObjectEncoder calls need.
     open_map_form(entries.size(), scalar_keys);
-    for (const auto& [key, value] : entries) {
-      // Keys are nearly always strings or keywords: written without the dispatch on kind.
-      if (const char text_kind = kTextKinds[static_cast<unsigned>(key.kind())]; text_kind != 0)
-        emit_text(key, text_kind, scalar_keys);
-      else
-        write(key, scalar_keys);
-      write(value, false);
+    if (tracks(entries.size())) [[unlikely]] {
+      buffer_->track_begin(entries.data(), entries.data() + entries.size());
+      for (const auto& entry : entries) {
+        buffer_->track_at(&entry);
+        write_entry(entry.first, entry.second, scalar_keys);
+      }
+      buffer_->track_end();
+    } else {
+      for (const auto& [key, value] : entries) write_entry(key, value, scalar_keys);
     }
     close_map_form(scalar_keys);
+  }
+
+  [[gnu::always_inline]] void write_entry(const Value& key, const Value& value, bool scalar_keys) {
+    // Keys are nearly always strings or keywords: written without the dispatch on kind.
+    if (const char text_kind = kTextKinds[static_cast<unsigned>(key.kind())]; text_kind != 0)
+      emit_text(key, text_kind, scalar_keys);
+    else
+      write(key, scalar_keys);
+    write(value, false);
   }
 
   // Every array and map of the output opens here, so that nesting is counted as a reader will
@@ -553,6 +587,7 @@ class Encoder final : public ObjectEncoder {
   }
 
   Out& out_;
+  OutBuffer* buffer_;
   bool verbose_;
   bool msgpack_;
   const Registry* registry_;
@@ -577,7 +612,7 @@ class BackendWriter final : public Writer::Impl {
   BackendWriter(Sink& sink, Mode mode, const WriteOptions& options, EmitterArgs&&... args)
       : out_(sink, options.buffer_size, options.max_output_bytes),
         emitter_(out_, std::forward<EmitterArgs>(args)...),
-        encoder_(emitter_, mode, options.registry, options.profiler, options.max_depth),
+        encoder_(emitter_, mode, options.registry, options.profiler, options.max_depth, buffer(out_)),
         profiler_(options.profiler) {}
 
   void write(const Value& v) override {
@@ -602,6 +637,13 @@ class BackendWriter final : public Writer::Impl {
   void flush() override { out_.flush_sink(); }
 
  private:
+  static OutBuffer* buffer(Buffer& b) noexcept {
+    if constexpr (std::is_same_v<Buffer, OutBuffer>)
+      return &b;
+    else
+      return nullptr;
+  }
+
   // The profiler's share of lookup in writing needs the time spent writing.
   void add_writer_time() noexcept {
     profiler_->add_writer_time(std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -44,7 +44,22 @@ class OutBuffer {
   void mark() noexcept {
     mark_ = buffered();
     spilled_in_value_ = 0;
+    track_first_ = nullptr;
   }
+
+  /// The encoder's progress through one container of the current value (the first it opens
+  /// with many items: see Encoder::tracks): its items as bytes [first, last), and at each item
+  /// track_at(item). When the sink's memory must grow in the middle of that container, the
+  /// next step is sized from it (see room_wanted), so that a large value is copied once or
+  /// twice as its string grows rather than at every doubling.
+  void track_begin(const void* first, const void* last) noexcept {
+    track_first_ = track_at_ = static_cast<const char*>(first);
+    track_last_ = static_cast<const char*>(last);
+    track_start_ = value_bytes();
+  }
+  void track_at(const void* item) noexcept { track_at_ = static_cast<const char*>(item); }
+  void track_end() noexcept { track_first_ = nullptr; }
+  bool tracking() const noexcept { return track_first_ != nullptr; }
   /// Bytes the current top-level value has produced so far, spilled or buffered.
   std::size_t value_bytes() const noexcept { return spilled_in_value_ + buffered() - mark_; }
   /// Throws Error(too_large) when the current value has produced more bytes than the limit.
@@ -106,7 +121,7 @@ class OutBuffer {
       // The sink's memory, grown to take n more bytes after the value's bytes so far (on the
       // first call, this also asks whether the sink has memory to offer).
       const std::size_t keep = buffered();
-      const std::span<char> region = sink_.open_region(keep, keep + n);
+      const std::span<char> region = sink_.open_region(keep, keep + room_wanted(n));
       if (!region.empty()) {
         direct_ = true;
         base_ = region.data();
@@ -129,6 +144,29 @@ class OutBuffer {
     }
     base_ = cur_ = buf_.get();
     end_ = base_ + size_;
+  }
+
+  // The room to ask of the sink's memory for n more bytes: n, or when the value is far enough
+  // into a tracked container, what the value's end is expected to take (its bytes before the
+  // container, plus the container's bytes so far scaled by its items left, and 1/8 more). At
+  // most 16 MiB, or 8 times the value's bytes so far when more, whatever a few large first
+  // items suggest (untouched room costs address space, not memory). Only a size asked for:
+  // too little costs one more growth, too much is trimmed by the sink (StringSink keeps at
+  // most twice what it holds).
+  std::size_t room_wanted(std::size_t n) const noexcept {
+    constexpr std::size_t kSample = 4 * 1024;   // container bytes before its rate is trusted
+    const std::size_t so_far = value_bytes();
+    if (track_first_ == nullptr || track_at_ == track_first_ || so_far < track_start_ + kSample)
+      return n;
+    const double done = static_cast<double>(track_at_ - track_first_);
+    const double items = static_cast<double>(track_last_ - track_first_);
+    const double expected = static_cast<double>(track_start_) +
+                            static_cast<double>(so_far - track_start_) * (items / done);
+    constexpr double kFreeStep = 16.0 * 1024 * 1024;
+    double more = std::min(expected * 1.125 - static_cast<double>(so_far),
+                           std::max(kFreeStep, 8.0 * static_cast<double>(so_far)));
+    if (limit_ != SIZE_MAX) more = std::min(more, static_cast<double>(limit_ - std::min(limit_, so_far)));
+    return more > static_cast<double>(n) ? static_cast<std::size_t>(more) : n;
   }
 
   // The end of the room handed out in the sink's memory: all of the region, or with a limit
@@ -158,6 +196,10 @@ class OutBuffer {
   char* region_end_ = nullptr;  // of the sink's region
   std::size_t mark_ = 0;
   std::size_t spilled_in_value_ = 0;
+  const char* track_first_ = nullptr;  // nullptr: no container tracked
+  const char* track_at_ = nullptr;
+  const char* track_last_ = nullptr;
+  std::size_t track_start_ = 0;  // value_bytes() when the tracked container began
 };
 
 }  // namespace transit::detail

@@ -218,3 +218,171 @@ TEST(StringSinkWrite, AReturnedStringKeepsLittleMoreThanItHolds) {
     EXPECT_LE(doc.capacity(), 2 * doc.size());
   }
 }
+
+// ---- Growing a sink's memory in the middle of a value ------------------------------------------
+
+namespace {
+
+/// A sink with memory as StringSink has it (the room asked for, or double, whichever is more)
+/// that logs what growing it cost: the bytes of the open region kept, which a contiguous string
+/// must copy at every growth, and the largest size asked for.
+struct GrowthSink final : transit::Sink {
+  std::vector<char> memory;
+  std::size_t output = 0;
+  std::size_t moved = 0;
+  std::size_t largest_ask = 0;
+  bool open = false;
+  void write(const char* data, std::size_t size) override {
+    memory.resize(std::max(memory.size(), output + size));
+    std::copy(data, data + size, memory.begin() + static_cast<std::ptrdiff_t>(output));
+    output += size;
+  }
+  std::span<char> open_region(std::size_t keep, std::size_t size) override {
+    open = true;
+    largest_ask = std::max(largest_ask, size);
+    if (output + size > memory.size()) {
+      std::vector<char> grown(std::max(output + size, 2 * memory.size()));
+      std::copy(memory.begin(), memory.begin() + static_cast<std::ptrdiff_t>(output + keep), grown.begin());
+      memory.swap(grown);
+      moved += keep;
+    }
+    return {memory.data() + output, memory.size() - output};
+  }
+  void commit_region(std::size_t n) noexcept override {
+    if (open) output += n;
+    open = false;
+  }
+  std::string text() const { return {memory.data(), output}; }
+};
+
+/// 2,000 maps of a name and about 1 KB of bytes: a value whose size is all in one array.
+Value blobs(int n = 2000) {
+  std::vector<Value> items;
+  for (int i = 0; i < n; ++i) {
+    std::vector<std::byte> data(1000 + static_cast<std::size_t>(i % 7) * 10);
+    for (std::size_t j = 0; j < data.size(); ++j) data[j] = static_cast<std::byte>(i + j);
+    items.push_back(Value::map({{transit::kw("name"), "blob-" + std::to_string(i)},
+                                {transit::kw("data"), Value::bytes(data)}}));
+  }
+  return Value::array(std::move(items));
+}
+
+/// Two 100 KB strings, then 200,000 small integers: the first items say nothing of the rest.
+Value lumpy() {
+  std::vector<Value> items = {Value(std::string(100'000, 'a')), Value(std::string(100'000, 'b'))};
+  for (int i = 0; i < 200'000; ++i) items.emplace_back(i % 100);
+  return Value::array(std::move(items));
+}
+
+// Doubling alone copies about the whole value once more as it grows (every growth keeps what
+// the value wrote so far). The writer sizes the next step from its progress through the value's
+// large container, so a value of many like items is copied only for its first few percent.
+TEST(GrowingSink, ALargeValueIsCopiedLittleAsTheMemoryGrows) {
+  for (const Value& v : {blobs(), document(20'000)}) {
+    for (Encoding e : kAll) {
+      SCOPED_TRACE(transit::encoding_name(e));
+      GrowthSink sink;
+      transit::Writer writer(sink, e);
+      writer.write(v);
+      writer.flush();
+      const std::string expected = transit::write(v, e);
+      EXPECT_EQ(sink.text(), expected);
+      EXPECT_LT(sink.moved, expected.size() / 8) << expected.size() << " bytes";
+    }
+  }
+}
+
+// A wrong guess costs memory for a moment, never bytes: the output is exact, a returned string
+// keeps at most twice what it holds, and no step asks for more than 16 MiB or 8 times the
+// value so far.
+TEST(GrowingSink, FirstItemsUnlikeTheRestAreStillWrittenExactly) {
+  const Value v = lumpy();
+  for (Encoding e : kAll) {
+    SCOPED_TRACE(transit::encoding_name(e));
+    ChunkSink chunks;
+    {
+      transit::Writer chunked(chunks, e);
+      chunked.write(v);
+    }
+    GrowthSink sink;
+    {
+      transit::Writer writer(sink, e);
+      writer.write(v);
+    }
+    EXPECT_EQ(sink.text(), chunks.joined());
+    const std::string out = transit::write(v, e);
+    EXPECT_EQ(out, chunks.joined());
+    EXPECT_LE(out.capacity(), 2 * out.size());
+    EXPECT_GT(sink.largest_ask, 2 * out.size());  // the guess was wrong: this test is of one
+    EXPECT_LE(sink.largest_ask, 16u * 1024 * 1024 + 9 * out.size());
+  }
+}
+
+// With max_output_bytes the guess never asks for room past the limit: a value that may grow to
+// the limit does not reserve sixteen times it.
+TEST(GrowingSink, TheGuessStaysWithinMaxOutputBytes) {
+  const Value v = lumpy();
+  for (Encoding e : kAll) {
+    SCOPED_TRACE(transit::encoding_name(e));
+    const std::size_t size = transit::write(v, e).size();
+    transit::WriteOptions options;
+    options.max_output_bytes = size + 1000;
+    GrowthSink sink;
+    transit::Writer writer(sink, e, options);
+    writer.write(v);
+    writer.flush();
+    EXPECT_EQ(sink.text().size(), size);
+    EXPECT_LE(sink.largest_ask, options.max_output_bytes + 64 * 1024);
+  }
+}
+
+// A value that fails inside the container the writer follows leaves nothing behind: the next
+// value is followed afresh (and copied as little), and its bytes are exact.
+TEST(GrowingSink, AValueThatFailsMidContainerLeavesNoProgressBehind) {
+  std::vector<Value> items;
+  for (int i = 0; i < 100; ++i) items.push_back(i == 60 ? nested(600) : Value(std::string(2000, 'z')));
+  const Value fails = Value::array(std::move(items));
+  for (Encoding e : kAll) {
+    SCOPED_TRACE(transit::encoding_name(e));
+    GrowthSink sink;
+    transit::Writer writer(sink, e);
+    EXPECT_THROW(writer.write(fails), transit::Error);
+    EXPECT_EQ(sink.text(), "");
+    writer.write(blobs());
+    writer.flush();
+    const std::string expected = transit::write(blobs(), e);
+    EXPECT_EQ(sink.text(), expected);
+    EXPECT_LT(sink.moved, expected.size() / 8);
+  }
+}
+
+// Values across the writer's buffer size and the growth steps, into a string and into chunks,
+// an empty write included: the same bytes.
+TEST(GrowingSink, ValuesAcrossGrowthStepsAreThoseAChunkedSinkReceives) {
+  const std::vector<Value> values = {blobs(70), Value(std::string(65'536, 'q')), lumpy(), blobs(3),
+                                     Value::array({})};
+  for (Encoding e : kAll) {
+    SCOPED_TRACE(transit::encoding_name(e));
+    ChunkSink chunks;
+    std::string out;
+    {
+      transit::Writer chunked(chunks, e);
+      transit::StringSink sink(out);
+      transit::Writer direct(sink, e);
+      for (const Value& v : values) {
+        chunked.write(v);
+        direct.write(v);
+      }
+    }
+    EXPECT_EQ(out, chunks.joined());
+    std::string none;
+    {
+      transit::StringSink sink(none);
+      transit::Writer writer(sink, e);
+      writer.flush();
+    }
+    EXPECT_EQ(none, "");
+  }
+}
+
+}  // namespace
