@@ -133,12 +133,12 @@ class WriteCache {
   /// string) if `remember` saw the same value since the last reset; else an empty view. Equal
   /// inline values are the same bits; a long value is found by its node, so a cache reference
   /// to a 16 MB keyword costs no copy, hash or compare of its text.
-  std::string_view find_value(const Value& v, char kind) const noexcept {
-    if (values_.empty()) return {};
+  [[gnu::always_inline]] std::string_view find_value(const Value& v, char kind) const noexcept {
+    if (value_table_ == nullptr) return {};
     const auto [a, b] = ValueAccess::identity(v);
-    const std::size_t mask = values_.size() - 1;
+    const std::size_t mask = value_mask_;
     for (std::size_t i = value_slot(a, b, kind, mask);; i = (i + 1) & mask) {
-      const ValueSlot& slot = values_[i];
+      const ValueSlot& slot = value_table_[i];
       if (slot.generation != generation_) return {};
       if (slot.a == a && slot.b == b && slot.kind == kind)
         return {slot.code.data(), slot.code[2] != 0 ? 3u : 2u};
@@ -152,6 +152,8 @@ class WriteCache {
     if (2 * (remembered_ + 1) > values_.size()) {
       std::vector<ValueSlot> old(std::max<std::size_t>(kMinSlots, values_.size() * 2));
       old.swap(values_);
+      value_table_ = values_.data();
+      value_mask_ = values_.size() - 1;
       remembered_ = 0;
       for (const ValueSlot& slot : old)
         if (slot.generation == generation_) place_value(slot);
@@ -228,6 +230,8 @@ class WriteCache {
 
   std::vector<Slot> slots_;
   std::vector<ValueSlot> values_;  // open addressing by identity, at most half full
+  const ValueSlot* value_table_ = nullptr;  // values_'s slots and size - 1, held for the probe
+  std::size_t value_mask_ = 0;
   std::vector<Value> held_;        // the long values remembered in values_, alive until reset
   std::string text_;
   const HashKey* key_;

@@ -320,7 +320,7 @@ class Encoder final : public ObjectEncoder {
       case Kind::bytes:
         return bytes(v.as_bytes(), as_key);
       case Kind::keyword:
-        return emit_text(v, ':', as_key);
+        return emit_text_cached(v, ':', as_key);
       case Kind::symbol:
         return emit_text(v, '$', as_key);
       case Kind::character: {
@@ -467,7 +467,7 @@ class Encoder final : public ObjectEncoder {
   [[gnu::always_inline]] void write_entry(const Value& key, const Value& value, bool scalar_keys) {
     // Keys are nearly always strings or keywords: written without the dispatch on kind.
     if (const char text_kind = kTextKinds[static_cast<unsigned>(key.kind())]; text_kind != 0)
-      emit_text(key, text_kind, scalar_keys);
+      emit_text_cached(key, text_kind, scalar_keys);
     else
       write(key, scalar_keys);
     write(value, false);
@@ -537,7 +537,22 @@ class Encoder final : public ObjectEncoder {
   /// written again costs a lookup of two words, with no "~:name" built and no bytes hashed,
   /// and a cache reference to a 16 MB keyword no copy, hash or compare of its text. Otherwise
   /// as string() and emit_prefixed().
-  void emit_text(const Value& v, char kind, bool as_key) {
+  ///
+  /// The common case, a key or keyword written before, is found here, inline where keys and
+  /// keywords are written, with no call; anything else goes on to emit_text.
+  [[gnu::always_inline]] void emit_text_cached(const Value& v, char kind, bool as_key) {
+    // Texts under 4 bytes on the wire are never cached (an escaped string is left to
+    // emit_text, which counts its `~`).
+    if (!verbose_ && (as_key || kind == ':' || kind == '$') &&
+        ValueAccess::text(v).size() + (kind != '"' ? 2 : 0) >= 4) {
+      if (const std::string_view code = cache_.find_value(v, kind); !code.empty())
+        return emit_code(code);
+      return emit_text(v, kind, as_key, true);
+    }
+    emit_text(v, kind, as_key);
+  }
+  /// `probed`: find_value has already missed for `v`.
+  [[gnu::noinline]] void emit_text(const Value& v, char kind, bool as_key, bool probed = false) {
     if (verbose_ || !(as_key || kind == ':' || kind == '$')) {
       // Never cached here (verbose, or a value that is not a keyword or symbol): a string
       // that needs no `~` escape goes straight out.
@@ -554,8 +569,10 @@ class Encoder final : public ObjectEncoder {
       if (kind == '"' && !escaped) return out_.string(text);
       return emit_prefixed(kind == '"' ? text[0] : kind, kind == '"' ? text.substr(1) : text, as_key);
     }
-    if (const std::string_view code = cache_.find_value(v, kind); !code.empty())
-      return emit_code(code);
+    if (!probed) {
+      if (const std::string_view code = cache_.find_value(v, kind); !code.empty())
+        return emit_code(code);
+    }
     std::string_view wire = text;
     if (kind != '"' || escaped) {
       start_scratch(kind == '"' ? text[0] : kind);
