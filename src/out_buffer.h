@@ -148,13 +148,14 @@ class OutBuffer {
 
   // The room to ask of the sink's memory for n more bytes: n, or when the value is far enough
   // into a tracked container, what the value's end is expected to take (its bytes before the
-  // container, plus the container's bytes so far scaled by its items left, and 1/8 more). At
+  // container, plus the container's bytes so far scaled by its items, and half again: its first
+  // items can be far from the mean, and a guess short of the end costs a copy of it all). At
   // most 16 MiB, or 8 times the value's bytes so far when more, whatever a few large first
   // items suggest (untouched room costs address space, not memory). Only a size asked for:
   // too little costs one more growth, too much is trimmed by the sink (StringSink keeps at
   // most twice what it holds).
   std::size_t room_wanted(std::size_t n) const noexcept {
-    constexpr std::size_t kSample = 4 * 1024;   // container bytes before its rate is trusted
+    constexpr std::size_t kSample = 16 * 1024;  // container bytes before its rate is trusted
     const std::size_t so_far = value_bytes();
     if (track_first_ == nullptr || track_at_ == track_first_ || so_far < track_start_ + kSample)
       return n;
@@ -163,7 +164,7 @@ class OutBuffer {
     const double expected = static_cast<double>(track_start_) +
                             static_cast<double>(so_far - track_start_) * (items / done);
     constexpr double kFreeStep = 16.0 * 1024 * 1024;
-    double more = std::min(expected * 1.125 - static_cast<double>(so_far),
+    double more = std::min(expected * 1.5 - static_cast<double>(so_far),
                            std::max(kFreeStep, 8.0 * static_cast<double>(so_far)));
     if (limit_ != SIZE_MAX) more = std::min(more, static_cast<double>(limit_ - std::min(limit_, so_far)));
     return more > static_cast<double>(n) ? static_cast<std::size_t>(more) : n;

@@ -340,7 +340,8 @@ TEST(GrowingSink, TheGuessStaysWithinMaxOutputBytes) {
 // value is followed afresh (and copied as little), and its bytes are exact.
 TEST(GrowingSink, AValueThatFailsMidContainerLeavesNoProgressBehind) {
   std::vector<Value> items;
-  for (int i = 0; i < 100; ++i) items.push_back(i == 60 ? nested(600) : Value(std::string(2000, 'z')));
+  // Small items: the sink's memory stays small, so the next value grows it from the start.
+  for (int i = 0; i < 100; ++i) items.push_back(i == 60 ? nested(600) : Value(std::string(20, 'z')));
   const Value fails = Value::array(std::move(items));
   for (Encoding e : kAll) {
     SCOPED_TRACE(transit::encoding_name(e));
