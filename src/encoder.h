@@ -276,7 +276,15 @@ class Encoder final : public ObjectEncoder {
     claims_.push_back({unclaimed_, unclaimed_, resolved_.size(), claim_depth_});
     unclaimed_ = resolved_.size();
   }
-  void release_resolved() {
+  // Inline for the map of plain Values (nothing claimed, nothing resolved): a count down.
+  [[gnu::always_inline]] void release_resolved() {
+    if (claims_.empty() && resolved_.size() == unclaimed_) [[likely]] {
+      if (claim_depth_ != 0) --claim_depth_;
+      return;
+    }
+    release_claimed();
+  }
+  [[gnu::noinline]] void release_claimed() {
     if (claim_depth_ == 0) return;
     if (!claims_.empty() && claims_.back().depth == claim_depth_) [[unlikely]] {
       resolved_.resize(claims_.back().begin);
