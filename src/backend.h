@@ -37,6 +37,9 @@ class Reader::Impl {
   /// Gives the tokens of the last value's tape their marks, when the parser that read it had
   /// none to give (simdjson); called on the error path only.
   virtual void remark(detail::Tape&) {}
+  /// Reads the last value again onto `tape` whole (no bounded batches), after a bounded typed
+  /// read of it stopped (see Reader::next<T>). Throws what reading it throws.
+  virtual void retape(detail::Tape&) {}
 };
 
 namespace detail {

@@ -532,6 +532,8 @@ bool Decoder::tape_structural(std::string_view tag) const noexcept {
 
 std::string_view Decoder::tape_tag_name(const TapeFrame& f) const noexcept {
   if (f.tag == TapeTag::quote) return "'";
+  // Dropped by a bounded tape, whose read is then done again whole for the message.
+  if (f.begin_token < tape_->tokens.base()) return "?";
   return tape_->text_of(tape_->tokens[f.begin_token]);
 }
 
@@ -622,6 +624,7 @@ void Decoder::tape_item_slow(TapeFrame& f) {
 std::size_t Decoder::tape_key(const TapeFrame& f) const noexcept {
   // Items are whole values on the tape, a token each or a container's tokens: the key is the
   // last item of an even position begun.
+  if (f.begin_token < tape_->tokens.base()) return SIZE_MAX;  // see tape_tag_name
   const std::size_t key_item = (f.count - 1) & ~std::size_t{1};
   std::size_t i = f.begin_token + 1;
   for (std::size_t item = 0; item < key_item; ++item) {
@@ -634,10 +637,10 @@ std::size_t Decoder::tape_key(const TapeFrame& f) const noexcept {
 
 void Decoder::tape_begin(FrameKind kind) { tape_begin_inline(kind); }
 
-void Decoder::tape_begin_slow(FrameKind kind) {
+void Decoder::tape_begin_slow(FrameKind kind, std::uint32_t items) {
   if (kind == FrameKind::map_array) {
     // As the array and its "^ " would be taped one after the other.
-    tape_begin_slow(FrameKind::array_pending);
+    tape_begin_slow(FrameKind::array_pending, items);
     return tape_map_array();
   }
   if (tape_frames_.size() >= max_depth_) [[unlikely]]
@@ -651,6 +654,7 @@ void Decoder::tape_begin_slow(FrameKind kind) {
   open_tape_limit(f);
   f.begin_token = static_cast<std::uint32_t>(tape_->tokens.size());
   tape_token(array ? Op::array_begin : Op::map_begin, f.mark);
+  tape_->tokens.back().size = items;  // see tape_walk_array_begin
 }
 
 void Decoder::tape_empty_array() { tape_empty_array_inline(); }
@@ -839,13 +843,16 @@ void Decoder::tape_path(std::string& p) const {
           break;
         }
         p.append("[");
-        const Token& t = tape_->tokens[tape_key(f)];
-        if (t.op == Op::text)
-          append_path_string(p, tape_->text_of(t));
-        else if (t.op == Op::value && t.kind == Kind::string)
-          append_path_string(p, tape_->side_value(t).as_string());
-        else if (t.op == Op::value)
-          append_edn(tape_->value_of(t), p, kPathKeyBytes);
+        const std::size_t key = tape_key(f);
+        const Token* const t = key == SIZE_MAX ? nullptr : &tape_->tokens[key];
+        if (!t)
+          p.append("...");
+        else if (t->op == Op::text)
+          append_path_string(p, tape_->text_of(*t));
+        else if (t->op == Op::value && t->kind == Kind::string)
+          append_path_string(p, tape_->side_value(*t).as_string());
+        else if (t->op == Op::value)
+          append_edn(tape_->value_of(*t), p, kPathKeyBytes);
         else
           p.append("...");
         p.append("]");

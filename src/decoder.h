@@ -60,6 +60,7 @@ class Decoder {
   /// again to find them (Backend::remark) turns them off: only a failed bind needs them. Set
   /// after set_tape, which turns them on.
   void set_tape_marks(bool marks) noexcept { tape_marks_ = marks; }
+  Tape* tape() const noexcept { return tape_; }
   bool tape_marks() const noexcept { return tape_marks_; }
   /// Whether the strings the backend gives (string()) stay where they are for as long as the
   /// tape is bound: the tape then refers to them rather than copying them. Only for input in
@@ -85,13 +86,31 @@ class Decoder {
     if (frames_.empty()) return tape_scalar_inline(Kind::integer, i);
     integer(i);
   }
-  void tape_walk_array_begin() {
-    if (frames_.empty()) return tape_begin_inline(FrameKind::array_pending);
+  /// `items`: the items simdjson counted (a map's keys and values; 0 when not known), for the
+  /// begin token's size at once, which a bounded tape's binder may read before the end.
+  void tape_walk_array_begin(std::uint32_t items) {
+    if (frames_.empty()) return tape_begin_inline(FrameKind::array_pending, items);
     array_begin();
   }
-  void tape_walk_map_begin() {
-    if (frames_.empty()) return tape_begin_inline(FrameKind::object_pending);
+  void tape_walk_map_begin(std::uint32_t items) {
+    if (frames_.empty()) return tape_begin_inline(FrameKind::object_pending, items);
     map_begin();
+  }
+  /// A bounded tape (TapeFeeder): the tokens the binder may read now. All but the begin token
+  /// of an array or map that has no item yet, which a tag or "^ " would take back or rewrite.
+  std::size_t tape_visible() const noexcept {
+    const std::size_t n = tape_->tokens.size();
+    if (tape_frames_.empty()) return n;
+    const TapeFrame& f = tape_frames_.back();
+    const bool may_change = f.count == 0 && (f.kind == FrameKind::array || f.kind == FrameKind::object);
+    return may_change && f.begin_token + 1 == n ? n - 1 : n;
+  }
+  /// A bounded tape dropped the tokens before its base: an open container whose begin token
+  /// went writes its item count to the tape's scratch slot from now on.
+  void tape_dropped() noexcept {
+    const std::size_t base = tape_->tokens.base();
+    for (TapeFrame& f : tape_frames_)
+      if (f.begin_token < base) f.begin_token = static_cast<std::uint32_t>(tape_->tokens.scratch());
   }
   /// Room on the tape for `tokens` tokens, taken at once: a parsed document's walk knows
   /// at most how many it writes (a token per word of simdjson's tape at most).
@@ -100,9 +119,9 @@ class Decoder {
   /// as array_begin() and string("^ ") would, with no string event in between. False, doing
   /// nothing, unless the tape is being written and strings are cached (a lazy cache's first
   /// "^ " starts it by the general events); the caller then gives both events.
-  bool tape_walk_map_array_begin() {
+  bool tape_walk_map_array_begin(std::uint32_t items) {
     if (!frames_.empty() || !caching_) return false;
-    tape_begin_inline(FrameKind::map_array);
+    tape_begin_inline(FrameKind::map_array, items);
     return true;
   }
   /// An empty array: its begin and end tokens at once, with no frame pushed and popped.
@@ -692,22 +711,22 @@ class Decoder {
   /// tape_begin's body, inlined into simdjson's walk (tape_walk_array_begin ...), where its
   /// call and the spills around it were about a third of a container's way; the other
   /// events call it out of line.
-  [[gnu::always_inline]] void tape_begin_inline(FrameKind kind) {
+  [[gnu::always_inline]] void tape_begin_inline(FrameKind kind, std::uint32_t items = 0) {
     // The quick path, with no call and no register saved: a container inside an open array or
     // map below its limit, no mark to keep, room for its token and its frame.
     const std::size_t depth = tape_frames_.size();
     if (depth == 0 || depth >= max_depth_ || depth == tape_frames_.capacity() ||
         (tape_marks_ && mark_ != Location::npos) || tape_->tokens.full()) [[unlikely]]
-      return tape_begin_slow(kind);
+      return tape_begin_slow(kind, items);
     TapeFrame& parent = tape_frames_.back();
     if (parent.count >= parent.limit) [[unlikely]]
-      return tape_begin_slow(kind);
+      return tape_begin_slow(kind, items);
     ++parent.count;
     const bool array = kind == FrameKind::array_pending;
     const auto at = static_cast<std::uint32_t>(tape_->tokens.size());
     Token& t = tape_->tokens.append_unchecked();
     t.integer = 0;
-    t.size = 0;
+    t.size = items;
     t.op = array ? Op::array_begin : Op::map_begin;
     t.kind = Kind::null;
     t.in_input = false;
@@ -719,7 +738,7 @@ class Decoder {
     f.begin_token = at;
   }
   /// tape_begin() by the whole path: the outermost container, a mark to keep, growth, limits.
-  [[gnu::cold, gnu::noinline]] void tape_begin_slow(FrameKind kind);
+  [[gnu::cold, gnu::noinline]] void tape_begin_slow(FrameKind kind, std::uint32_t items = 0);
   /// tape_begin() then tape_end() of an empty array, in one step where that is only two
   /// tokens and a count (see tape_walk_empty_array).
   void tape_empty_array();

@@ -80,6 +80,8 @@ bool Reader::next_tape() {
   return impl_->next_tape(*tape_);
 }
 
+void Reader::retape() { impl_->retape(*tape_); }
+
 void Reader::fail_bind(const detail::BindFailure& failure) const {
   impl_->remark(*tape_);
   const auto& tokens = tape_->tokens;

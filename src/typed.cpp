@@ -15,7 +15,9 @@ namespace {
 
 // What a token is, for "expected X, got Y".
 std::string describe(const Tape& tape, std::size_t index) {
-  if (index >= tape.tokens.size()) return "nothing";
+  // A bounded tape may have dropped the token: its read is then done again whole, and this
+  // message is not the one the user sees.
+  if (index >= tape.tokens.size() || index < tape.tokens.base()) return "nothing";
   const Token& t = tape.tokens[index];
   auto clip = [](std::string s) {
     if (s.size() > 40) s = s.substr(0, 37) + "...";
@@ -39,6 +41,8 @@ std::string describe(const Tape& tape, std::size_t index) {
       return "the end of the map";
     case Op::tagged_end:
       return "the end of the tagged value";
+    case Op::refill:
+      break;
   }
   return "?";
 }
@@ -52,12 +56,24 @@ bool is_end(Op op) noexcept {
 
 }  // namespace
 
-void Cursor::skip() noexcept {
+void Cursor::skip() {
   // A field the binder does not know (most of a status's on twitter): see kOpDepth.
   std::ptrdiff_t depth = 0;
   do {
+    if (at_->op == Op::refill) [[unlikely]]
+      refill();
     depth += kOpDepth[static_cast<std::uint8_t>((at_++)->op)];
   } while (depth != 0);
+}
+
+void Cursor::refill() {
+  // Kept: every pinned token, and the last few taken (last(), the token a mismatch names).
+  constexpr std::size_t kKeepTaken = 8;
+  const std::size_t at = position();
+  const std::size_t keep = std::min(pin_, at - std::min(at, kKeepTaken));
+  tape_->feeder->refill(keep);
+  tokens_ = tape_->tokens.data();
+  at_ = tokens_ + at;
 }
 
 [[gnu::cold]] void Cursor::mismatch(const std::type_info& wanted, std::size_t token,
@@ -155,7 +171,7 @@ Value Cursor::read_value() {
     case Op::tagged_begin: {
       const std::string tag(text(t));
       Value rep = read_value();
-      ++at_;  // tagged_end
+      take();  // tagged_end, which may be where a bounded tape's batch ends
       try {
         if (handlers_)
           if (const ReadHandler* h = handlers_->find(tag)) return (*h)(rep);

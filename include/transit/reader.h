@@ -23,6 +23,11 @@ struct BindFailure;
 /// Reader settings. The limits bound what hostile input can make a reader do: each is checked
 /// before the memory it guards is used, so a MessagePack length prefix claiming 4 GiB fails at
 /// once rather than being waited for. Set a limit to SIZE_MAX to lift it (max_depth excepted).
+#ifndef TRANSIT_TYPED_BATCH_TOKENS
+/// The default of ReadOptions::typed_batch_tokens (a test build sets it small).
+#define TRANSIT_TYPED_BATCH_TOKENS 4096
+#endif
+
 struct ReadOptions {
   /// The largest max_depth a reader accepts: Value::kMaxDepth, the deepest any Value nests.
   /// Reading, writing, comparing and destroying a value recurse once per level; 1,000 levels
@@ -47,6 +52,11 @@ struct ReadOptions {
   /// Read handlers for user tags, a default handler, map and array builders. Null: tags this
   /// library does not know are read as tagged values. Must outlive the reader.
   const ReadHandlers* handlers = nullptr;
+  /// Typed reads (read<T>) of JSON in memory: about how many tokens of the value are written
+  /// ahead of the binder at a time, so that the tokens stay in the processor's caches (the
+  /// tokens a binder may go back to are kept too). 0: the whole value at once. Any value reads
+  /// the same either way; a small number makes every value a many-batch one (tests).
+  std::size_t typed_batch_tokens = TRANSIT_TYPED_BATCH_TOKENS;
 };
 
 /// Where a streaming Reader gets its bytes. `read` returns the bytes available now (at least
@@ -114,6 +124,8 @@ class Reader {
   bool next_tape();
   /// Turns a failure to bind the tape into an Error placed in the input.
   [[noreturn]] void fail_bind(const detail::BindFailure& failure) const;
+  /// Reads the last value again onto the tape whole, after a bounded typed read stopped.
+  void retape();
 
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<detail::Tape> tape_;

@@ -31,12 +31,15 @@ enum class Op : std::uint8_t {
   map_end,
   tagged_begin,  ///< its tag is the token's text; its one rep follows
   tagged_end,
+  /// Not a value: the end of the tokens written so far by a bounded tape (see TapeFeeder);
+  /// the Cursor asks for more when it meets one.
+  refill,
 };
 
 /// What each Op does to the nesting depth, in Op's order: a whole value is skipped at a table
 /// lookup and an add per token.
-inline constexpr std::int8_t kOpDepth[] = {0, 0, 1, -1, 1, -1, 1, -1};
-static_assert(static_cast<int>(Op::tagged_end) == 7 &&
+inline constexpr std::int8_t kOpDepth[] = {0, 0, 1, -1, 1, -1, 1, -1, 0};
+static_assert(static_cast<int>(Op::refill) == 8 &&
               kOpDepth[static_cast<int>(Op::array_begin)] == 1 &&
               kOpDepth[static_cast<int>(Op::map_end)] == -1);
 
@@ -95,17 +98,26 @@ static_assert(offsetof(Token, size) == 8 && offsetof(Token, op) == 12 &&
 
 /// The tokens of a tape: a vector of trivially copyable Tokens whose append, inlined into
 /// every event of a typed read, is a bounds check and a 16-byte store; growing is out of line.
+/// Indices are absolute: a bounded tape (TapeFeeder) drops the tokens before `base()`, and
+/// token i stays token i. `data()` is where token 0 would be, so `data()[i]` is valid for
+/// base() <= i < size(); one more slot before base() (`scratch()`) takes the writes of a
+/// decoder to a dropped token (an open container's size, see Decoder::tape_drop).
 class TokenBuffer {
  public:
   TokenBuffer() = default;
   TokenBuffer(const TokenBuffer&) = delete;
   TokenBuffer& operator=(const TokenBuffer&) = delete;
-  ~TokenBuffer() { std::free(data_); }
+  ~TokenBuffer() { std::free(real_); }
 
   std::size_t size() const noexcept { return size_; }
   std::size_t capacity() const noexcept { return capacity_; }
+  /// The first token kept (0 unless a bounded tape dropped some).
+  std::size_t base() const noexcept { return base_; }
   bool empty() const noexcept { return size_ == 0; }
-  void clear() noexcept { size_ = 0; }
+  void clear() noexcept {
+    size_ = 0;
+    if (base_ != 0) rebase(0);
+  }
   const Token* data() const noexcept { return data_; }
   const Token& operator[](std::size_t i) const noexcept { return data_[i]; }
   Token& operator[](std::size_t i) noexcept { return data_[i]; }
@@ -127,23 +139,58 @@ class TokenBuffer {
     std::memset(static_cast<void*>(t), 0, sizeof(Token));
     return *t;
   }
-  /// Room for `n` tokens in all, at once rather than by doubling.
+  /// Room for tokens up to index `n` (absolute), at once rather than by doubling.
   void reserve(std::size_t n) {
     if (n > capacity_) grow_to(n);
   }
+  /// The index of the slot just before base(), which holds no token of the value.
+  std::size_t scratch() const noexcept { return base_ - 1; }
+  /// Drops the tokens before `keep` (at most size()): those after it move to the front.
+  void drop_before(std::size_t keep) noexcept {
+    if (keep <= base_) return;
+    std::memmove(static_cast<void*>(real_ + 1), static_cast<const void*>(data_ + keep),
+                 (size_ - keep) * sizeof(Token));
+    rebase(keep);
+  }
 
  private:
-  [[gnu::cold, gnu::noinline]] void grow() { grow_to(capacity_ < 64 ? 64 : 2 * capacity_); }
-  [[gnu::cold, gnu::noinline]] void grow_to(std::size_t capacity) {
-    if (capacity > SIZE_MAX / sizeof(Token)) throw std::bad_alloc();
-    void* grown = std::realloc(data_, capacity * sizeof(Token));
-    if (!grown) throw std::bad_alloc();
-    data_ = static_cast<Token*>(grown);
-    capacity_ = capacity;
+  void rebase(std::size_t base) noexcept {
+    capacity_ = capacity_ - base_ + base;
+    base_ = base;
+    // The address of token 0, computed as an integer: it lies before the allocation.
+    data_ = reinterpret_cast<Token*>(reinterpret_cast<std::uintptr_t>(real_ + 1) -
+                                     base * sizeof(Token));
   }
+  [[gnu::cold, gnu::noinline]] void grow() {
+    const std::size_t held = capacity_ - base_;
+    grow_to(base_ + (held < 64 ? 64 : 2 * held));
+  }
+  [[gnu::cold, gnu::noinline]] void grow_to(std::size_t capacity) {
+    const std::size_t held = capacity - base_ + 1;  // and the scratch slot
+    if (held > SIZE_MAX / sizeof(Token)) throw std::bad_alloc();
+    void* grown = std::realloc(real_, held * sizeof(Token));
+    if (!grown) throw std::bad_alloc();
+    real_ = static_cast<Token*>(grown);
+    capacity_ = capacity;
+    rebase(base_);
+  }
+  Token* real_ = nullptr;  // the allocation: the scratch slot, then token base_ on
   Token* data_ = nullptr;
+  std::size_t base_ = 0;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
+};
+
+/// Where a bounded tape gets more tokens: the reader of in-memory JSON, which walks
+/// simdjson's document a batch at a time (see Cursor::refill).
+class TapeFeeder {
+ public:
+  /// Writes the next batch of tokens, first dropping those before `keep` (absolute). Throws
+  /// what the walk throws (a decoder's Error, Decoder::CacheNeeded).
+  virtual void refill(std::size_t keep) = 0;
+
+ protected:
+  ~TapeFeeder() = default;
 };
 
 /// One top-level value as the Decoder resolved it, in reading order. Plain strings are copied
@@ -175,7 +222,11 @@ struct Tape {
   static constexpr int kKeyMemoBits = 8;
   std::unique_ptr<std::array<KeyMemo, std::size_t{1} << kKeyMemoBits>> key_memo;
   std::uint32_t generation = 1;
+  /// Set while the tape is bounded and its value not yet all taped: the tokens end at an
+  /// Op::refill token, and `feeder` writes the next ones.
+  TapeFeeder* feeder = nullptr;
   void clear() noexcept {
+    feeder = nullptr;
     tokens.clear();
     text.clear();
     values.clear();

@@ -99,23 +99,53 @@ class FieldKey {
 /// Walks a tape for Bind<T>. Binders take exactly one value's tokens or throw.
 class Cursor {
  public:
-  // The tape is complete and does not change while a Cursor walks it, so the Cursor keeps
-  // where its tokens are and the next one as pointers: a binder's every look at a token is
-  // then one load from the Cursor, not three (the tape, its tokens, the index).
+  // The tape does not change while a Cursor walks it but where the Cursor asks (refill), so
+  // the Cursor keeps where its tokens are and the next one as pointers: a binder's every look
+  // at a token is then one load from the Cursor, not three (the tape, its tokens, the index).
+  // A bounded tape (TapeFeeder) ends its tokens so far at an Op::refill token, which peek and
+  // take test on the op they load anyway.
   Cursor(const Tape& tape, const ReadHandlers* handlers) noexcept
-      : tape_(&tape), handlers_(handlers), tokens_(tape.tokens.data()), at_(tokens_) {}
+      : tape_(&tape),
+        handlers_(handlers),
+        tokens_(tape.tokens.data()),
+        at_(tokens_ + tape.tokens.base()) {}
 
-  const Token& peek() const noexcept { return *at_; }
+  const Token& peek() {
+    if (at_->op == Op::refill) [[unlikely]]
+      refill();
+    return *at_;
+  }
   /// The token taken last (there is one).
   const Token& last() const noexcept { return at_[-1]; }
-  const Token& take() noexcept { return *at_++; }
+  const Token& take() {
+    if (at_->op == Op::refill) [[unlikely]]
+      refill();
+    return *at_++;
+  }
   std::string_view text(const Token& t) const noexcept { return tape_->text_of(t); }
   std::size_t position() const noexcept { return static_cast<std::size_t>(at_ - tokens_); }
+  /// Back to a position taken while pinned (see Pin), or forward over tokens taken.
   void seek(std::size_t i) noexcept { at_ = tokens_ + i; }
   const ReadHandlers* handlers() const noexcept { return handlers_; }
 
+  /// Keeps the tokens from the cursor's position on for as long as it lives, so that the
+  /// binder may seek back to it: a bounded tape drops only tokens before every pin.
+  class Pin {
+   public:
+    explicit Pin(Cursor& c) noexcept : c_(c), was_(c.pin_) {
+      if (c.position() < was_) c.pin_ = c.position();
+    }
+    ~Pin() { c_.pin_ = was_; }
+    Pin(const Pin&) = delete;
+    Pin& operator=(const Pin&) = delete;
+
+   private:
+    Cursor& c_;
+    std::size_t was_;
+  };
+
   /// Skips one whole value.
-  void skip() noexcept;
+  void skip();
   /// The text of a string token (plain or decoded); false for any other token.
   bool string_of(const Token& t, std::string_view& out) const noexcept {
     if (t.op == Op::text) return out = text(t), true;
@@ -127,11 +157,11 @@ class Cursor {
   const Value& value(const Token& t) const noexcept { return tape_->side_value(t); }
   /// Takes a token of kind `op`, or fails as not a `wanted`.
   void expect(Op op, const std::type_info& wanted) {
-    if (at_->op != op) mismatch(wanted, position());
+    if (peek().op != op) mismatch(wanted, position());
     ++at_;
   }
   /// Takes the scalar at the cursor if it is of kind `kind`.
-  const Token* scalar(Kind kind) noexcept {
+  const Token* scalar(Kind kind) {
     const Token& t = peek();
     if (t.op != Op::value || t.kind != kind) return nullptr;
     ++at_;
@@ -178,11 +208,15 @@ class Cursor {
  private:
   /// The typed reader for a type, memoized: a document holds few types, many times each.
   const TypedReader* typed_for(const std::type_info& type);
+  /// At an Op::refill token: has the feeder write the next batch, keeping the pinned tokens
+  /// and the last few taken (last(), a mismatch's token), and finds the cursor's token again.
+  [[gnu::cold, gnu::noinline]] void refill();
 
   const Tape* tape_;
   const ReadHandlers* handlers_;
   const Token* tokens_;
   const Token* at_;  // the next token
+  std::size_t pin_ = SIZE_MAX;  // the first token a Pin keeps
   struct Memo {
     const std::type_info* type;
     const TypedReader* reader;
@@ -215,6 +249,20 @@ struct Bind {
   /// user types then reads its items in place (see detail::UserItems).
   using library_bind = void;
 };
+
+namespace detail {
+/// Bind<T>::read, pinning the tokens from the cursor on for a user's specialization, which may
+/// seek back anywhere it has been (see Cursor::Pin).
+template <class T>
+T bind(Cursor& c) {
+  if constexpr (requires { typename Bind<T>::library_bind; }) {
+    return Bind<T>::read(c);
+  } else {
+    Cursor::Pin pin(c);
+    return Bind<T>::read(c);
+  }
+}
+}  // namespace detail
 
 // ---- Record: one description, both directions -------------------------------------------------
 
@@ -355,7 +403,7 @@ class Record {
   }
   template <class M, class C>
   static void read_member(const Field& f, detail::Cursor& c, T& obj) {
-    obj.*member_of<M, C>(f) = Bind<M>::read(c);
+    obj.*member_of<M, C>(f) = detail::bind<M>(c);
   }
   struct State {
     std::vector<Field> fields;
@@ -480,6 +528,7 @@ class Record {
   // A plain array of integers into `out`, or false with the cursor where it was (an item of
   // another kind: the field's call then reads it, or reports it, from its start).
   static bool read_int64_items(detail::Cursor& c, std::vector<std::int64_t>& out) {
+    const detail::Cursor::Pin pin(c);  // the field's call may read it again from the start
     const std::size_t at = c.position();
     const std::uint32_t size = c.take().size;
     out.clear();
@@ -621,6 +670,7 @@ T read_library_type(Cursor& c) {
 // A fixed number of items in an array: pairs, tuples, std::array.
 template <class T, std::size_t N, class F>
 T read_fixed(Cursor& c, F read_items) {
+  const Cursor::Pin pin(c);  // the items are counted, then read from the first
   const std::size_t at = c.position();
   c.expect(Op::array_begin, typeid(T));
   std::size_t n = 0;
@@ -639,7 +689,7 @@ V read_variant(Cursor& c, std::size_t start) {
     c.mismatch(typeid(V), start, "no alternative fits");
   } else {
     try {
-      return V(std::in_place_index<I>, Bind<std::variant_alternative_t<I, V>>::read(c));
+      return V(std::in_place_index<I>, bind<std::variant_alternative_t<I, V>>(c));
     } catch (const BindFailure&) {
       c.seek(start);
     }
@@ -755,25 +805,26 @@ T read_any(Cursor& c) {
     c.mismatch(typeid(T), at);
   } else if constexpr (is_specialization_v<T, std::optional>) {
     if (c.scalar(Kind::null)) return std::nullopt;
-    return T(Bind<typename T::value_type>::read(c));
+    return T(bind<typename T::value_type>(c));
   } else if constexpr (is_specialization_v<T, std::variant>) {
+    const Cursor::Pin pin(c);  // each alternative is tried from the start
     return read_variant<T>(c, at);
   } else if constexpr (is_specialization_v<T, std::pair>) {
     return read_fixed<T, 2>(c, [&] {
-      auto first = Bind<typename T::first_type>::read(c);
-      return T(std::move(first), Bind<typename T::second_type>::read(c));
+      auto first = bind<typename T::first_type>(c);
+      return T(std::move(first), bind<typename T::second_type>(c));
     });
   } else if constexpr (is_specialization_v<T, std::tuple>) {
     return read_fixed<T, std::tuple_size_v<T>>(c, [&] {
       return [&]<std::size_t... I>(std::index_sequence<I...>) {
         // Braced initialization reads the items in order.
-        return T{Bind<std::tuple_element_t<I, T>>::read(c)...};
+        return T{bind<std::tuple_element_t<I, T>>(c)...};
       }(std::make_index_sequence<std::tuple_size_v<T>>());
     });
   } else if constexpr (is_std_array_v<T>) {
     return read_fixed<T, std::tuple_size_v<T>>(c, [&] {
       T out;
-      for (auto& item : out) item = Bind<typename T::value_type>::read(c);
+      for (auto& item : out) item = bind<typename T::value_type>(c);
       return out;
     });
   } else if constexpr (SmartPointer<T>) {
@@ -785,14 +836,14 @@ T read_any(Cursor& c) {
     if constexpr (std::is_abstract_v<B>)
       c.mismatch(typeid(T), at, "an abstract type is read by a tag with a typed reader");
     else
-      return T(new B(Bind<B>::read(c)));
+      return T(new B(bind<B>(c)));
   } else if constexpr (MapLike<T>) {
     const auto how = open_collection(c, typeid(T), {"cmap"}, true);
     T out;
     while (c.peek().op != how.first) {
-      auto key = Bind<typename T::key_type>::read(c);
+      auto key = bind<typename T::key_type>(c);
       if (c.peek().op == how.first) c.mismatch(typeid(T), c.position(), "a key has no value");
-      auto value = Bind<typename T::mapped_type>::read(c);
+      auto value = bind<typename T::mapped_type>(c);
       if constexpr (requires { out.insert_or_assign(std::move(key), std::move(value)); })
         out.insert_or_assign(std::move(key), std::move(value));
       else
@@ -807,7 +858,7 @@ T read_any(Cursor& c) {
       c.mismatch(typeid(T), at, "a set is tagged ~#set; an array is not one");
     const auto how = open_collection(c, typeid(T), {"set"}, false);
     T out;
-    while (c.peek().op != how.first) out.insert(Bind<typename T::value_type>::read(c));
+    while (c.peek().op != how.first) out.insert(bind<typename T::value_type>(c));
     close_collection(c, how);
     return out;
   } else if constexpr (is_specialization_v<T, std::forward_list>) {
@@ -815,7 +866,7 @@ T read_any(Cursor& c) {
     const auto how = open_collection(c, typeid(T), {"list", "set"}, false);
     T out;
     for (auto tail = out.before_begin(); c.peek().op != how.first;)
-      tail = out.insert_after(tail, Bind<typename T::value_type>::read(c));
+      tail = out.insert_after(tail, bind<typename T::value_type>(c));
     close_collection(c, how);
     return out;
   } else if constexpr (std::ranges::range<T> && PushBack<T>) {
@@ -831,7 +882,7 @@ T read_any(Cursor& c) {
       UserItems<Item> items(c);
       while (c.peek().op != how.first) items.read(c, out.emplace_back());
     } else {
-      while (c.peek().op != how.first) out.push_back(Bind<Item>::read(c));
+      while (c.peek().op != how.first) out.push_back(bind<Item>(c));
     }
     close_collection(c, how);
     return out;
@@ -871,11 +922,23 @@ T from_value(const Value& v, const ReadHandlers* handlers = nullptr) {
 template <class T>
 std::optional<T> Reader::next() {
   if (!next_tape()) return std::nullopt;
-  detail::Cursor c(*tape_, handlers_);
-  try {
-    return std::optional<T>(Bind<T>::read(c));
-  } catch (const detail::BindFailure& f) {
-    fail_bind(f);
+  for (;;) {
+    // A bounded tape (see TapeFeeder) that stops, for any reason, is read again whole: so a
+    // failure, its byte offset and its path, or a lazy cache's second walk, is the whole
+    // tape's, and a half-built T is dropped.
+    const bool bounded = tape_->feeder != nullptr;
+    detail::Cursor c(*tape_, handlers_);
+    try {
+      std::optional<T> out(detail::bind<T>(c));
+      // A binder takes exactly its value's tokens, the last of which ends the walk.
+      if (!bounded || !tape_->feeder) [[likely]]
+        return out;
+    } catch (const detail::BindFailure& f) {
+      if (!bounded) fail_bind(f);
+    } catch (...) {
+      if (!bounded) throw;
+    }
+    retape();
   }
 }
 

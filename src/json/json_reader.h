@@ -452,6 +452,13 @@ constexpr std::size_t announced_items(std::uint64_t word) noexcept {
   return n == 0xFFFFFF ? 0 : n;
 }
 
+/// A container's items as a tape counts them (a map's keys and values), from its word's
+/// count: what Token::size holds once the container ends; 0 (not known) where it saturates.
+constexpr std::uint32_t tape_items(std::uint64_t word, bool map) noexcept {
+  const auto n = static_cast<std::uint32_t>(announced_items(word));
+  return map ? 2 * n : n;
+}
+
 /// Whether a word of simdjson's tape is the string "^ " (a map array's first item).
 inline bool is_map_array_mark(std::uint64_t word, const std::uint8_t* strings) noexcept {
   if (static_cast<char>(word >> 56) != '"') return false;
@@ -485,22 +492,28 @@ inline bool is_map_array_mark(std::uint64_t word, const std::uint8_t* strings) n
 /// tape (which empty_container always refuses) takes no counts; an empty array is taped in
 /// one step (Decoder::tape_walk_empty_array), and an array whose first word is "^ " begins
 /// as a map array with no string event (Decoder::tape_walk_map_array_begin).
+///
+/// A bounded typed read walks the words from `first` to `stop` (0: to the end) and is told
+/// the index of the next word to walk, which is `stop` or one past it (a number's second word).
 template <bool kTape>
-inline void emit(Decoder& d, const simdjson::dom::document& doc) {
+inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::size_t first = 1,
+                        std::size_t stop = 0) {
   constexpr std::uint64_t kPayload = simdjson::internal::JSON_VALUE_MASK;
   const std::uint64_t* const tape = doc.tape.get();
   const std::uint8_t* const strings = doc.string_buf.get();
   // The root word at 0 holds the index just past the root word that closes the tape.
-  const std::size_t end = static_cast<std::size_t>(tape[0] & kPayload) - 1;
+  const std::size_t end = stop != 0 ? stop : static_cast<std::size_t>(tape[0] & kPayload) - 1;
   // No more tokens than words: the tape grows once, not by doubling through the first read.
-  if constexpr (kTape) d.tape_reserve(end);
+  if constexpr (kTape)
+    if (stop == 0) d.tape_reserve(end);
   // A container's word also holds its exact item count (bits 32-55, saturated at 0xFFFFFF):
   // an untyped read passes it as the decoder's count hint, as MessagePack's is, so that a
   // plain array or map (a "^ " map array too) is built straight in a node of its size, with
   // no value stack and no copy. Taken out once for costing time (geojson 9%), it measures
   // level or better now that nodes are reserved with no call and maps checked as they are
   // adopted (docs/performance.md, "Building the tree"). A typed read's tape does not use it.
-  for (std::size_t i = 1; i < end; ++i) {
+  std::size_t i = first;
+  for (; i < end; ++i) {
     const std::uint64_t word = tape[i];
     switch (static_cast<char>(word >> 56)) {
       case '"': {  // at its offset in the string buffer: a 32-bit length, then the bytes
@@ -543,10 +556,11 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
           if (is_empty_container(word)) {
             d.tape_walk_empty_array();
             ++i;  // its ']'
-          } else if (is_map_array_mark(tape[i + 1], strings) && d.tape_walk_map_array_begin()) {
+          } else if (is_map_array_mark(tape[i + 1], strings) &&
+                     d.tape_walk_map_array_begin(tape_items(word, false) - (announced_items(word) != 0))) {
             ++i;  // its "^ "
           } else {
-            d.tape_walk_array_begin();
+            d.tape_walk_array_begin(tape_items(word, false));
           }
         } else if (is_empty_container(word) && d.empty_container_inline(false)) {
           ++i;  // its ']'
@@ -562,7 +576,7 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         break;
       case '{':
         if constexpr (kTape) {
-          d.tape_walk_map_begin();
+          d.tape_walk_map_begin(tape_items(word, true));
         } else if (is_empty_container(word) && d.empty_container_inline(true)) {
           ++i;  // its '}'
         } else {
@@ -579,22 +593,30 @@ inline void emit(Decoder& d, const simdjson::dom::document& doc) {
         throw_error(Errc::syntax, "unknown simdjson tape word");
     }
   }
+  return i;
+}
+/// The index just past the last word a walk of `doc` reads (see emit).
+inline std::size_t walk_end(const simdjson::dom::document& doc) noexcept {
+  return static_cast<std::size_t>(doc.tape[0] & simdjson::internal::JSON_VALUE_MASK) - 1;
 }
 /// emit<true>, for a typed read: defined in json_reader_tape.cpp (see emit).
-void emit_tape(Decoder& d, const simdjson::dom::document& doc);
+std::size_t emit_tape(Decoder& d, const simdjson::dom::document& doc, std::size_t first = 1,
+                      std::size_t stop = 0);
 #endif
 
 template <class Input>
-class JsonReader final : public Reader::Impl {
+class JsonReader final : public Reader::Impl, private TapeFeeder {
  public:
   template <class... Args>
   JsonReader(const ReadOptions& options, bool use_simdjson, Args&&... args)
       : input_(std::forward<Args>(args)...),
         decoder_(options),
         limits_{options.max_string_length, 0, options.max_value_bytes},
-        use_simdjson_(use_simdjson) {}
+        use_simdjson_(use_simdjson),
+        batch_tokens_(options.typed_batch_tokens) {}
 
   std::optional<Value> next() override {
+    end_walk();
     if (!parse_next<false>()) return std::nullopt;
     if (read_whole_) return std::exchange(read_whole_, std::nullopt);
     return decoder_.take();
@@ -668,7 +690,107 @@ class JsonReader final : public Reader::Impl {
     if constexpr (std::is_same_v<Input, MemoryInput>) remark_from_memory(tape);
   }
 
+  void retape(Tape& tape) override {
+    end_walk();
+    input_.rewind(value_start_);
+    const std::size_t batch = std::exchange(batch_tokens_, 0);
+    struct Restore {
+      std::size_t& to;
+      std::size_t batch;
+      ~Restore() { to = batch; }
+    } restore{batch_tokens_, batch};
+    (void)next_tape(tape);
+  }
+
  private:
+#ifdef TRANSIT_HAVE_SIMDJSON
+  // ---- a bounded typed read (TapeFeeder): simdjson's document walked a batch at a time ----
+  // Starts the walk of `doc` (the text ends at `text_end`) onto the decoder's tape and writes
+  // its first batch; false when the decoder refuses the value (RapidJSON then reads it).
+  bool begin_walk(const simdjson::dom::document& doc, std::size_t text_end) {
+    for (;;) {
+      decoder_.reset(cache_lazily_);
+      decoder_.mark(Location::npos);
+      walk_doc_ = &doc;
+      walk_word_ = 1;
+      walk_end_ = walk_end(doc);
+      walk_text_end_ = text_end;
+      held_at_ = SIZE_MAX;
+      walking_ = true;
+      try {
+        walk_batch();
+      } catch (const Decoder::CacheNeeded&) {
+        cache_lazily_ = false;  // walk the document again, caching from the start
+        continue;
+      } catch (const Error&) {
+        // RapidJSON reads the value onto the same tape, which the decoder's reset clears.
+        walking_ = false;
+        walk_tape_ = nullptr;
+        held_at_ = SIZE_MAX;
+        walk_parser_.reset();
+        return false;
+      }
+      return true;
+    }
+  }
+
+  void refill(std::size_t keep) override {
+    Tape& tape = *walk_tape_;
+    if (held_at_ != SIZE_MAX) tape.tokens[held_at_] = held_;  // where the refill token was
+    tape.tokens.drop_before(keep < tape.tokens.size() ? keep : tape.tokens.size());
+    decoder_.tape_dropped();
+    walk_batch();
+  }
+
+  // Walks words until about batch_tokens_ more tokens are on the tape, then closes them with
+  // an Op::refill token; or, at the end of the document, finishes the value.
+  void walk_batch() {
+    Tape& tape = *decoder_.tape();
+    walk_tape_ = &tape;
+    const std::size_t want = tape.tokens.size() + batch_tokens_;
+    while (walk_word_ < walk_end_ && tape.tokens.size() < want) {
+      const std::size_t stop = walk_end_ - walk_word_ > batch_tokens_ ? walk_word_ + batch_tokens_ : walk_end_;
+      walk_word_ = emit_tape(decoder_, *walk_doc_, walk_word_, stop);
+    }
+    if (walk_word_ >= walk_end_) {
+      // The value is all on the tape: as read_with_simdjson ends a whole walk.
+      tape.feeder = nullptr;
+      held_at_ = SIZE_MAX;
+      if (decoder_.caching()) cache_lazily_ = false;
+      if constexpr (std::is_same_v<Input, MemoryInput>) input_.seek(walk_text_end_);
+      (void)decoder_.take();
+      decoder_.set_tape(nullptr);
+      walk_parser_.reset();
+      return;
+    }
+    tape.feeder = this;
+    const std::size_t visible = decoder_.tape_visible();
+    if (visible < tape.tokens.size()) {
+      held_at_ = visible;
+      held_ = tape.tokens[visible];
+    } else {
+      held_at_ = SIZE_MAX;
+      tape.tokens.reserve(visible + 1);
+    }
+    // Written past the tokens (or over the one held back): the decoder's next token
+    // replaces it.
+    tape.tokens[visible].set(0, 0, Op::refill, Kind::null, false);
+  }
+#endif
+
+  // Ends a bounded walk left unfinished (a bind that stopped, a reader going on or away).
+  void end_walk() noexcept {
+#ifdef TRANSIT_HAVE_SIMDJSON
+    if (!walking_) return;
+    walking_ = false;
+    if (walk_tape_ && walk_tape_->feeder == this) walk_tape_->feeder = nullptr;
+    walk_tape_ = nullptr;
+    held_at_ = SIZE_MAX;
+    walk_parser_.reset();
+    decoder_.set_tape(nullptr);
+#endif
+  }
+
   void remark_from_memory(Tape& tape) {
     if (tape_marked_) return;
     const std::size_t resume = input_.Tell();
@@ -704,11 +826,20 @@ class JsonReader final : public Reader::Impl {
       use_simdjson_ = false;
       return std::nullopt;
     }
-    SimdjsonParser parser;
-    const simdjson::dom::document* const doc = parser.parse(text.substr(start, end - start));
+    // A bounded walk keeps its parser (and its document) until the value is all taped.
+    const bool bounded = kTape && batch_tokens_ != 0;
+    std::optional<SimdjsonParser> local;
+    std::optional<SimdjsonParser>& parser = bounded ? walk_parser_ : local;
+    parser.emplace();
+    const simdjson::dom::document* const doc = parser->parse(text.substr(start, end - start));
     if (!doc) {
+      parser.reset();
       use_simdjson_ = false;
       return std::nullopt;
+    }
+    if (bounded) {
+      if (!begin_walk(*doc, end)) return std::nullopt;
+      return Value();
     }
     for (;;) {
       decoder_.reset(cache_lazily_);
@@ -769,6 +900,18 @@ class JsonReader final : public Reader::Impl {
   std::optional<Value> read_whole_;  // a value simdjson read (see parse_next)
   std::size_t value_start_ = 0;      // where the last value read starts
   bool tape_marked_ = true;          // the last tape's tokens have their marks (see remark)
+  std::size_t batch_tokens_;         // ReadOptions::typed_batch_tokens
+  bool walking_ = false;             // a bounded walk began for the last value
+#ifdef TRANSIT_HAVE_SIMDJSON
+  std::optional<SimdjsonParser> walk_parser_;  // holds walk_doc_
+  const simdjson::dom::document* walk_doc_ = nullptr;
+  Tape* walk_tape_ = nullptr;
+  std::size_t walk_word_ = 0;      // the next word of simdjson's tape to walk
+  std::size_t walk_end_ = 0;
+  std::size_t walk_text_end_ = 0;  // where the text read ends
+  std::size_t held_at_ = SIZE_MAX;  // the token the refill token stands over, if any
+  Token held_{};
+#endif
 };
 
 }  // namespace transit::detail::json

@@ -8,7 +8,8 @@ namespace transit::detail::json {
 #ifdef TRANSIT_HAVE_SIMDJSON
 // The typed instantiation of the walk of simdjson's document, compiled here, apart from the
 // untyped one (see emit).
-void emit_tape(Decoder& d, const simdjson::dom::document& doc) {
+std::size_t emit_tape(Decoder& d, const simdjson::dom::document& doc, std::size_t first,
+                      std::size_t stop) {
   // simdjson gives no marks (every event's is npos): with the tape's marks off for the walk,
   // each quick path's "a mark to keep?" is one test, not two. Restored however the walk ends,
   // for RapidJSON's read should it take over (see read_with_simdjson).
@@ -18,20 +19,27 @@ void emit_tape(Decoder& d, const simdjson::dom::document& doc) {
     ~MarksOff() { d.set_tape_marks(was); }
   } marks_off{d, d.tape_marks()};
   d.set_tape_marks(false);
-  emit<true>(d, doc);
+  return emit<true>(d, doc, first, stop);
 }
 #endif
 
 template <class Input>
 bool JsonReader<Input>::next_tape(Tape& tape) {
+  end_walk();
   decoder_.set_tape(&tape);
-  struct Unset {
-    Decoder& d;
-    ~Unset() { d.set_tape(nullptr); }
-  } unset{decoder_};
-  if (!parse_next<true>()) return false;
-  (void)decoder_.take();
-  return true;
+  bool got;
+  try {
+    got = parse_next<true>();
+  } catch (...) {
+    decoder_.set_tape(nullptr);
+    throw;
+  }
+  // A bounded walk (see TapeFeeder) takes the value and unsets the tape when it ends.
+  if (!walking_) {
+    if (got) (void)decoder_.take();
+    decoder_.set_tape(nullptr);
+  }
+  return got;
 }
 
 template bool JsonReader<MemoryInput>::next_tape(Tape&);
