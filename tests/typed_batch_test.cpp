@@ -122,7 +122,7 @@ TEST(TypedBatch, DocumentsLargerThanABatchReadAsTheWholeTape) {
   handlers.add(seat_record());
   const std::vector<Seat> seats = many_seats(500);
   const std::string text = transit::write(seats, Encoding::json, {.registry = &reg});
-  // The tape of 500 seats is thousands of tokens: the default batch takes several.
+  // The tape of 500 seats is thousands of tokens: a batch of 256 takes many.
   auto read = [&](std::size_t batch) {
     return transit::read<std::vector<Seat>>(text, Encoding::json, batched(batch, &handlers));
   };

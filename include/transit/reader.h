@@ -25,7 +25,7 @@ struct BindFailure;
 /// once rather than being waited for. Set a limit to SIZE_MAX to lift it (max_depth excepted).
 #ifndef TRANSIT_TYPED_BATCH_TOKENS
 /// The default of ReadOptions::typed_batch_tokens (a test build sets it small).
-#define TRANSIT_TYPED_BATCH_TOKENS 4096
+#define TRANSIT_TYPED_BATCH_TOKENS 256
 #endif
 
 struct ReadOptions {
