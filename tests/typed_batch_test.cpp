@@ -163,6 +163,32 @@ TEST(TypedBatch, CacheCodesNameStringsOfADroppedBatch) {
   EXPECT_EQ(got[299].at("bravo"), Value("y"));
 }
 
+// "[1,2,...,n]" and the same with `last` as its last item.
+std::string ints(int n, const std::string& last = "") {
+  std::string s = "[";
+  for (int i = 1; i <= n; ++i) s += (i > 1 ? "," : "") + std::to_string(i);
+  if (!last.empty()) s += "," + last;
+  return s + "]";
+}
+
+TEST(TypedBatch, LongLookAheadKeepsItsTokens) {
+  // Look-ahead over many more tokens than a batch and than the tokens a refill keeps anyway.
+  using V = std::variant<std::vector<std::int64_t>, std::vector<Value>>;
+  expect_batches_read_as_whole<std::vector<V>>("[" + ints(40, "\"x\"") + "," + ints(40) + "]");
+  expect_batches_read_as_whole<std::pair<std::vector<int>, std::string>>("[" + ints(40) + ",\"s\"]");
+  expect_batches_read_as_whole<std::tuple<std::vector<int>, int>>("[" + ints(40) + ",7]");
+  expect_batches_read_as_whole<std::vector<Point>>("[" + std::string(R"(["^ ","x",1,"y",2,"pad",)") +
+                                                   ints(40) + "]]");
+  transit::ReadHandlers handlers;
+  handlers.add(seat_record());
+  expect_batches_read_as_whole<std::vector<Seat>>(
+      R"([["^ ","~:row",1,"~:name","a","~:prices",)" + ints(40, "\"x\"") + R"(,"~:open",true]])",
+      batched(0, &handlers));
+  expect_batches_read_as_whole<std::vector<Seat>>(
+      R"([["^ ","~:row",1,"~:name","a","~:prices",)" + ints(40, "4.5") + R"(,"~:open",true]])",
+      batched(0, &handlers));
+}
+
 TEST(TypedBatch, LookAheadAcrossABatchBoundary) {
   // Variants try each alternative from the value's start; pairs, tuples and arrays count
   // their items and then read them from the first; a vector of integers that is not one is
