@@ -125,7 +125,13 @@ class Cursor {
   std::string_view text(const Token& t) const noexcept { return tape_->text_of(t); }
   std::size_t position() const noexcept { return static_cast<std::size_t>(at_ - tokens_); }
   /// Back to a position taken while pinned (see Pin), or forward over tokens taken.
-  void seek(std::size_t i) noexcept { at_ = tokens_ + i; }
+  void seek(std::size_t i) {
+    // A token a bounded tape dropped (a position taken unpinned): the bind stops, and the value
+    // is read again whole, rather than reading memory that no longer holds it.
+    if (i < tape_->tokens.base()) [[unlikely]]
+      fail(i, "a token no longer on the tape");
+    at_ = tokens_ + i;
+  }
   const ReadHandlers* handlers() const noexcept { return handlers_; }
 
   /// Keeps the tokens from the cursor's position on for as long as it lives, so that the
