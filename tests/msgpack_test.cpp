@@ -843,6 +843,24 @@ struct ComparedReads {
            : options == &shallow      ? "max_depth 2"
                                       : "other";
   }
+  /// `json`'s MessagePack items read under each set of options above and under `narrow` (a
+  /// max_collection_length, named `narrow_name`) give the JSON read's value or error; under
+  /// `narrow` only when the JSON text reads with no error at all: past max_collection_length
+  /// MessagePack refuses a count at its header, before the items JSON reads first.
+  void expect_each_reads_as_json(std::string_view json, const ReadOptions& narrow,
+                                 const char* narrow_name) const {
+    bool reads = true;
+    try {
+      transit::read(std::string(json), Encoding::json);
+    } catch (const Error&) {
+      reads = false;
+    }
+    for (const ReadOptions* options : {&plain, &with_handler, &built, &shallow, &narrow}) {
+      if (options == &narrow && !reads) continue;
+      SCOPED_TRACE(options == &narrow ? narrow_name : name(options));
+      expect_msgpack_reads_as_json(json, *options, options != &narrow);
+    }
+  }
   transit::ReadHandlers handlers;
   transit::ReadHandlers builders;
   ReadOptions plain;
@@ -971,8 +989,6 @@ TEST(MsgpackRead, ContainersFinishedIntoTheirParentsSlotsReadAsTheJsonRead) {
 // items does, plain, with a read handler, with builders and at the limits.
 TEST(MsgpackRead, CacheCodesInTheLoopAndMapEndsReadAsTheJsonRead) {
   const ComparedReads reads_under;
-  const ReadOptions &plain = reads_under.plain, &with_handler = reads_under.with_handler,
-                    &built = reads_under.built, &shallow = reads_under.shallow;
   ReadOptions narrow;
   narrow.max_collection_length = 1;
   // 50 keys cached: codes ^0 to ^15 (two digits from the 45th on, base 44 from '0').
@@ -1001,20 +1017,7 @@ TEST(MsgpackRead, CacheCodesInTheLoopAndMapEndsReadAsTheJsonRead) {
   };
   for (const std::string& json : cases) {
     SCOPED_TRACE(json);
-    bool reads = true;
-    try {
-      transit::read(json, Encoding::json);
-    } catch (const Error&) {
-      reads = false;
-    }
-    for (const ReadOptions* options :
-         {&plain, &with_handler, &built, &shallow, &std::as_const(narrow)}) {
-      // Past max_collection_length MessagePack refuses a count at its header, before the
-      // items JSON reads first: only input with no other error is compared there.
-      if (options == &narrow && !reads) continue;
-      SCOPED_TRACE(options == &narrow ? "max_collection_length 1" : reads_under.name(options));
-      expect_msgpack_reads_as_json(json, *options, options != &narrow);
-    }
+    reads_under.expect_each_reads_as_json(json, narrow, "max_collection_length 1");
     // A string past max_string_length, a cache code too: refused where JSON refuses it (the
     // messages name MessagePack's "str" and JSON's "string").
     for (const std::size_t limit : {1, 2}) {
@@ -1161,8 +1164,6 @@ TEST(MsgpackRead, MapsKeyedByMapsNestDeeperOnceWrittenAsCmaps) {
 // at max_collection_length 2.
 TEST(MsgpackRead, ArraysReservedAsTheyBeginReadAsTheJsonRead) {
   const ComparedReads reads_under;
-  const ReadOptions &plain = reads_under.plain, &with_handler = reads_under.with_handler,
-                    &built = reads_under.built, &shallow = reads_under.shallow;
   ReadOptions narrow;
   narrow.max_collection_length = 2;
   const std::vector<std::string_view> cases = {
@@ -1185,20 +1186,7 @@ TEST(MsgpackRead, ArraysReservedAsTheyBeginReadAsTheJsonRead) {
   };
   for (const std::string_view json : cases) {
     SCOPED_TRACE(json);
-    bool reads = true;
-    try {
-      transit::read(std::string(json), Encoding::json);
-    } catch (const Error&) {
-      reads = false;
-    }
-    for (const ReadOptions* options :
-         {&plain, &with_handler, &built, &shallow, &std::as_const(narrow)}) {
-      // As in CacheCodesInTheLoopAndMapEndsReadAsTheJsonRead: past max_collection_length
-      // MessagePack refuses a count at its header, before the items JSON reads first.
-      if (options == &narrow && !reads) continue;
-      SCOPED_TRACE(options == &narrow ? "max_collection_length 2" : reads_under.name(options));
-      expect_msgpack_reads_as_json(json, *options, options != &narrow);
-    }
+    reads_under.expect_each_reads_as_json(json, narrow, "max_collection_length 2");
   }
   // Built by hand: tagged values stay tagged values beside plain arrays at their depth, in
   // either order, and plain pairs hold what was read.
