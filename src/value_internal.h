@@ -211,7 +211,8 @@ struct ValueAccess {
   /// An empty container of `kind` (array, list, set, map or link): inline, with no node (so
   /// that `[]`, `{}` and the like cost their 16-byte handle and nothing more: MessagePack
   /// spends one byte on each; a node and its arena bookkeeping cost 24 more). Defined here:
-  /// a reader's empty containers (Decoder::empty_container) made a call of its three stores.
+  /// a reader's empty containers (Decoder::empty_container_inline) made a call of its three
+  /// stores.
   static Value empty(Kind kind) noexcept {
     Value v;
     v.small_.kind = kind;
