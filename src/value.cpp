@@ -318,10 +318,17 @@ void destroy_arena(ArenaHeader* arena) noexcept { delete static_cast<Arena*>(are
 
 namespace {
 
-thread_local Arena* t_arena = nullptr;
+// Initial-exec: the library is compiled as position-independent code, where the default model
+// reads a thread-local through a call of __tls_get_addr (relaxed to a load only when the
+// linker puts the library in an executable), and that call made every builder that reads
+// t_arena, reserve_sequence and reserve_map first of all, save registers around its bump.
+// With this model the read is a load from the thread's static TLS block, which a shared
+// library loaded at start-up has, and one opened later gets from glibc's reserve (these
+// are 16 bytes).
+[[gnu::tls_model("initial-exec")]] thread_local Arena* t_arena = nullptr;
 // The size of the last document read on this thread, so a stream of small documents takes one
 // right-sized block each.
-thread_local std::size_t t_arena_hint = 4096;
+[[gnu::tls_model("initial-exec")]] thread_local std::size_t t_arena_hint = 4096;
 
 // Memory for a node: from the current arena while a reader builds a document, else the heap.
 [[gnu::always_inline]] inline void* allocate_node(std::size_t bytes) {
@@ -841,22 +848,26 @@ namespace {
   auto* node = new (memory) SeqNode{};
   return {node, node->items(), n, arena};
 }
-// reserve_sequence when the arena's current block has no room, or no arena is open: out of
-// line and only tail-called, as reserve_map_slowly is, so that the common case (a bump of
-// the arena's block) calls nothing and saves fewer registers.
-[[gnu::noinline]] ValueAccess::Slots reserve_sequence_slowly(std::uint32_t n) {
+// reserve_sequence when the arena's current block has no room, or no arena is open, or the
+// capacity is refused (checked_size throws): out of line, as reserve_map_slowly is, so that
+// the common case (a bump of the arena's block) calls nothing and saves no register.
+[[gnu::noinline]] ValueAccess::Slots reserve_sequence_slowly(std::size_t capacity) {
+  const std::uint32_t n = detail::checked_size(capacity);
   return sequence_slots_in(detail::allocate_node(sizeof(SeqNode) + std::size_t{n} * sizeof(Value)),
                            n, detail::t_arena);
 }
 }  // namespace
 
 ValueAccess::Slots ValueAccess::reserve_sequence(std::size_t capacity) {
-  const std::uint32_t n = detail::checked_size(capacity);
   detail::Arena* const arena = detail::t_arena;
-  void* memory = arena ? arena->try_allocate(sizeof(SeqNode) + std::size_t{n} * sizeof(Value)) : nullptr;
+  // The capacity's check is the slow path's: with checked_size's call here, every array's
+  // reserve saved three registers around its bump.
+  void* memory = capacity <= UINT32_MAX && arena
+                     ? arena->try_allocate(sizeof(SeqNode) + capacity * sizeof(Value))
+                     : nullptr;
   if (!memory) [[unlikely]]
-    return reserve_sequence_slowly(n);
-  return sequence_slots_in(memory, n, arena);
+    return reserve_sequence_slowly(capacity);
+  return sequence_slots_in(memory, static_cast<std::uint32_t>(capacity), arena);
 }
 
 ValueAccess::Slots ValueAccess::reserve_growable_sequence(std::size_t capacity) {
@@ -1135,14 +1146,16 @@ namespace {
 // saves two registers (for the struct it returns), where with a call for memory in its
 // middle it saved four.
 [[gnu::noinline]] ValueAccess::Slots reserve_map_slowly(std::size_t entries) {
+  if (entries > UINT32_MAX / 2) detail::throw_error(Errc::invalid_argument, "value larger than 4 GiB");
   return map_slots_in(detail::allocate_node(MapNode::bytes_for(entries)), entries, detail::t_arena);
 }
 }  // namespace
 
 ValueAccess::Slots ValueAccess::reserve_map(std::size_t entries) {
-  if (entries > UINT32_MAX / 2) detail::throw_error(Errc::invalid_argument, "value larger than 4 GiB");
   detail::Arena* const arena = detail::t_arena;
-  void* memory = arena ? arena->try_allocate(MapNode::bytes_for(entries)) : nullptr;
+  // The count's check is the slow path's, as reserve_sequence's.
+  void* memory = entries <= UINT32_MAX / 2 && arena ? arena->try_allocate(MapNode::bytes_for(entries))
+                                                    : nullptr;
   if (!memory) [[unlikely]]
     return reserve_map_slowly(entries);
   return map_slots_in(memory, entries, arena);
