@@ -429,17 +429,42 @@ std::string_view kind_name(Kind kind) noexcept {
 
 // ---- construction --------------------------------------------------------------------------------
 
-void Value::init_text(Kind kind, std::string_view s) {
-  if (s.size() <= kSmallCapacity) {
-    raw_ = ValueAccess::inline_text(kind, s).raw_;
-    return;
-  }
+namespace {
+// A text node for init_text when the arena's current block has no room, or no arena is open,
+// or the text is refused (checked_size throws): out of line, so that the common case saves
+// no register for this path's calls.
+[[gnu::noinline]] TextNode* text_node_elsewhere(std::string_view s) {
   const std::uint32_t n = detail::checked_size(s.size());
   auto* node = new (detail::allocate_node(sizeof(TextNode) + n)) TextNode{};
   node->size = n;
   std::memcpy(node->data(), s.data(), n);
   detail::attach(node);
+  return node;
+}
+}  // namespace
+
+void Value::init_text(Kind kind, std::string_view s) {
+  if (s.size() <= kSmallCapacity) {
+    raw_ = ValueAccess::inline_text(kind, s).raw_;
+    return;
+  }
+  detail::Arena* const arena = detail::t_arena;
+  void* memory = s.size() <= UINT32_MAX && arena ? arena->try_allocate(sizeof(TextNode) + s.size())
+                                                 : nullptr;
+  if (!memory) [[unlikely]] {
+    TextNode* node = text_node_elsewhere(s);
+    init_node(kind, node, node->size);
+    return;
+  }
+  // A bump of the arena's block, then the copy last, a tail call: nothing here lives across
+  // a call (before: six registers saved and a frame, for every string on the heap).
+  const auto n = static_cast<std::uint32_t>(s.size());
+  auto* node = new (memory) TextNode{};
+  node->size = n;
+  node->arena = arena;
+  arena->count_born();
   init_node(kind, node, n);
+  std::memcpy(node->data(), s.data(), n);
 }
 
 inline void Value::init_node(Kind kind, detail::Node* node, std::uint32_t size) noexcept {
