@@ -844,43 +844,62 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
   });
 }
 
-std::span<Value> ValueAccess::sole_items(Value& v) noexcept {
-  if (v.kind() != Kind::array || (v.small_.flags & (Value::kHeap | Value::kBorrowed)) != Value::kHeap)
-    return {};
-  auto* node = static_cast<SeqNode*>(v.wide_.u.node);
+namespace {
+// sole_items, inline in sequence_in_place, whose common case then calls nothing.
+// `counted_array`: the value is an array on the heap, not borrowed (so `node` is its node).
+[[gnu::always_inline]] inline std::span<Value> sole_items_of(bool counted_array, SeqNode* node) noexcept {
+  if (!counted_array) return {};
   if (node->refs.load(std::memory_order_acquire) != 1 || node->arena != detail::t_arena) return {};
   return {node->items(), node->size};
 }
 
-bool ValueAccess::sequence_in_place(Kind kind, Value& v) {
-  const std::span<Value> items = sole_items(v);
-  if (items.empty()) return false;
-  auto* node = static_cast<SeqNode*>(v.wide_.u.node);
+// A set's items made distinct where they are (as make_sequence's): returns how many are
+// kept, the node's size and height set for them. Out of line: a list's rep, or a set's of
+// one item, then calls nothing.
+[[gnu::noinline]] std::uint32_t distinct_in_place(SeqNode* node, std::span<Value> items) {
   const auto n = static_cast<std::uint32_t>(items.size());
-  std::uint32_t kept = n;
-  if (kind == Kind::set && n > 1) {
-    // As make_sequence: items[0..kept) are the distinct items so far.
-    kept = 0;
-    {
-      DuplicateFinder dups(n);
-      for (std::uint32_t i = 0; i < n; ++i) {
-        auto key_of = [&](std::size_t j) -> const Value& { return items[j < kept ? j : i]; };
-        if (dups.first_equal(key_of, kept) == kept) {
-          if (i != kept) items[kept] = std::move(items[i]);
-          ++kept;
-        }
+  // items[0..kept) are the distinct items so far.
+  std::uint32_t kept = 0;
+  {
+    DuplicateFinder dups(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      auto key_of = [&](std::size_t j) -> const Value& { return items[j < kept ? j : i]; };
+      if (dups.first_equal(key_of, kept) == kept) {
+        if (i != kept) items[kept] = std::move(items[i]);
+        ++kept;
       }
     }
-    if (kept != n) {
-      // The duplicates let go of what they hold; the node is as tall as what it keeps.
-      std::destroy(items.begin() + kept, items.end());
-      node->size = kept;
-      std::size_t deepest = 0;
-      for (std::uint32_t i = 0; i < kept; ++i) deepest = std::max(deepest, items[i].depth());
-      node->height = static_cast<std::uint32_t>(deepest + 1);
-    }
   }
-  v.init_node(kind, node, kept);
+  if (kept != n) {
+    // The duplicates let go of what they hold; the node is as tall as what it keeps.
+    std::destroy(items.begin() + kept, items.end());
+    node->size = kept;
+    std::size_t deepest = 0;
+    for (std::uint32_t i = 0; i < kept; ++i) deepest = std::max(deepest, items[i].depth());
+    node->height = static_cast<std::uint32_t>(deepest + 1);
+  }
+  return kept;
+}
+}  // namespace
+
+std::span<Value> ValueAccess::sole_items(Value& v) noexcept {
+  return sole_items_of(v.kind() == Kind::array &&
+                           (v.small_.flags & (Value::kHeap | Value::kBorrowed)) == Value::kHeap,
+                       static_cast<SeqNode*>(v.wide_.u.node));
+}
+
+bool ValueAccess::sequence_in_place(Kind kind, Value& v) {
+  auto* node = static_cast<SeqNode*>(v.wide_.u.node);
+  const std::span<Value> items = sole_items_of(
+      v.kind() == Kind::array && (v.small_.flags & (Value::kHeap | Value::kBorrowed)) == Value::kHeap,
+      node);
+  if (items.empty()) return false;
+  if (kind == Kind::set && items.size() > 1) {
+    const std::uint32_t kept = distinct_in_place(node, items);
+    v.init_node(Kind::set, static_cast<SeqNode*>(v.wide_.u.node), kept);
+    return true;
+  }
+  v.init_node(kind, node, static_cast<std::uint32_t>(items.size()));
   return true;
 }
 
