@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// transit-simdjson-walk FILE N dom|dom-in-place|ondemand: parses FILE N times with simdjson and
+// transit-simdjson-walk FILE N dom|dom-in-place|ondemand|ondemand-haswell: parses FILE N times with simdjson and
 // walks each document into a sink that takes the events the JSON reader gives its decoder
 // (out-of-line calls standing in for the decoder), to compare, without the decoder's cost:
 //   dom           the reader's way: dom::parser::parse copying the text into its padded
@@ -7,7 +7,10 @@
 //   dom-in-place  the same, parsing a padded copy made once, outside the loop: the cost of
 //                 the copy is the difference
 //   ondemand      On-Demand: the same copy, then a recursive walk of every value, keys and
-//                 values alike, and a check that nothing follows the value
+//                 values alike, and a check that nothing follows the value; its value
+//                 parsing compiled for simdjson's builtin kernel, `fallback` on baseline x86-64
+//   ondemand-haswell  the same walk through simdjson::haswell::ondemand (AVX2), compiled in
+//                 simdjson_walk_haswell.cpp, behind a run-time check of the CPU
 // For instruction counts (docs/performance.md, "The walk of simdjson's tape"):
 //   valgrind --tool=callgrind --toggle-collect='*walk_once(*' transit-simdjson-walk FILE 3 dom
 // and for times: `time transit-simdjson-walk FILE 2000 MODE`. Its documents must be an array or
@@ -23,24 +26,33 @@
 #include <string>
 #include <string_view>
 
+#include "simdjson_walk.h"
+
+namespace walk {
+
+void Sink::null() { sum += 1; }
+void Sink::boolean(bool b) { sum += b ? 2 : 3; }
+void Sink::integer(std::int64_t i) { sum += static_cast<std::uint64_t>(i); }
+void Sink::uinteger(std::uint64_t u) { sum += u; }
+void Sink::floating(double d) { sum += static_cast<std::uint64_t>(d > 0 ? d : -d); }
+void Sink::string(std::string_view s) {
+  sum += s.size() + (s.empty() ? 0 : static_cast<unsigned char>(s[0]));
+}
+void Sink::array_begin(std::size_t count) { sum += count; }
+void Sink::array_end() { sum += 5; }
+void Sink::map_begin() { sum += 7; }
+void Sink::map_end() { sum += 11; }
+
+bool haswell_supported() {
+  const simdjson::implementation* haswell = simdjson::get_available_implementations()["haswell"];
+  return haswell != nullptr && haswell->supported_by_runtime_system();
+}
+
+}  // namespace walk
+
 namespace {
 
-// Sums what it is given, so that nothing is optimised away.
-struct Sink {
-  std::uint64_t sum = 0;
-  [[gnu::noinline]] void null() { sum += 1; }
-  [[gnu::noinline]] void boolean(bool b) { sum += b ? 2 : 3; }
-  [[gnu::noinline]] void integer(std::int64_t i) { sum += static_cast<std::uint64_t>(i); }
-  [[gnu::noinline]] void uinteger(std::uint64_t u) { sum += u; }
-  [[gnu::noinline]] void floating(double d) { sum += static_cast<std::uint64_t>(d > 0 ? d : -d); }
-  [[gnu::noinline]] void string(std::string_view s) {
-    sum += s.size() + (s.empty() ? 0 : static_cast<unsigned char>(s[0]));
-  }
-  [[gnu::noinline]] void array_begin(std::size_t count) { sum += count; }
-  [[gnu::noinline]] void array_end() { sum += 5; }
-  [[gnu::noinline]] void map_begin() { sum += 7; }
-  [[gnu::noinline]] void map_end() { sum += 11; }
-};
+using walk::Sink;
 
 // The tape loop of json::emit (src/json/json_reader.h), into the sink.
 bool walk_tape(const simdjson::dom::document& doc, Sink& d) {
@@ -79,71 +91,6 @@ bool walk_tape(const simdjson::dom::document& doc, Sink& d) {
   return true;
 }
 
-simdjson::error_code walk_value(simdjson::ondemand::value v, Sink& d) {
-  using simdjson::ondemand::json_type;
-  json_type type;
-  if (auto e = v.type().get(type)) return e;
-  switch (type) {
-    case json_type::array: {
-      simdjson::ondemand::array items;
-      if (auto e = v.get_array().get(items)) return e;
-      d.array_begin(0);  // On-Demand does not know the count before the items
-      for (auto item : items) {
-        simdjson::ondemand::value x;
-        if (auto e = item.get(x)) return e;
-        if (auto e = walk_value(x, d)) return e;
-      }
-      d.array_end();
-      return simdjson::SUCCESS;
-    }
-    case json_type::object: {
-      simdjson::ondemand::object fields;
-      if (auto e = v.get_object().get(fields)) return e;
-      d.map_begin();
-      for (auto field : fields) {
-        std::string_view key;
-        if (auto e = field.unescaped_key().get(key)) return e;
-        d.string(key);
-        simdjson::ondemand::value x;
-        if (auto e = field.value().get(x)) return e;
-        if (auto e = walk_value(x, d)) return e;
-      }
-      d.map_end();
-      return simdjson::SUCCESS;
-    }
-    case json_type::number: {
-      simdjson::ondemand::number n;
-      if (auto e = v.get_number().get(n)) return e;
-      switch (n.get_number_type()) {
-        case simdjson::ondemand::number_type::signed_integer: d.integer(n.get_int64()); break;
-        case simdjson::ondemand::number_type::unsigned_integer: d.uinteger(n.get_uint64()); break;
-        default: d.floating(n.get_double()); break;
-      }
-      return simdjson::SUCCESS;
-    }
-    case json_type::string: {
-      std::string_view s;
-      if (auto e = v.get_string().get(s)) return e;
-      d.string(s);
-      return simdjson::SUCCESS;
-    }
-    case json_type::boolean: {
-      bool b;
-      if (auto e = v.get_bool().get(b)) return e;
-      d.boolean(b);
-      return simdjson::SUCCESS;
-    }
-    case json_type::null: {
-      bool is_null;
-      if (auto e = v.is_null().get(is_null)) return e;
-      if (!is_null) return simdjson::INCORRECT_TYPE;
-      d.null();
-      return simdjson::SUCCESS;
-    }
-  }
-  return simdjson::INCORRECT_TYPE;
-}
-
 struct Walker {
   explicit Walker(std::string_view t) : text(t), copy(t) {}
   std::string_view text;
@@ -165,23 +112,17 @@ struct Walker {
   }
   // The same copy the DOM parser makes.
   std::memcpy(w.copy.data(), w.text.data(), w.text.size());
-  simdjson::ondemand::document doc;
-  if (w.ondemand.iterate(w.copy.data(), w.text.size(), w.copy.size() + simdjson::SIMDJSON_PADDING)
-          .get(doc))
-    return false;
-  simdjson::ondemand::value root;
-  if (doc.get_value().get(root) || walk_value(root, d)) return false;
-  // Nothing may follow the value: 3.0.1 has no document::at_end(); past the end, there is no
-  // current location.
-  const char* rest = nullptr;
-  return doc.current_location().get(rest) == simdjson::OUT_OF_BOUNDS;
+  const std::size_t capacity = w.copy.size() + simdjson::SIMDJSON_PADDING;
+  if (mode == "ondemand-haswell")
+    return walk::ondemand_haswell(w.copy.data(), w.text.size(), capacity, d);
+  return walk::walk_document(w.ondemand, w.copy.data(), w.text.size(), capacity, d);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: transit-simdjson-walk FILE N dom|dom-in-place|ondemand\n");
+    std::fprintf(stderr, "usage: transit-simdjson-walk FILE N dom|dom-in-place|ondemand|ondemand-haswell\n");
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -190,8 +131,13 @@ int main(int argc, char** argv) {
   const std::string text = buffer.str();
   const int n = std::atoi(argv[2]);
   const std::string mode = argv[3];
-  if (mode != "dom" && mode != "dom-in-place" && mode != "ondemand") {
+  if (mode != "dom" && mode != "dom-in-place" && mode != "ondemand" &&
+      mode != "ondemand-haswell") {
     std::fprintf(stderr, "unknown mode %s\n", argv[3]);
+    return 2;
+  }
+  if (mode == "ondemand-haswell" && !walk::haswell_supported()) {
+    std::fprintf(stderr, "this CPU cannot run simdjson's haswell kernel\n");
     return 2;
   }
   Walker w(text);
