@@ -705,10 +705,11 @@ bool ValueAccess::borrow(Value& child, detail::ArenaHeader* arena) noexcept {
 
 Value ValueAccess::alias_node(const Value& v) noexcept {
   if (!detail::t_arena || v.wide_.u.node->arena != detail::t_arena) return v;
-  Value a;
-  a.raw_ = Value::words_of(v.raw_);
-  a.small_.flags |= Value::kBorrowed;
-  return a;
+  // The flag set in the word, not in memory afterwards: the caller's load of the Value it
+  // gets could not be forwarded from a word store and a byte store (see alias).
+  Value::Raw raw = Value::words_of(v.raw_);
+  raw.a |= detail::head_word(Kind{}, Value::kBorrowed, 0, true);
+  return from_words(raw);
 }
 
 ArenaScope::ArenaScope() : previous_(detail::t_arena) {

@@ -53,7 +53,18 @@ struct ValueAccess {
   /// copy. Valid while that arena lives: for holders that never outlive the scope (the read
   /// cache of the document being read). Copies made from it count as usual.
   [[gnu::always_inline]] static Value alias(const Value& v) noexcept {
-    return (v.small_.flags & Value::kHeap) ? alias_node(v) : v;
+    if (v.small_.flags & Value::kHeap) return alias_node(v);
+    // Inline, so never borrowed: its two words as they are. The copy constructor stores them
+    // and then rewrites the flags byte, and the 8-byte load of the word that byte is in, when
+    // the alias is moved into its slot, cannot be forwarded from the two stores: a JSON read's
+    // profile put 8% of its time on that load (cache hits into plain containers).
+    return from_words(Value::words_of(v.raw_));
+  }
+  /// A Value of two words stored whole (see alias).
+  [[gnu::always_inline]] static Value from_words(Value::Raw raw) noexcept {
+    Value out;
+    out.raw_ = raw;
+    return out;
   }
   /// `slot = alias(v)`, at the cost of a 16-byte store when neither holds a count.
   static void assign_alias(Value& slot, const Value& v) noexcept {
