@@ -917,7 +917,7 @@ constexpr std::uint64_t eight_digits(std::uint64_t w) noexcept {
 
 }  // namespace
 
-std::optional<std::int64_t> parse_int64(std::string_view text) noexcept {
+bool parse_int64(std::string_view text, std::int64_t& out) noexcept {
   const char* const last = text.data() + text.size();
   const bool negative = !text.empty() && text.front() == '-';
   const std::size_t digits = text.size() - negative;
@@ -931,9 +931,10 @@ std::optional<std::int64_t> parse_int64(std::string_view text) noexcept {
     std::memcpy(&top, first, 8);
     std::memcpy(&bottom, first + high, 8);
     if (high < 8) top = top << (8 * (8 - high)) | ('0' * kByteOnes) >> (8 * high);
-    if ((non_digits(top) | non_digits(bottom)) != 0) return std::nullopt;
+    if ((non_digits(top) | non_digits(bottom)) != 0) return false;
     const std::uint64_t v = eight_digits(top) * 100'000'000 + eight_digits(bottom);
-    return negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    out = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    return true;
   }
   if (digits != 0 && digits <= 18) {
     // No 18 digits overflow: one pass with no check but the verdict on the digits, at the end
@@ -945,14 +946,16 @@ std::optional<std::int64_t> parse_int64(std::string_view text) noexcept {
       bad |= d > 9;
       v = v * 10 + d;
     }
-    if (bad) return std::nullopt;
-    return negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    if (bad) return false;
+    out = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    return true;
   }
   std::int64_t v = 0;
   // from_chars takes no '+' and no whitespace, exactly the syntax wanted.
   const auto r = std::from_chars(text.data(), last, v);
-  if (r.ec != std::errc{} || r.ptr != last) return std::nullopt;
-  return v;
+  if (r.ec != std::errc{} || r.ptr != last) return false;
+  out = v;
+  return true;
 }
 
 bool is_integer_text(std::string_view text) noexcept {
