@@ -574,7 +574,7 @@ void format_instant_edn(std::int64_t ms, std::string& out) {
   append_instant(ms, "-00:00", out);
 }
 
-std::optional<std::int64_t> parse_instant(std::string_view text) {
+bool parse_instant(std::string_view text, std::int64_t& out) {
   Scanner sc{text};
   // Four-digit years, or expanded ones (sign and four to nine digits) as format_instant writes.
   std::int64_t year = 0;
@@ -584,44 +584,44 @@ std::optional<std::int64_t> parse_instant(std::string_view text) {
     int n = 0;
     for (; n < 9 && !sc.at_end() && is_digit(text[sc.i]); ++n, ++sc.i)
       year = year * 10 + (text[sc.i] - '0');
-    if (n < 4) return std::nullopt;
+    if (n < 4) return false;
     if (negative) year = -year;
   } else {
     unsigned y;
-    if (!sc.fixed(4, y)) return std::nullopt;
+    if (!sc.fixed(4, y)) return false;
     year = y;
   }
   unsigned month, day, hour = 0, minute = 0, second = 0, millis = 0;
   if (!sc.eat('-') || !sc.fixed(2, month) || !sc.eat('-') || !sc.fixed(2, day))
-    return std::nullopt;
-  if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month)) return std::nullopt;
+    return false;
+  if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month)) return false;
   std::int64_t offset_ms = 0;
   if (!sc.at_end()) {
-    if (!sc.eat('T') && !sc.eat('t')) return std::nullopt;
-    if (!sc.fixed(2, hour) || !sc.eat(':') || !sc.fixed(2, minute)) return std::nullopt;
+    if (!sc.eat('T') && !sc.eat('t')) return false;
+    if (!sc.fixed(2, hour) || !sc.eat(':') || !sc.fixed(2, minute)) return false;
     if (sc.eat(':')) {
-      if (!sc.fixed(2, second)) return std::nullopt;
+      if (!sc.fixed(2, second)) return false;
       if (sc.eat('.')) {
         int n = 0;
         for (; !sc.at_end() && is_digit(text[sc.i]); ++n, ++sc.i)
           if (n < 3) millis = millis * 10 + static_cast<unsigned>(text[sc.i] - '0');
-        if (n == 0) return std::nullopt;
+        if (n == 0) return false;
         for (; n < 3; ++n) millis *= 10;
       }
     }
-    if (hour > 23 || minute > 59 || second > 59) return std::nullopt;
+    if (hour > 23 || minute > 59 || second > 59) return false;
     if (!sc.eat('Z') && !sc.eat('z')) {
       const bool behind = sc.peek('-');
-      if (!behind && !sc.peek('+')) return std::nullopt;
+      if (!behind && !sc.peek('+')) return false;
       ++sc.i;
       unsigned oh, om;
-      if (!sc.fixed(2, oh)) return std::nullopt;
+      if (!sc.fixed(2, oh)) return false;
       sc.eat(':');
-      if (!sc.fixed(2, om) || oh > 23 || om > 59) return std::nullopt;
+      if (!sc.fixed(2, om) || oh > 23 || om > 59) return false;
       offset_ms = (static_cast<std::int64_t>(oh) * 60 + om) * 60'000;
       if (behind) offset_ms = -offset_ms;
     }
-    if (!sc.at_end()) return std::nullopt;
+    if (!sc.at_end()) return false;
   }
   const std::int64_t days = days_from_civil(year, month, day);
   const std::int64_t tod = ((static_cast<std::int64_t>(hour) * 60 + minute) * 60 + second) * 1000 +
@@ -631,11 +631,12 @@ std::optional<std::int64_t> parse_instant(std::string_view text) {
   const std::int64_t base_day = days < 0 ? days + 1 : days;
   constexpr std::int64_t kMaxDays = std::numeric_limits<std::int64_t>::max() / kMsPerDay;
   constexpr std::int64_t kMinDays = std::numeric_limits<std::int64_t>::min() / kMsPerDay;
-  if (base_day > kMaxDays || base_day < kMinDays) return std::nullopt;
+  if (base_day > kMaxDays || base_day < kMinDays) return false;
   std::int64_t ms = base_day * kMsPerDay;
   if (!checked_add(ms, days < 0 ? tod - kMsPerDay : tod) || !checked_add(ms, -offset_ms))
-    return std::nullopt;
-  return ms;
+    return false;
+  out = ms;
+  return true;
 }
 
 // ---- UTF-8 -------------------------------------------------------------------------------------

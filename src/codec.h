@@ -65,8 +65,15 @@ void format_instant(std::int64_t ms, std::string& out);
 void format_instant_edn(std::int64_t ms, std::string& out);
 /// Parses ISO 8601 / RFC 3339 date-times: `yyyy-MM-ddTHH:mm[:ss[.fraction]]` followed by `Z`,
 /// `+hh:mm`, `-hh:mm` or `+hhmm`; a date alone (`yyyy-MM-dd`) is midnight UTC. Fractions beyond
-/// milliseconds are truncated. nullopt when it does not parse or the fields are out of range.
-std::optional<std::int64_t> parse_instant(std::string_view text);
+/// milliseconds are truncated. Sets `out` to ms since the epoch; false (`out` left alone) when
+/// it does not parse or the fields are out of range.
+bool parse_instant(std::string_view text, std::int64_t& out);
+/// parse_instant as an optional; nullopt when it does not parse. Inline, as parse_int64's.
+inline std::optional<std::int64_t> parse_instant(std::string_view text) {
+  std::int64_t ms;
+  if (!parse_instant(text, ms)) return std::nullopt;
+  return ms;
+}
 
 // ---- UTF-8 -------------------------------------------------------------------------------------
 
