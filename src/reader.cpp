@@ -2,8 +2,10 @@
 #include "transit/reader.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "backend.h"
+#include "testing.h"
 #include "transit/typed.h"
 
 namespace transit {
@@ -27,11 +29,34 @@ void check_options(const ReadOptions& options) {
                             std::to_string(ReadOptions::kMaxDepthLimit));
 }
 
+// The batch ReadOptions::kLibraryDefault stands for (see testing.h).
+std::atomic<std::size_t> default_batch_tokens{256};
+thread_local std::size_t whole_reread_count = 0;
+thread_local std::size_t refill_count = 0;
+
+// Checks the options and makes their defaults the library's.
+void settle_options(ReadOptions& options) {
+  check_options(options);
+  if (options.typed_batch_tokens == ReadOptions::kLibraryDefault)
+    options.typed_batch_tokens = default_batch_tokens.load(std::memory_order_relaxed);
+}
+
 }  // namespace
+
+void detail::testing::set_default_typed_batch_tokens(std::size_t tokens) noexcept {
+  default_batch_tokens.store(tokens, std::memory_order_relaxed);
+}
+std::size_t detail::testing::default_typed_batch_tokens() noexcept {
+  return default_batch_tokens.load(std::memory_order_relaxed);
+}
+std::size_t detail::testing::whole_rereads() noexcept { return whole_reread_count; }
+std::size_t detail::testing::refills() noexcept { return refill_count; }
+void detail::testing::count_whole_reread() noexcept { ++whole_reread_count; }
+void detail::testing::count_refill() noexcept { ++refill_count; }
 
 Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options)
     : handlers_(options.handlers) {
-  check_options(options);
+  settle_options(options);
   switch (encoding) {
     case Encoding::json:
     case Encoding::json_verbose:
@@ -45,7 +70,7 @@ Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options)
 
 Reader::Reader(Source& source, Encoding encoding, ReadOptions options)
     : handlers_(options.handlers) {
-  check_options(options);
+  settle_options(options);
   switch (encoding) {
     case Encoding::json:
     case Encoding::json_verbose:
@@ -80,7 +105,10 @@ bool Reader::next_tape() {
   return impl_->next_tape(*tape_);
 }
 
-void Reader::retape() { impl_->retape(*tape_); }
+void Reader::retape() {
+  detail::testing::count_whole_reread();
+  impl_->retape(*tape_);
+}
 
 void Reader::fail_bind(const detail::BindFailure& failure) const {
   impl_->remark(*tape_);

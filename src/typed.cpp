@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "ground.h"
+#include "testing.h"
 #include "value_internal.h"
 
 namespace transit::detail {
@@ -71,6 +72,7 @@ void Cursor::refill() {
   constexpr std::size_t kKeepTaken = 8;
   const std::size_t at = position();
   const std::size_t keep = std::min(pin_, at - std::min(at, kKeepTaken));
+  testing::count_refill();
   tape_->feeder->refill(keep);
   tokens_ = tape_->tokens.data();
   at_ = tokens_ + at;

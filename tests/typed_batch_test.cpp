@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "testing.h"
 #include "transit/transit.h"
 
 namespace {
@@ -110,8 +112,13 @@ std::vector<Seat> many_seats(std::size_t n) {
   return seats;
 }
 
-TEST(TypedBatch, DefaultOfTheBuildIsUsed) {
-  EXPECT_EQ(transit::ReadOptions{}.typed_batch_tokens, std::size_t{TRANSIT_TYPED_BATCH_TOKENS});
+TEST(TypedBatch, TheDefaultIsTheLibrarys) {
+  EXPECT_EQ(transit::ReadOptions{}.typed_batch_tokens, transit::ReadOptions::kLibraryDefault);
+  // Read with the library's batch, whatever this binary made it: as the whole tape reads.
+  const std::string text = "[" + std::string(R"(["^ ","a",[1,2,3],"b",[4]],)") + "[5,6]]";
+  transit::ReadOptions whole;
+  whole.typed_batch_tokens = 0;
+  EXPECT_EQ(outcome<std::vector<Value>>(text, {}), outcome<std::vector<Value>>(text, whole));
 }
 
 TEST(TypedBatch, DocumentsLargerThanABatchReadAsTheWholeTape) {
@@ -247,6 +254,110 @@ TEST(TypedBatch, ErrorsAfterTheFirstBatchArePlacedAsOnTheWholeTape) {
   transit::ReadOptions few;
   few.max_collection_length = 60;
   expect_batches_read_as_whole<Value>(head + R"([1,"x"],[2,"y"],[3,"z"]])", few);
+}
+
+// How many times one typed read of `text` as T was read again whole (its outcome is dropped).
+template <class T>
+std::size_t rereads_of(const std::string& text, transit::ReadOptions options) {
+  const std::size_t before = transit::detail::testing::whole_rereads();
+  (void)outcome<T>(text, options);
+  return transit::detail::testing::whole_rereads() - before;
+}
+
+// Batches of 1 to 8 tokens read `text` as T as the whole tape does, and never read it again
+// whole: every token a binder went back to was still on the tape (pinned). A missing pin
+// fails here: the seek into a dropped token stops the bounded read, and the whole re-read
+// then gives the right outcome, which the other tests cannot tell from a bounded one.
+template <class T>
+void expect_no_reread(const std::string& text, transit::ReadOptions options = {}) {
+  options.typed_batch_tokens = 0;
+  const std::string whole = outcome<T>(text, options);
+  for (std::size_t batch = 1; batch <= 8; ++batch) {
+    options.typed_batch_tokens = batch;
+    const std::size_t before = transit::detail::testing::whole_rereads();
+    EXPECT_EQ(outcome<T>(text, options), whole) << "batch " << batch << ": " << text.substr(0, 200);
+    EXPECT_EQ(transit::detail::testing::whole_rereads() - before, 0u)
+        << "batch " << batch << ": " << text.substr(0, 200);
+  }
+}
+
+TEST(TypedBatch, LookAheadNeedsNoWholeReread) {
+  // A variant tries each alternative from the value's start: the first fails 40 tokens in.
+  using V = std::variant<std::vector<std::int64_t>, std::vector<Value>>;
+  expect_no_reread<std::vector<V>>("[" + ints(40, "\"x\"") + "," + ints(40) + "]");
+  using W = std::variant<std::vector<std::int64_t>, std::vector<std::string>, std::map<std::string, Value>>;
+  expect_no_reread<std::vector<W>>(R"([[1,2,3,4,5],["a","b","c"],{"k":[1,2,3]},[1,2],[]])");
+  // Pairs, tuples and std::arrays count their items, then read them from the first.
+  expect_no_reread<std::pair<std::vector<int>, std::string>>("[" + ints(40) + ",\"s\"]");
+  expect_no_reread<std::vector<std::pair<std::string, std::vector<int>>>>(
+      R"([["a",[1,2,3,4]],["b",[5,6,7,8,9]],["c",[]]])");
+  expect_no_reread<std::tuple<std::vector<int>, int>>("[" + ints(40) + ",7]");
+  expect_no_reread<std::tuple<int, std::array<int, 4>, std::string>>(R"([1,[2,3,4,5],"six"])");
+  expect_no_reread<std::array<std::vector<int>, 2>>("[" + ints(40) + "," + ints(20) + "]");
+  // A user's Bind looks at the whole value (40 tokens of padding), then reads it from the start.
+  std::string padded = R"([["^ ","x",1,"y",2)";
+  for (int i = 0; i < 20; ++i) padded += ",\"p" + std::to_string(i) + "\"," + std::to_string(i);
+  expect_no_reread<std::vector<Point>>(padded + "],[3,4]]");
+  expect_no_reread<std::vector<Point>>(R"([[1,2],["^ ","x",3,"y",4],[5,6],["^ ","y",8,"x",7]])");
+}
+
+TEST(TypedBatch, RecordsNeedNoWholeReread) {
+  transit::ReadHandlers handlers;
+  handlers.add(seat_record());
+  transit::RegistryBuilder b;
+  b.add(seat_record());
+  const transit::Registry reg = std::move(b).freeze();
+  // Optional fields present and missing, vectors of integers long and empty, tagged and plain.
+  const std::string text = transit::write(many_seats(40), Encoding::json, {.registry = &reg});
+  expect_no_reread<std::vector<Seat>>(text, batched(0, &handlers));
+  expect_no_reread<std::vector<Seat>>(
+      R"([["^ ","~:row",1,"~:name","a","~:prices",)" + ints(40) + R"(,"~:open",true],)"
+      R"(["^ ","~:name","b","~:row",2,"~:note","n","~:open",false,"~:prices",[]]])",
+      batched(0, &handlers));
+}
+
+// Read by a Bind that reads an integer, then throws, counting its runs.
+struct Grumpy {};
+int grumpy_runs = 0;
+
+}  // namespace
+
+template <>
+struct transit::Bind<Grumpy> {
+  static Grumpy read(transit::detail::Cursor& c) {
+    ++grumpy_runs;
+    (void)transit::Bind<std::int64_t>::read(c);
+    throw std::runtime_error("grumpy");
+  }
+};
+
+namespace {
+
+TEST(TypedBatch, AStoppedBoundedReadIsReadAgainWholeOnce) {
+  using Pairs = std::vector<std::pair<int, int>>;
+  using Throws = std::pair<std::vector<int>, Grumpy>;
+  for (std::size_t batch = 1; batch <= 8; ++batch) {
+    // A user's Bind that throws, 40 items in: it runs again on the whole tape, and throws.
+    const std::size_t before = transit::detail::testing::whole_rereads();
+    grumpy_runs = 0;
+    EXPECT_THROW((void)transit::read<Throws>("[" + ints(40) + ",1]", Encoding::json, batched(batch)),
+                 std::runtime_error);
+    EXPECT_EQ(grumpy_runs, 2) << "batch " << batch;
+    EXPECT_EQ(transit::detail::testing::whole_rereads() - before, 1u) << "batch " << batch;
+    // A bind failure after the first batch: the whole tape places its error.
+    EXPECT_EQ(rereads_of<Pairs>(R"([[1,2],[3,4],[5,6],[7,8,9]])", batched(batch)), 1u)
+        << "batch " << batch;
+    // read_int64_items's seek-back, which always ends in the field's call failing.
+    transit::ReadHandlers handlers;
+    handlers.add(seat_record());
+    EXPECT_EQ(rereads_of<std::vector<Seat>>(
+                  R"([["^ ","~:row",1,"~:name","a","~:prices",)" + ints(40, "\"x\"") + R"(,"~:open",true]])",
+                  batched(batch, &handlers)),
+              1u)
+        << "batch " << batch;
+  }
+  // The whole tape is never read again.
+  EXPECT_EQ(rereads_of<Pairs>(R"([[1,2],[3,4],[5,6],[7,8,9]])", batched(0)), 0u);
 }
 
 TEST(TypedBatch, ReaderReadsValuesOneAfterAnother) {

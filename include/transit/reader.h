@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -23,11 +24,6 @@ struct BindFailure;
 /// Reader settings. The limits bound what hostile input can make a reader do: each is checked
 /// before the memory it guards is used, so a MessagePack length prefix claiming 4 GiB fails at
 /// once rather than being waited for. Set a limit to SIZE_MAX to lift it (max_depth excepted).
-#ifndef TRANSIT_TYPED_BATCH_TOKENS
-/// The default of ReadOptions::typed_batch_tokens (a test build sets it small).
-#define TRANSIT_TYPED_BATCH_TOKENS 256
-#endif
-
 struct ReadOptions {
   /// The largest max_depth a reader accepts: Value::kMaxDepth, the deepest any Value nests.
   /// Reading, writing, comparing and destroying a value recurse once per level; 1,000 levels
@@ -35,6 +31,9 @@ struct ReadOptions {
   /// thread stack under AddressSanitizer, whose frames are ten times larger or more (2,000
   /// levels overflow it, comparing).
   static constexpr std::size_t kMaxDepthLimit = Value::kMaxDepth;
+  /// typed_batch_tokens's default: whatever batch the library reads with (256 tokens; the
+  /// library's own tests set it small, see src/testing.h).
+  static constexpr std::size_t kLibraryDefault = SIZE_MAX;
   /// Deepest nesting of arrays, maps and tagged values accepted; deeper input is an
   /// Error(too_deep). The JSON parser recurses once per level, so this also bounds stack use.
   /// A reader built with more than kMaxDepthLimit throws Error(invalid_argument).
@@ -56,7 +55,8 @@ struct ReadOptions {
   /// ahead of the binder at a time, so that the tokens stay in the processor's caches (the
   /// tokens a binder may go back to are kept too). 0: the whole value at once. Any value reads
   /// the same either way; a small number makes every value a many-batch one (tests).
-  std::size_t typed_batch_tokens = TRANSIT_TYPED_BATCH_TOKENS;
+  /// kLibraryDefault (the default): the library's own choice, 256 tokens (4 KiB).
+  std::size_t typed_batch_tokens = kLibraryDefault;
 };
 
 /// Where a streaming Reader gets its bytes. `read` returns the bytes available now (at least

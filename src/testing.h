@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// transit-cpp internals: hooks for the library's own tests (tests/ has src/ on its include
+// path). Not part of the API, and nothing in the library depends on a test using them.
+#pragma once
+
+#include <cstddef>
+
+namespace transit::detail::testing {
+
+/// The batch, in tokens, that a typed read of JSON in memory uses when its
+/// ReadOptions::typed_batch_tokens is ReadOptions::kLibraryDefault: 256 unless set. The
+/// transit_typed_batch_tests binary sets 3 in its main, before any test runs (tests/
+/// typed_batch_main.cpp), so that every typed read in it crosses batch boundaries. Set it
+/// only while no reader is being made.
+void set_default_typed_batch_tokens(std::size_t tokens) noexcept;
+std::size_t default_typed_batch_tokens() noexcept;
+
+/// How many times, on this thread, a bounded typed read stopped and its value was read again
+/// whole (Reader::retape): a bind that failed, a user's Bind that threw, a seek to a token the
+/// bounded tape had dropped (a missing Cursor::Pin).
+std::size_t whole_rereads() noexcept;
+/// How many batches, on this thread, bounded typed reads have taped after their first
+/// (Cursor::refill).
+std::size_t refills() noexcept;
+
+/// Counted by the library (reader.cpp, typed.cpp).
+void count_whole_reread() noexcept;
+void count_refill() noexcept;
+
+}  // namespace transit::detail::testing
