@@ -122,6 +122,10 @@ class Cursor {
       refill();
     return *at_++;
   }
+  /// take() of the token that peek() (or take()'s own test) just found, with nothing read,
+  /// skipped or sought since: that test already met any Op::refill token, so this one makes
+  /// none.
+  const Token& take_peeked() noexcept { return *at_++; }
   std::string_view text(const Token& t) const noexcept { return tape_->text_of(t); }
   std::size_t position() const noexcept { return static_cast<std::size_t>(at_ - tokens_); }
   /// Back to a position taken while pinned (see Pin), or forward over tokens taken.
@@ -429,7 +433,7 @@ class Record {
     const std::size_t n = s.fields.size();
     std::size_t next = 0;  // the expected field; 0 = n when the record has none
     while (c.peek().op != detail::Op::map_end) {
-      const detail::Token& key = c.take();
+      const detail::Token& key = c.take_peeked();
       std::size_t k = next;
       if (next == n || key.op != detail::Op::text || !fields[next].key.names(c.text(key)))
           [[unlikely]] {
@@ -443,7 +447,7 @@ class Record {
       seen |= std::uint64_t{1} << k;
       next = k + 1 == n ? 0 : k + 1;
     }
-    c.take();
+    c.take_peeked();
     if ((seen & s.required) != s.required) [[unlikely]]
       missing_field(s, c, start, seen);
   }
@@ -487,21 +491,21 @@ class Record {
       case InlineRead::int64:
         if (t.op == detail::Op::value && t.kind == Kind::integer) {
           own_member<std::int64_t>(f, obj) = t.integer;
-          c.take();
+          c.take_peeked();
           return;
         }
         break;
       case InlineRead::boolean:
         if (t.op == detail::Op::value && t.kind == Kind::boolean) {
           own_member<bool>(f, obj) = t.integer != 0;
-          c.take();
+          c.take_peeked();
           return;
         }
         break;
       case InlineRead::string:
         if (t.op == detail::Op::text) {
           own_member<std::string>(f, obj).assign(c.text(t));
-          c.take();
+          c.take_peeked();
           return;
         }
         break;
@@ -512,12 +516,12 @@ class Record {
             member->assign(c.text(t));
           else
             member.emplace(c.text(t));
-          c.take();
+          c.take_peeked();
           return;
         }
         if (t.op == detail::Op::value && t.kind == Kind::null) {
           own_member<std::optional<std::string>>(f, obj).reset();
-          c.take();
+          c.take_peeked();
           return;
         }
         break;
@@ -536,7 +540,7 @@ class Record {
   static bool read_int64_items(detail::Cursor& c, std::vector<std::int64_t>& out) {
     const detail::Cursor::Pin pin(c);  // the field's call may read it again from the start
     const std::size_t at = c.position();
-    const std::uint32_t size = c.take().size;
+    const std::uint32_t size = c.take_peeked().size;
     out.clear();
     // The items the decoder taped (see Token::size); no call when they fit (an empty array).
     if (size > out.capacity()) out.reserve(size);
@@ -606,7 +610,7 @@ T read_integer(Cursor& c) {
   if (t.op == Op::value && t.kind == Kind::integer) {
     const std::int64_t i = t.integer;
     if (!std::in_range<T>(i)) c.mismatch(typeid(T), at, "out of range");
-    c.take();
+    c.take_peeked();
     return static_cast<T>(i);
   }
   if (t.op == Op::value && t.kind == Kind::big_integer) {
@@ -615,7 +619,7 @@ T read_integer(Cursor& c) {
       std::uint64_t u = 0;
       const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u);
       if (ec == std::errc() && end == digits.data() + digits.size()) {
-        c.take();
+        c.take_peeked();
         return static_cast<T>(u);
       }
     }
@@ -715,12 +719,12 @@ V read_variant(Cursor& c, std::size_t start) {
     bool known = false;
     for (std::string_view t : tags) known |= t == tag;
     if (!known) c.mismatch(wanted, at);
-    c.take();
+    c.take_peeked();
     tagged = true;
   }
   const Op op = c.peek().op;
-  if (op == Op::array_begin && (tagged || !map)) return c.take(), std::pair{Op::array_end, tagged};
-  if (op == Op::map_begin && map) return c.take(), std::pair{Op::map_end, tagged};
+  if (op == Op::array_begin && (tagged || !map)) return c.take_peeked(), std::pair{Op::array_end, tagged};
+  if (op == Op::map_begin && map) return c.take_peeked(), std::pair{Op::map_end, tagged};
   c.mismatch(wanted, at);
 }
 
@@ -730,14 +734,15 @@ inline std::pair<Op, bool> open_collection(Cursor& c, const std::type_info& want
                                            std::initializer_list<std::string_view> tags,
                                            bool map) {
   if (c.peek().op == (map ? Op::map_begin : Op::array_begin)) {
-    c.take();
+    c.take_peeked();
     return {map ? Op::map_end : Op::array_end, false};
   }
   return open_tagged_collection(c, wanted, tags, map);
 }
 
+// After the loop's peek() found the end.
 inline void close_collection(Cursor& c, std::pair<Op, bool> how) {
-  c.take();
+  c.take_peeked();
   if (how.second) c.take();  // the tagged value's end
 }
 
@@ -764,7 +769,7 @@ class UserItems {
     // An object a Value read handler made for this type's tag.
     if (t.op == Op::value && t.kind == Kind::object)
       if (const T* p = c.value(t).template get_if<T>()) {
-        c.take();
+        c.take_peeked();
         out = *p;
         return;
       }
@@ -792,7 +797,7 @@ T read_any(Cursor& c) {
   } else if constexpr (std::is_same_v<T, std::string>) {
     std::string_view s;
     if (!c.string_of(c.peek(), s)) c.mismatch(typeid(T), at);
-    c.take();
+    c.take_peeked();
     return std::string(s);
   } else if constexpr (std::is_same_v<T, Value>) {
     return c.read_value();
@@ -900,7 +905,7 @@ T read_any(Cursor& c) {
     const Token& t = c.peek();
     if (t.op == Op::value && t.kind == Kind::object)
       if (const T* p = c.value(t).template get_if<T>()) {
-        c.take();
+        c.take_peeked();
         return *p;
       }
     T out{};
