@@ -848,8 +848,12 @@ Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
 namespace {
 // sole_items, inline in sequence_in_place, whose common case then calls nothing.
 // `counted_array`: the value is an array on the heap, not borrowed (so `node` is its node).
-[[gnu::always_inline]] inline std::span<Value> sole_items_of(bool counted_array, SeqNode* node) noexcept {
+// `node` is cast to a SeqNode only then: for any other value the word is not a node's address
+// (an integer's bits, say), and even an unused downcast of it is undefined behaviour.
+[[gnu::always_inline]] inline std::span<Value> sole_items_of(bool counted_array,
+                                                             detail::Node* base) noexcept {
   if (!counted_array) return {};
+  auto* node = static_cast<SeqNode*>(base);
   if (node->refs.load(std::memory_order_acquire) != 1 || node->arena != detail::t_arena) return {};
   return {node->items(), node->size};
 }
@@ -886,18 +890,18 @@ namespace {
 std::span<Value> ValueAccess::sole_items(Value& v) noexcept {
   return sole_items_of(v.kind() == Kind::array &&
                            (v.small_.flags & (Value::kHeap | Value::kBorrowed)) == Value::kHeap,
-                       static_cast<SeqNode*>(v.wide_.u.node));
+                       v.wide_.u.node);
 }
 
 bool ValueAccess::sequence_in_place(Kind kind, Value& v) {
-  auto* node = static_cast<SeqNode*>(v.wide_.u.node);
   const std::span<Value> items = sole_items_of(
       v.kind() == Kind::array && (v.small_.flags & (Value::kHeap | Value::kBorrowed)) == Value::kHeap,
-      node);
+      v.wide_.u.node);
   if (items.empty()) return false;
+  auto* node = static_cast<SeqNode*>(v.wide_.u.node);  // an array's own node (sole_items_of)
   if (kind == Kind::set && items.size() > 1) {
     const std::uint32_t kept = distinct_in_place(node, items);
-    v.init_node(Kind::set, static_cast<SeqNode*>(v.wide_.u.node), kept);
+    v.init_node(Kind::set, node, kept);
     return true;
   }
   v.init_node(kind, node, static_cast<std::uint32_t>(items.size()));
