@@ -138,6 +138,17 @@ stage_fuzz() {
       *.mp) cp "$f" "$seeds/msgpack/"; { printf '\002'; cat "$f"; } > "$seeds/roundtrip/$base" ;;
     esac
   done
+  # And every input a fuzzer once failed on (tests/fuzz/regressions/ENCODING/), so that each
+  # run replays them first: the unit tests run under GCC's UBSan, which does not check what
+  # clang's does (an unused downcast of a misaligned pointer, say).
+  for f in tests/fuzz/regressions/json/* tests/fuzz/regressions/msgpack/*; do
+    [[ -f $f ]] || continue
+    base=regression-$(basename "$f")
+    case $f in
+      */json/*) cp "$f" "$seeds/json/$base"; { printf '\000'; cat "$f"; } > "$seeds/roundtrip/$base" ;;
+      */msgpack/*) cp "$f" "$seeds/msgpack/$base"; { printf '\002'; cat "$f"; } > "$seeds/roundtrip/$base" ;;
+    esac
+  done
 
   # alloc_dealloc_mismatch=0 for libsimdjson's parser, as in stage_sanitize.
   local target corpus log rc summary=()
