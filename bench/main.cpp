@@ -6,10 +6,10 @@
 // (to compare the writers' output before and after a change), and stops there.
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "corpora.h"
@@ -18,13 +18,20 @@
 int main(int argc, char** argv) {
   using namespace transit::bench;
   bool sizes_only = false;
+  // Listing the benchmarks prints their names and nothing else: the tables measure every corpus
+  // first, which is slow and is not what a caller of --benchmark_list_tests reads.
+  bool listing = false;
   const char* dump_dir = nullptr;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
+    const std::string_view arg = argv[i];
+    if (arg == "--benchmark_list_tests" || arg == "--benchmark_list_tests=true" ||
+        arg == "--benchmark_list_tests=1")
+      listing = true;
+    if (arg == "--dump" && i + 1 < argc) {
       dump_dir = argv[i + 1];
       break;
     }
-    if (std::strcmp(argv[i], "--sizes") == 0) {
+    if (arg == "--sizes") {
       sizes_only = true;
       std::copy(argv + i + 1, argv + argc, argv + i);
       --argc;
@@ -48,16 +55,18 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return EXIT_FAILURE;
 
   const std::vector<std::unique_ptr<Corpus>> corpora = load_corpora();
-  std::vector<transit::cli::SizeRow> rows;
-  for (const auto& c : corpora)
-    rows.push_back({c->name, transit::cli::measure_sizes(std::span(&c->value, 1))});
-  // Tables go to stderr in a benchmark run so that --benchmark_format=json output stays clean.
-  std::ostream& out = sizes_only ? std::cout : std::cerr;
-  transit::cli::print_size_table(out, rows);
-  out << "\n";
-  print_memory_table(out, corpora);
-  out << "\n";
-  if (sizes_only) return EXIT_SUCCESS;
+  if (!listing) {
+    std::vector<transit::cli::SizeRow> rows;
+    for (const auto& c : corpora)
+      rows.push_back({c->name, transit::cli::measure_sizes(std::span(&c->value, 1))});
+    // Tables go to stderr in a benchmark run so that --benchmark_format=json output stays clean.
+    std::ostream& out = sizes_only ? std::cout : std::cerr;
+    transit::cli::print_size_table(out, rows);
+    out << "\n";
+    print_memory_table(out, corpora);
+    out << "\n";
+    if (sizes_only) return EXIT_SUCCESS;
+  }
 
   for (const auto& c : corpora) {
     register_json_benchmarks(*c);
