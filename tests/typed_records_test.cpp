@@ -197,11 +197,9 @@ TEST(Record, ItemsOfASequenceReadInEveryForm) {
 // virtual base (read by its call), and others.
 struct WideBase {
   std::int64_t serial = 0;
-  friend bool operator==(const WideBase&, const WideBase&) = default;
 };
 struct WideVirtualBase {
   std::int64_t origin = 0;  // trivially assignable: a virtual base's own assignment is not
-  friend bool operator==(const WideVirtualBase&, const WideVirtualBase&) = default;
 };
 struct Wide : WideBase, virtual WideVirtualBase {
   std::int64_t id = 0;
