@@ -652,13 +652,11 @@ void Decoder::tape_begin_slow(FrameKind kind, std::uint32_t items) {
     too_deep(max_depth_);
   // A second rep is refused where it starts (tape_item), before it is taped.
   tape_item();
-  TapeFrame& f = tape_frames_.emplace_back();
   const bool array = kind == FrameKind::array_pending;
-  f.kind = array ? FrameKind::array : FrameKind::object;
-  f.mark = mark_;
-  open_tape_limit(f);
-  f.begin_token = static_cast<std::uint32_t>(tape_->tokens.size());
-  tape_token(array ? Op::array_begin : Op::map_begin, f.mark);
+  const FrameKind k = array ? FrameKind::array : FrameKind::object;
+  tape_frames_.emplace_back(mark_, tape_limit_of(k),
+                            static_cast<std::uint32_t>(tape_->tokens.size()), k);
+  tape_token(array ? Op::array_begin : Op::map_begin, mark_);
   tape_->tokens.back().size = items;  // see tape_walk_array_begin
 }
 

@@ -706,6 +706,19 @@ class Decoder {
     FrameKind kind = FrameKind::array_pending;
     bool has_rep = false;
     TapeTag tag = TapeTag::none;
+    // A frame begun with no item (count 0, rep_items 0, no rep, no tag). Every field set by
+    // its own store: value-initialized by emplace_back(), a frame was a `rep stos` of its 32
+    // bytes, which the next item's load of `count` waited for (such a store is not forwarded).
+    TapeFrame(std::size_t m, std::uint32_t lim, std::uint32_t begin, FrameKind k) noexcept
+        : mark(m), limit(lim), begin_token(begin), kind(k) {
+      // In whole 8-byte stores, as Token::set writes a token.
+      if constexpr (std::endian::native == std::endian::little) {
+        const std::uint64_t words[3] = {std::uint64_t{lim} << 32, begin,
+                                        static_cast<std::uint8_t>(k)};
+        std::memcpy(reinterpret_cast<char*>(this) + offsetof(TapeFrame, count), words,
+                    sizeof words);
+      }
+    }
   };
   bool taping() const noexcept { return tape_ && frames_.empty(); }
   // A taped array or map is open from its start (its begin token taped at once, so that its
@@ -746,12 +759,9 @@ class Decoder {
     t.op = array ? Op::array_begin : Op::map_begin;
     t.kind = Kind::null;
     t.in_input = false;
-    TapeFrame& f = tape_frames_.emplace_back();  // within capacity: no growth
     // A map array (tape_walk_map_array_begin) is begun as one from the start.
-    f.kind = array ? FrameKind::array : kind == FrameKind::map_array ? kind : FrameKind::object;
-    f.mark = mark_;
-    open_tape_limit(f);
-    f.begin_token = at;
+    const FrameKind k = array ? FrameKind::array : kind == FrameKind::map_array ? kind : FrameKind::object;
+    tape_frames_.emplace_back(mark_, tape_limit_of(k), at, k);  // within capacity: no growth
   }
   /// tape_begin() by the whole path: the outermost container, a mark to keep, growth, limits.
   [[gnu::cold, gnu::noinline]] void tape_begin_slow(FrameKind kind, std::uint32_t items = 0);
@@ -810,8 +820,10 @@ class Decoder {
   /// tape_item for a frame at its limit: a tagged value's rep, or an error.
   void tape_item_slow(TapeFrame& f);
   /// Sets the limit of a frame now known to be an array or a map (see TapeFrame::limit).
-  void open_tape_limit(TapeFrame& f) const noexcept {
-    f.limit = f.kind == FrameKind::array ? tape_array_limit_ : tape_map_limit_;
+  void open_tape_limit(TapeFrame& f) const noexcept { f.limit = tape_limit_of(f.kind); }
+  /// TapeFrame::limit of a frame of kind `k`, an array or a map.
+  std::uint32_t tape_limit_of(FrameKind k) const noexcept {
+    return k == FrameKind::array ? tape_array_limit_ : tape_map_limit_;
   }
   static std::uint32_t tape_limit(std::size_t items) noexcept {
     return static_cast<std::uint32_t>(items < UINT32_MAX ? items : UINT32_MAX);
