@@ -115,6 +115,11 @@ class Cursor {
       refill();
     return *at_;
   }
+  /// The next token with no refill test: it may be the Op::refill token of a bounded tape.
+  /// For the library's binders, on the path where they find the op they expect (a record's
+  /// key, an inline field): a refill token fails every such test, and the other path then
+  /// peek()s, which meets it. A user's Bind uses peek().
+  const Token& head() const noexcept { return *at_; }
   /// The token taken last (there is one).
   const Token& last() const noexcept { return at_[-1]; }
   const Token& take() {
@@ -167,7 +172,9 @@ class Cursor {
   const Value& value(const Token& t) const noexcept { return tape_->side_value(t); }
   /// Takes a token of kind `op`, or fails as not a `wanted`.
   void expect(Op op, const std::type_info& wanted) {
-    if (peek().op != op) mismatch(wanted, position());
+    // The refill test on the path where the op is not the one wanted (see head).
+    if (at_->op != op) [[unlikely]]
+      expect_slow(op, wanted);
     ++at_;
   }
   /// Takes the scalar at the cursor if it is of kind `kind`.
@@ -182,6 +189,11 @@ class Cursor {
   [[noreturn]] void mismatch(const std::type_info& wanted, std::size_t token,
                              std::string_view why = {}) const;
   [[noreturn]] void fail(std::size_t token, std::string detail) const;
+  /// expect() of a token that is not `op`: an Op::refill token, then the token after it, or a
+  /// mismatch.
+  [[gnu::cold, gnu::noinline]] void expect_slow(Op op, const std::type_info& wanted) {
+    if (peek().op != op) mismatch(wanted, position());
+  }
 
   /// A user type through the tag table: reads the value at the cursor (a tagged value whose
   /// tag has a typed reader for `type`, or a plain map when `type` has a typed reader) into
@@ -432,12 +444,17 @@ class Record {
     const Field* const fields = s.fields.data();
     const std::size_t n = s.fields.size();
     std::size_t next = 0;  // the expected field; 0 = n when the record has none
-    while (c.peek().op != detail::Op::map_end) {
-      const detail::Token& key = c.take_peeked();
+    for (;;) {
+      // The expected key is tested first, with no refill test (Cursor::head): the map's end,
+      // a refill token and any other key take the second path.
+      const detail::Token& head = c.head();
       std::size_t k = next;
-      if (next == n || key.op != detail::Op::text || !fields[next].key.names(c.text(key)))
-          [[unlikely]] {
-        k = find_field(s, c, key, next);
+      if (head.op == detail::Op::text && next != n && fields[next].key.names(c.text(head)))
+          [[likely]] {
+        c.take_peeked();
+      } else {
+        if (c.peek().op == detail::Op::map_end) break;
+        k = find_field(s, c, c.take_peeked(), next);
         if (k == n) {
           c.skip();  // a field this side does not know, or a key that is not a name
           continue;
@@ -486,7 +503,9 @@ class Record {
   // A value the inline binder does not take (a wrong shape, a decoded `~~` string ...) goes
   // to the call, which reads it or reports it exactly as before.
   static void read_field(const Field& f, detail::Cursor& c, T& obj) {
-    const detail::Token& t = c.peek();
+    // No refill test (Cursor::head): a refill token is none of the tokens the inline binders
+    // take, and the field's call peek()s.
+    const detail::Token& t = c.head();
     switch (f.inline_read) {
       case InlineRead::int64:
         if (t.op == detail::Op::value && t.kind == Kind::integer) {
@@ -538,19 +557,37 @@ class Record {
   // A plain array of integers into `out`, or false with the cursor where it was (an item of
   // another kind: the field's call then reads it, or reports it, from its start).
   static bool read_int64_items(detail::Cursor& c, std::vector<std::int64_t>& out) {
+    // An empty array, with no pin and no loop. The begin token is followed by a token (a
+    // bounded tape shows a begin token only once it is: see Decoder::tape_visible), perhaps
+    // the refill token, which is not an end.
+    if ((&c.head())[1].op == detail::Op::array_end) {
+      out.clear();
+      c.take_peeked();
+      c.take_peeked();
+      return true;
+    }
     const detail::Cursor::Pin pin(c);  // the field's call may read it again from the start
     const std::size_t at = c.position();
     const std::uint32_t size = c.take_peeked().size;
     out.clear();
-    // The items the decoder taped (see Token::size); no call when they fit (an empty array).
+    // The items the decoder taped (see Token::size); no call when they fit.
     if (size > out.capacity()) out.reserve(size);
     for (;;) {
-      const detail::Token& t = c.take();
+      // The refill test only where the token is neither an integer nor the end (see head).
+      const detail::Token& t = c.head();
       if (t.op == detail::Op::value && t.kind == Kind::integer) {
         out.push_back(t.integer);
+        c.take_peeked();
         continue;
       }
-      if (t.op == detail::Op::array_end) return true;
+      if (t.op == detail::Op::array_end) {
+        c.take_peeked();
+        return true;
+      }
+      if (t.op == detail::Op::refill) [[unlikely]] {
+        c.peek();
+        continue;
+      }
       c.seek(at);
       return false;
     }
