@@ -800,6 +800,9 @@ template <class T>
 class UserItems {
  public:
   explicit UserItems(Cursor& c) : plain_(c.plain_reader(typeid(T))) {}
+  /// Whether `t` is a plain map that this type's typed reader reads (read_plain).
+  bool plain(const Token& t) const noexcept { return t.op == Op::map_begin && plain_; }
+  void read_plain(Cursor& c, T& out) { plain_->read_into(plain_->context.get(), c, &out); }
   void read(Cursor& c, T& out) {
     const Token& t = c.peek();
     if (t.op == Op::map_begin && plain_) return plain_->read_into(plain_->context.get(), c, &out);
@@ -928,7 +931,16 @@ T read_any(Cursor& c) {
       if (const std::uint32_t size = c.last().size; size != 0) out.reserve(size);
     if constexpr (is_user_type_v<Item> && requires { out.emplace_back(); }) {
       UserItems<Item> items(c);
-      while (c.peek().op != how.first) items.read(c, out.emplace_back());
+      for (;;) {
+        // A plain map first, with no refill test (Cursor::head): a refill token is not one,
+        // and the other path peek()s.
+        if (items.plain(c.head())) {
+          items.read_plain(c, out.emplace_back());
+          continue;
+        }
+        if (c.peek().op == how.first) break;
+        items.read(c, out.emplace_back());
+      }
     } else {
       while (c.peek().op != how.first) out.push_back(bind<Item>(c));
     }
