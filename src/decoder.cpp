@@ -577,22 +577,21 @@ std::string_view Decoder::tape_tag_name(const TapeFrame& f) const noexcept {
 void Decoder::cache_add(const Value& v, bool is_tag) {
   cache_.add(v, is_tag);
   if (tape_) [[unlikely]]
-    note_tape_text(TapeText{});
+    note_tape_text(Token{});
 }
 
 void Decoder::tape_cache_text(Value v) {
   cache_.add(v, false);
-  const Token& t = tape_->tokens.back();
-  note_tape_text(TapeText{t.text, t.size, t.in_input});
+  note_tape_text(tape_->tokens.back());
 }
 
-void Decoder::note_tape_text(TapeText where) {
+void Decoder::note_tape_text(const Token& where) {
   const std::size_t slot = cache_.last_added();
   // Slot 0 is taken first after a reset and again when the cache wraps: every slot above it
   // is then unassigned, and a code for one is the error cache_.lookup() reports.
   if (slot == 0) tape_cache_.clear();
   if (slot >= tape_cache_.size()) {
-    if (where.size == 0) return;
+    if (where.op != Op::text) return;
     tape_cache_.resize(slot + 1);
   }
   tape_cache_[slot] = where;
@@ -712,13 +711,9 @@ void Decoder::tape_map_array() {
 
 bool Decoder::tape_cached(std::string_view code) { return tape_cached_inline(code); }
 
-bool Decoder::tape_cached_token(std::uint64_t text, std::uint32_t size, bool in_input) {
+bool Decoder::tape_cached_token(const Token& where) {
   tape_item();
-  Token& t = new_token(mark_);
-  t.op = Op::text;
-  t.size = size;
-  t.text = text;
-  t.in_input = in_input;
+  new_token(mark_) = where;  // `where` is in tape_cache_, not on the tape
   if (tape_frames_.empty()) done_ = true;
   return true;
 }

@@ -912,20 +912,16 @@ class Decoder {
     else if (code.size() == 3 && digit(code[1]) < kCacheDigits && digit(code[2]) < kCacheDigits)
       slot = digit(code[1]) * kCacheDigits + digit(code[2]);
     if (slot >= tape_cache_.size()) return false;
-    const TapeText where = tape_cache_[slot];
-    if (where.size == 0) return false;
+    const Token& where = tape_cache_[slot];
+    if (where.op != Op::text) return false;
     Token* t = quick_item_token();
     if (!t) [[unlikely]]
-      return tape_cached_token(where.text, where.size, where.in_input);
-    t->text = where.text;
-    t->size = where.size;
-    t->op = Op::text;
-    t->kind = Kind::null;
-    t->in_input = where.in_input;
+      return tape_cached_token(where);
+    *t = where;  // the whole token at two loads and two stores
     return true;
   }
   /// tape_cached's token, by the whole path (see quick_item_token).
-  bool tape_cached_token(std::uint64_t text, std::uint32_t size, bool in_input);
+  bool tape_cached_token(const Token& where);
   /// tape_scalar by the whole path.
   void tape_scalar_token(Kind kind, std::int64_t payload);
 
@@ -962,17 +958,14 @@ class Decoder {
   // max_collection_length allows, at most UINT32_MAX (past it, tape_item_slow counts on).
   std::uint32_t tape_array_limit_;
   std::uint32_t tape_map_limit_;
-  // Per cache slot, where its plain string is on the tape (size 0: it is not).
-  struct TapeText {
-    std::size_t text = 0;
-    std::uint32_t size = 0;
-    bool in_input = false;
-  };
   bool tape_input_stable_ = false;
   bool tape_marks_ = true;
-  std::vector<TapeText> tape_cache_;
-  /// Notes what the slot the cache filled last holds: text on the tape, or (size 0) not.
-  void note_tape_text(TapeText where);
+  // Per cache slot, the Op::text token of its plain string on the tape, which a cache code
+  // for it copies whole; a zeroed token (Op::value) where the slot holds anything else.
+  std::vector<Token> tape_cache_;
+  /// Notes what the slot the cache filled last holds: text on the tape (an Op::text token),
+  /// or not (any other).
+  void note_tape_text(const Token& where);
   std::size_t mark_ = 0;
 };
 
