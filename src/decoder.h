@@ -841,14 +841,8 @@ class Decoder {
     Token* t = quick_item_token();
     if (!t) [[unlikely]]
       return tape_scalar_token(kind, payload);
-    if (kind == Kind::floating)
-      t->floating = std::bit_cast<double>(payload);
-    else
-      t->integer = payload;
-    t->size = 0;
-    t->op = Op::value;
-    t->kind = kind;
-    t->in_input = false;
+    // A double's bits are its payload. Two whole stores; the second a constant in the walk.
+    t->set(static_cast<std::uint64_t>(payload), 0, Op::value, kind, false);
   }
   void tape_text(std::string_view raw);
   void tape_end(bool array);
