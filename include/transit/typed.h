@@ -506,50 +506,45 @@ class Record {
     // No refill test (Cursor::head): a refill token is none of the tokens the inline binders
     // take, and the field's call peek()s.
     const detail::Token& t = c.head();
-    switch (f.inline_read) {
-      case InlineRead::int64:
-        if (t.op == detail::Op::value && t.kind == Kind::integer) {
-          own_member<std::int64_t>(f, obj) = t.integer;
-          c.take_peeked();
-          return;
-        }
-        break;
-      case InlineRead::boolean:
-        if (t.op == detail::Op::value && t.kind == Kind::boolean) {
-          own_member<bool>(f, obj) = t.integer != 0;
-          c.take_peeked();
-          return;
-        }
-        break;
-      case InlineRead::string:
-        if (t.op == detail::Op::text) {
-          own_member<std::string>(f, obj).assign(c.text(t));
-          c.take_peeked();
-          return;
-        }
-        break;
-      case InlineRead::optional_string:
-        if (t.op == detail::Op::text) {
-          auto& member = own_member<std::optional<std::string>>(f, obj);
-          if (member)
-            member->assign(c.text(t));
-          else
-            member.emplace(c.text(t));
-          c.take_peeked();
-          return;
-        }
-        if (t.op == detail::Op::value && t.kind == Kind::null) {
-          own_member<std::optional<std::string>>(f, obj).reset();
-          c.take_peeked();
-          return;
-        }
-        break;
-      case InlineRead::int64_vector:
-        if (t.op == detail::Op::array_begin && read_int64_items(c, own_member<std::vector<std::int64_t>>(f, obj)))
-          return;
-        break;
-      case InlineRead::none:
-        break;
+    // Tested in turn, the commonest kinds first, not by a jump table: the table's one
+    // indirect branch changed target from one field to the next.
+    const InlineRead how = f.inline_read;
+    if (how == InlineRead::int64) {
+      if (t.op == detail::Op::value && t.kind == Kind::integer) {
+        own_member<std::int64_t>(f, obj) = t.integer;
+        c.take_peeked();
+        return;
+      }
+    } else if (how == InlineRead::string) {
+      if (t.op == detail::Op::text) {
+        own_member<std::string>(f, obj).assign(c.text(t));
+        c.take_peeked();
+        return;
+      }
+    } else if (how == InlineRead::optional_string) {
+      if (t.op == detail::Op::text) {
+        auto& member = own_member<std::optional<std::string>>(f, obj);
+        if (member)
+          member->assign(c.text(t));
+        else
+          member.emplace(c.text(t));
+        c.take_peeked();
+        return;
+      }
+      if (t.op == detail::Op::value && t.kind == Kind::null) {
+        own_member<std::optional<std::string>>(f, obj).reset();
+        c.take_peeked();
+        return;
+      }
+    } else if (how == InlineRead::int64_vector) {
+      if (t.op == detail::Op::array_begin && read_int64_items(c, own_member<std::vector<std::int64_t>>(f, obj)))
+        return;
+    } else if (how == InlineRead::boolean) {
+      if (t.op == detail::Op::value && t.kind == Kind::boolean) {
+        own_member<bool>(f, obj) = t.integer != 0;
+        c.take_peeked();
+        return;
+      }
     }
     f.read(f, c, obj);
   }
