@@ -227,7 +227,9 @@ Decoder::TagRule Decoder::tag_rule(std::string_view tag) noexcept {
   // their own; any other tag is kept as it is.
   if (tag == "set") return TagRule::set;
   if (tag == "list") return TagRule::list;
-  if (tag.size() == 1 || tag == "cmap" || tag == "link") return TagRule::general;
+  if (tag.size() == 1)
+    return tag[0] == 'm' ? TagRule::instant : tag[0] == 'u' ? TagRule::uuid : TagRule::general;
+  if (tag == "cmap" || tag == "link") return TagRule::general;
   return TagRule::plain;
 }
 
@@ -340,7 +342,25 @@ void Decoder::end_tagged(Frame& frame) {
       deliver(ValueAccess::tagged(std::move(tag), std::move(rep)));
       return;
     }
-    if (ValueAccess::sequence_in_place(rule == TagRule::set ? Kind::set : Kind::list, rep)) {
+    // MessagePack's instants (`["~#m", ms]`, 7,500 a read of extensions) and UUIDs
+    // (`["~#u", [hi, lo]]`), as decode_tagged builds them, with no tag compared again;
+    // any other rep goes to decode_tag, which reports it.
+    if (rule == TagRule::instant) {
+      if (rep.kind() == Kind::integer) {
+        deliver(ValueAccess::instant(ValueAccess::int_bits(rep)));
+        return;
+      }
+    } else if (rule == TagRule::uuid) {
+      if (rep.kind() == Kind::array) {
+        const std::span<const Value> halves = ValueAccess::items(rep);
+        if (halves.size() == 2 && halves[0].kind() == Kind::integer &&
+            halves[1].kind() == Kind::integer) {
+          deliver(Value::uuid({static_cast<std::uint64_t>(ValueAccess::int_bits(halves[0])),
+                               static_cast<std::uint64_t>(ValueAccess::int_bits(halves[1]))}));
+          return;
+        }
+      }
+    } else if (ValueAccess::sequence_in_place(rule == TagRule::set ? Kind::set : Kind::list, rep)) {
       deliver(std::move(rep));
       return;
     }

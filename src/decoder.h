@@ -461,9 +461,10 @@ class Decoder {
   /// How end_tagged builds a tagged value with no user handlers, settled from its tag: a set
   /// or list from its rep's node, taken over in place (ValueAccess::sequence_in_place); a tag
   /// no ground rule reads, straight into a tagged value (ValueAccess::tagged); anything else
-  /// by decode_tag. Not kept in the Frame: a byte more there (in its padding) made GCC lay
+  /// by decode_tag; an instant (`m`) of an integer rep or a UUID (`u`) of two integers, built
+  /// straight from the rep (any other rep: by decode_tag, which reports it). Not kept in the Frame: a byte more there (in its padding) made GCC lay
   /// out MessagePack's reader loop otherwise, geojson's MessagePack read 4% more instructions.
-  enum class TagRule : std::uint8_t { general, set, list, plain };
+  enum class TagRule : std::uint8_t { general, set, list, plain, instant, uuid };
   static TagRule tag_rule(std::string_view tag) noexcept;
   struct Frame {
     // Built by the constructor, a new frame has its fields stored one by one; value-initialized

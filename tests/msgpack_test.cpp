@@ -1214,3 +1214,68 @@ TEST(MsgpackRead, ArraysReservedAsTheyBeginReadAsTheJsonRead) {
             Value::array({Value::tagged("point", 5), Value::array({Value(6), Value(7)})}));
   EXPECT_EQ(reader.next(), std::nullopt);
 }
+
+// MessagePack's instants (`["~#m", ms]`) and UUIDs (`["~#u", [hi, lo]]`) are built straight
+// from their rep as the tagged value ends (Decoder::end_tagged, TagRule::instant and ::uuid):
+// each reads as the JSON read of the same items and as the value built by hand, first in an
+// array or map, as a map key, as a tag's rep, beside the other tags, cached or not; a rep of
+// any other shape is refused as before, and the limits apply.
+TEST(MsgpackRead, InstantsAndUuidsFromTheirRepReadAsTheJsonRead) {
+  const ComparedReads reads_under;
+  ReadOptions narrow;
+  narrow.max_collection_length = 2;
+  const std::vector<std::string_view> cases = {
+      R"(["~#m", 1175598021336])",
+      R"(["~#m", -5])",
+      R"([["~#m", 0], ["~#m", 9007199254740991], ["~#m", -9007199254740991]])",
+      R"(["~#u", [9055455520436522617, -1]])",
+      R"([["~#u", [1, 2]], ["~#u", [-3, -4]], ["~#m", 5]])",
+      R"([["^ ", "~:at", ["~#m", 7]], ["^ ", "^0", ["~#m", 8]], 9])",
+      R"(["^ ", ["~#m", 1], ["~#u", [2, 3]], "x", 1, "y", 2])",
+      R"([["~#set", [["~#m", 1], ["~#m", 1], ["~#u", [1, 2]]]], ["~#list", [["~#m", 2]]]])",
+      R"([["~#point", ["~#m", 3]], ["~#'", ["~#u", [4, 5]]], ["~#cmap", [["~#m", 1], 2]]])",
+      R"({"~#m": 6})",
+      R"([{"~#u": [7, 8]}, {"abcd": ["~#m", 9]}, {"^0": ["~#u", [1, 0]]}])",
+      R"(["~#m", "1175598021336"])",
+      R"(["~#u", "7db644e0-c849-ee7a-e376-a9b1a2036b72"])",
+      R"(["~#m", [1]])",
+      R"(["~#m"])",
+      R"(["~#m", 1, 2])",
+      R"(["~#m", 1, [2]])",
+      R"(["~#u", [1]])",
+      R"(["~#u", [1, 2, 3]])",
+      R"(["~#u", ["a", 2]])",
+      R"(["~#u", {"a": 2}])",
+      R"(["~#u", 5])",
+      R"(["~#u", [1, 2], [3, 4]])",
+      R"([[["~#u", [1, 2]]]])",
+      R"([["~#m", 1], [2, 3], ["~#u", [4, 5]], [6, 7]])",
+  };
+  for (const std::string_view json : cases) {
+    SCOPED_TRACE(json);
+    reads_under.expect_each_reads_as_json(json, narrow, "max_collection_length 2");
+  }
+  // By hand: the values are what decode_tagged builds.
+  EXPECT_EQ(transit::read(transit::test::msgpack_items_of(
+                              R"([["~#m", 1175598021336], ["~#u", [9055455520436522617, -1]], ["~#m", -5]])"),
+                          Encoding::msgpack),
+            Value::array({Value::instant(1175598021336),
+                          Value::uuid({9055455520436522617ULL, ~std::uint64_t{0}}),
+                          Value::instant(-5)}));
+  // A rep above INT64_MAX is a big integer (MessagePack's uint64), no instant's or UUID's:
+  // refused.
+  // So are a double, a nil and a boolean.
+  for (const char* hex : {"92 a3 7e 23 6d cf ff ff ff ff ff ff ff ff",
+                          "92 a3 7e 23 75 92 01 cf ff ff ff ff ff ff ff ff",
+                          "92 a3 7e 23 6d cb 3f f8 00 00 00 00 00 00", "92 a3 7e 23 6d c0",
+                          "92 a3 7e 23 75 92 01 cb 40 04 00 00 00 00 00 00",
+                          "92 a3 7e 23 75 92 c3 02"}) {
+    SCOPED_TRACE(hex);
+    try {
+      transit::read(bytes(hex), Encoding::msgpack);
+      ADD_FAILURE() << "read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::bad_rep) << e.what();
+    }
+  }
+}
