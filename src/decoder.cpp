@@ -204,22 +204,45 @@ void Decoder::begin_frame_checked(FrameKind kind, std::size_t expected) {
 
 void Decoder::start_tagged(std::string_view tag) {
   if (taping()) return tape_start_tagged(tag);
-  Frame* f = frames_.empty() ? nullptr : &frames_.back();
+  if (frames_.empty()) [[unlikely]]
+    tag_not_first(tag);
+  Frame& f = frames_.back();
   // A map or array whose node was reserved as it began (sized_map_begin, sized_array_begin)
   // and holds no item yet is a tagged value: the node goes unused (never for JSON, whose
   // pending frames have none).
-  if (f && (f->kind == FrameKind::array_pending || f->kind == FrameKind::object_pending) &&
-      f->count == 0) {
-    if (f->slots.items) give_up_node(*f);
-    f->kind = f->kind == FrameKind::array_pending ? FrameKind::tagged_array
-                                                  : FrameKind::tagged_object;
-  } else {
-    throw_error(Errc::bad_tagged_value,
-                "tag ~#" + std::string(tag) + " is not the first item of an array or object");
-  }
-  // The bits Value(tag) has, with no call for a short tag (as every ground tag is).
-  f->tag = tag.size() <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, tag)
-                                                  : Value(tag);
+  if ((f.kind != FrameKind::array_pending && f.kind != FrameKind::object_pending) || f.count != 0)
+      [[unlikely]]
+    tag_not_first(tag);
+  if (f.slots.items) give_up_node(f);
+  f.kind = f.kind == FrameKind::array_pending ? FrameKind::tagged_array : FrameKind::tagged_object;
+  // The bits Value(tag) has, with no call for a short tag (as every ground tag is). A pending
+  // frame's tag is null: constructed over it, with no old value to release.
+  new (&f.tag) Value(tag.size() <= ValueAccess::kInlineText
+                         ? ValueAccess::inline_text(Kind::string, tag)
+                         : Value(tag));
+}
+
+void Decoder::tag_not_first(std::string_view tag) {
+  throw_error(Errc::bad_tagged_value,
+              "tag ~#" + std::string(tag) + " is not the first item of an array or object");
+}
+
+void Decoder::checked_base64(std::string_view raw) {
+  if (tape_ || handlers_ || !caching_) [[unlikely]]
+    return string(raw);
+  // Only a map key is cacheable (no `~:`, `~$` or `~#`), as string() decides.
+  const bool cacheable = at_key_position() && is_cacheable(raw, true);
+  const Value& v = deliver(decode_scalar('b', raw.substr(2)));
+  if (cacheable) cache_.add(v, false);
+}
+
+void Decoder::checked_tag(std::string_view raw, bool ascii) {
+  const std::string_view tag = raw.substr(2);
+  if (!is_valid_tag(tag)) [[unlikely]]
+    return string(raw);  // which reports it
+  // As string() caches it: a `~#` string of 4 bytes or more, counted in UTF-16 units.
+  if (raw.size() >= 4 && (ascii || is_cacheable(raw, false))) cache_.add(Value(tag), true);
+  start_tagged(tag);
 }
 
 Decoder::TagRule Decoder::tag_rule(std::string_view tag) noexcept {

@@ -206,6 +206,7 @@ class Decoder {
       return;
     }
     if (first == '~') {
+      if (n >= 2 && raw[1] == '#') return checked_tag(raw, ascii);
       if (n < 2 || (raw[1] != ':' && raw[1] != '$')) return string(raw);
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
       const std::string_view name = raw.substr(2);
@@ -224,6 +225,16 @@ class Decoder {
         deliver(n <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, raw) : Value(raw));
     if (cacheable) cache_.add(v, false);
   }
+  /// checked_string() of a `"~#tag"` string: string()'s rules for it (the tag checked, cached
+  /// when long enough, the tagged value started) with none of its tests that cannot apply
+  /// (a cache code, `"^ "`, a lazy cache, a tape). MessagePack writes every instant and UUID
+  /// as `["~#m", ms]` and `["~#u", [hi, lo]]`, tags too short to be cached (10,500 a read of
+  /// extensions).
+  [[gnu::noinline]] void checked_tag(std::string_view raw, bool ascii);
+  /// string() of a `"~b"` string from MessagePack, whose reader leaves its UTF-8 unchecked
+  /// (the base64 decode refuses any byte outside ASCII): string()'s rules for it with none of
+  /// its tests that cannot apply, as checked_tag does for tags.
+  [[gnu::noinline]] void checked_base64(std::string_view raw);
   /// checked_string()'s commonest case, for a backend to try first: a cache code (`^` and one
   /// or two digits) that names a plain value (no tag). It is placed, and true returned;
   /// anything else returns false, having done nothing, for checked_string() or string(). Most
@@ -655,6 +666,8 @@ class Decoder {
   /// Whether an array is built by a user's array builder (so not straight into a node).
   bool arrays_built_by_user() const noexcept;
   void start_tagged(std::string_view tag);
+  /// start_tagged()'s error: `tag` is not the first item of an array or object.
+  [[noreturn, gnu::cold, gnu::noinline]] static void tag_not_first(std::string_view tag);
   void end_tagged(Frame& frame);
   /// A JSON form showed up in a value read with a lazy cache: cache from here on, if nothing
   /// cacheable was missed before.

@@ -1279,3 +1279,49 @@ TEST(MsgpackRead, InstantsAndUuidsFromTheirRepReadAsTheJsonRead) {
     }
   }
 }
+
+// A `"~#tag"` string goes from the MessagePack reader straight to Decoder::checked_tag, and a
+// `"~b"` string to Decoder::checked_base64, not through string(): tags first, later (refused)
+// and as map keys, valid or not, cached by their UTF-16 length (ASCII or not), named by cache
+// codes later; base64 as items, map keys (cached), reps and bad text, with "^ " map arrays
+// around them: each reads as the JSON read of the same items, plain, with a read handler,
+// with builders, at max_depth 2 and at max_collection_length 2.
+TEST(MsgpackRead, TagsAndBase64FromTheReaderReadAsTheJsonRead) {
+  const ComparedReads reads_under;
+  ReadOptions narrow;
+  narrow.max_collection_length = 2;
+  const std::vector<std::string_view> cases = {
+      R"([["~#point", 1], ["^0", 2], ["~#pt", [3]], ["^1", 4]])",
+      R"([["~#é", 1], ["^0", 2]])",
+      R"([["~#éé", 1], ["^0", 2], 3])",
+      R"([["~#ab", 1], ["^0", 2], 3])",
+      R"([["~#", 1]])",
+      R"([["~# x", 1]])",
+      R"([1, "~#point"])",
+      R"(["~#point"])",
+      R"(["~#point", "~#point"])",
+      R"({"~#point": ["~#list", [1]]})",
+      R"([{"a": 1, "~#point": 2}])",
+      R"([["^ ", "~#point", 1]])",
+      R"(["~bAAEC", "~bAAECAw==", "~b", 1])",
+      R"([{"~bAAECAw==": 1}, {"^0": 2}, ["^ ", "^0", "~bAAEC"], 3])",
+      R"(["^ ", "~bAAECAw==", 1, "^0", 2, "x", 3])",
+      R"([["~#point", "~bAAEC"], ["~#'", "~bAAEC"], ["~#set", ["~bAA==", "~bAA=="]]])",
+      R"(["~b=", 1, 2])",
+      R"(["~bA", 1, 2])",
+      R"(["~b!!!!", 1, 2])",
+      R"(["~bAAE C", 1, 2])",
+      R"(["~bé", 1, 2])",
+      R"("~bAAEC")",
+      R"(["~b", "~bAAEC"])",
+  };
+  for (const std::string_view json : cases) {
+    SCOPED_TRACE(json);
+    reads_under.expect_each_reads_as_json(json, narrow, "max_collection_length 2");
+  }
+  // By hand: a base64 map key is cached, and its code names the same bytes.
+  EXPECT_EQ(transit::read(transit::test::msgpack_items_of(R"([{"~bAAECAw==": 1}, {"^0": 2}])"),
+                          Encoding::msgpack),
+            Value::array({Value::map({{Value::bytes(std::string_view("\0\1\2\3", 4)), Value(1)}}),
+                          Value::map({{Value::bytes(std::string_view("\0\1\2\3", 4)), Value(2)}})}));
+}

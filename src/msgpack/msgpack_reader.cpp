@@ -248,7 +248,7 @@ class Visitor {
     // Bytes as `~b` base64 (every bytes value Transit writes): the decoder decodes every `~b`
     // string as base64 (a ground tag: no read handler takes its text), which refuses any byte
     // outside ASCII, so a UTF-8 check first would only read the text once more.
-    if (n >= 2 && s[0] == '~' && s[1] == 'b') return d_.string(text), true;
+    if (n >= 2 && s[0] == '~' && s[1] == 'b') return d_.checked_base64(text), true;
     if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
     d_.checked_string(text, false);
     return true;
