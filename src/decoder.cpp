@@ -83,11 +83,14 @@ Value& Decoder::place() {
       break;
     case FrameKind::tagged_array:
     case FrameKind::tagged_object:
-      if (f.has_rep)
-        throw_error(Errc::bad_tagged_value,
-                    "tagged value ~#" + std::string(f.tag.as_string()) + " has more than one rep");
+      if (f.has_rep) [[unlikely]]
+        second_rep(f);
       f.has_rep = true;
-      break;
+      // Its one rep, on the stack (its node was given up, see start_tagged), as below: the
+      // checks there that can fail for one item are the limit's.
+      if (max_items_ == 0) [[unlikely]]
+        too_many_items();
+      return stack_.emplace_back();
     default:
       break;
   }
@@ -349,10 +352,19 @@ void Decoder::json_scalar_string(std::string_view raw) {
   if (cacheable) cache_.add(v, false);
 }
 
+void Decoder::second_rep(const Frame& f) {
+  throw_error(Errc::bad_tagged_value,
+              "tagged value ~#" + std::string(f.tag.as_string()) + " has more than one rep");
+}
+
+void Decoder::no_rep(const Frame& f) {
+  throw_error(Errc::bad_tagged_value,
+              "tagged value ~#" + std::string(f.tag.as_string()) + " has no rep");
+}
+
 void Decoder::end_tagged(Frame& frame) {
-  if (!frame.has_rep)
-    throw_error(Errc::bad_tagged_value,
-                "tagged value ~#" + std::string(frame.tag.as_string()) + " has no rep");
+  if (!frame.has_rep) [[unlikely]]
+    no_rep(frame);
   Value rep = std::move(stack_.back());
   stack_.pop_back();
   Value tag = std::move(frame.tag);
@@ -468,6 +480,9 @@ void Decoder::array_end() {
 
 void Decoder::array_end_frame() {
   Frame& f = frames_.back();
+  // A tagged value first, before this path's registers are saved: MessagePack's instants
+  // and UUIDs (10,500 a read of extensions).
+  if (f.kind == FrameKind::tagged_array) return end_tagged(f);
   if (f.slots.items) {
     closing_ = true;
     if (Value* slot = next_slot_of_parent()) {

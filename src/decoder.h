@@ -669,6 +669,9 @@ class Decoder {
   /// start_tagged()'s error: `tag` is not the first item of an array or object.
   [[noreturn, gnu::cold, gnu::noinline]] static void tag_not_first(std::string_view tag);
   void end_tagged(Frame& frame);
+  /// A tagged value's errors: a second rep, or none.
+  [[noreturn, gnu::cold, gnu::noinline]] static void second_rep(const Frame& f);
+  [[noreturn, gnu::cold, gnu::noinline]] static void no_rep(const Frame& f);
   /// A JSON form showed up in a value read with a lazy cache: cache from here on, if nothing
   /// cacheable was missed before.
   void start_caching() {

@@ -1262,6 +1262,20 @@ TEST(MsgpackRead, InstantsAndUuidsFromTheirRepReadAsTheJsonRead) {
             Value::array({Value::instant(1175598021336),
                           Value::uuid({9055455520436522617ULL, ~std::uint64_t{0}}),
                           Value::instant(-5)}));
+  // A tagged value's rep counts as an item (Decoder::place): JSON's read refuses it past a
+  // max_collection_length of 0, as MessagePack's refuses the array's header.
+  ReadOptions none;
+  none.max_collection_length = 0;
+  for (const Encoding encoding : {Encoding::json, Encoding::msgpack}) {
+    const std::string json = R"(["~#m", 1])";
+    try {
+      transit::read(encoding == Encoding::json ? json : transit::test::msgpack_items_of(json),
+                    encoding, none);
+      ADD_FAILURE() << "read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::too_large) << e.what();
+    }
+  }
   // A rep above INT64_MAX is a big integer (MessagePack's uint64), no instant's or UUID's:
   // refused.
   // So are a double, a nil and a boolean.
