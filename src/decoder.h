@@ -206,8 +206,14 @@ class Decoder {
       return;
     }
     if (first == '~') {
-      if (n >= 2 && raw[1] == '#') return checked_tag(raw, ascii);
-      if (n < 2 || (raw[1] != ':' && raw[1] != '$')) return string(raw);
+      if (n < 2) return string(raw);
+      if (raw[1] == '#') return checked_tag(raw, ascii);
+      if (raw[1] != ':' && raw[1] != '$') {
+        // A `~X` scalar (`~n`, `~f`, `~r`, `~c` ...: 12,000 a read of extensions) as JSON's
+        // walk reads it; an escape by string().
+        if (raw[1] == '~' || raw[1] == '^' || raw[1] == '`') return string(raw);
+        return json_scalar_string(raw);
+      }
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
       const std::string_view name = raw.substr(2);
       const Value& v = deliver(name.size() <= ValueAccess::kInlineText

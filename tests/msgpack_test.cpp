@@ -1339,3 +1339,40 @@ TEST(MsgpackRead, TagsAndBase64FromTheReaderReadAsTheJsonRead) {
             Value::array({Value::map({{Value::bytes(std::string_view("\0\1\2\3", 4)), Value(1)}}),
                           Value::map({{Value::bytes(std::string_view("\0\1\2\3", 4)), Value(2)}})}));
 }
+
+// A `~X` scalar string of a MessagePack read (`~n`, `~f`, `~r`, `~c`, `~m`, `~u` ...) goes
+// from Decoder::checked_string straight to json_scalar_string, not through string(); escapes
+// (`~~`, `~^`, `~``) still go to string(). Every ground scalar, unknown ones, bad text, map
+// keys (cached, and named by codes later), non-ASCII text, and the limits: each reads as the
+// JSON read of the same items.
+TEST(MsgpackRead, ScalarStringsFromTheReaderReadAsTheJsonRead) {
+  const ComparedReads reads_under;
+  ReadOptions narrow;
+  narrow.max_collection_length = 2;
+  const std::vector<std::string_view> cases = {
+      R"(["~n58729356529324039774", "~f0.845145", "~rhttps://example.com/r/0", "~cA"])",
+      R"(["~m1175598021336", "~u7db644e0-c849-ee7a-e376-a9b1a2036b72", "~i12", "~d1.5"])",
+      R"(["~t2007-04-03T11:00:21.336Z", "~zNaN", "~zINF", "~?t", "~_", "~bAAEC"])",
+      R"(["~~x", "~^ ", "~`y", "~", "~q", "~qabc", "~Xyz"])",
+      R"(["~nabc", 1, 2])",
+      R"(["~fx.y", 1, 2])",
+      R"(["~mzz", 1, 2])",
+      R"(["~u12", 1, 2])",
+      R"(["~?x", 1, 2])",
+      R"(["~cAB", 1, 2])",
+      R"(["~ré", "~cé", "~nö", 1])",
+      R"([{"~n12345": 1, "~rhttp://x": 2}, {"^0": 3, "^1": 4}, ["^ ", "~cA", 5]])",
+      R"(["^ ", "~m1", 1, "~u7db644e0-c849-ee7a-e376-a9b1a2036b72", 2, "^0", 3])",
+      R"([["~#point", "~n1"], ["~#set", ["~f1.0", "~f1.0"]], {"~#'": "~cA"}])",
+      R"("~rhttps://example.com")",
+  };
+  for (const std::string_view json : cases) {
+    SCOPED_TRACE(json);
+    reads_under.expect_each_reads_as_json(json, narrow, "max_collection_length 2");
+  }
+  // By hand, a few of them.
+  EXPECT_EQ(transit::read(transit::test::msgpack_items_of(R"(["~n12", "~m5", "~cA", "~~x"])"),
+                          Encoding::msgpack),
+            Value::array({Value::big_integer("12"), Value::instant(5), Value::character(U'A'),
+                          Value("~x")}));
+}
