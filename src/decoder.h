@@ -188,8 +188,12 @@ class Decoder {
   /// (`"^ "`, tags, other `~` forms, bad codes, typed reads, user handlers, a lazy cache)
   /// goes to string(), which applies the same rules.
   [[gnu::always_inline]] void checked_string(std::string_view raw, bool ascii) {
-    if (tape_ || handlers_ || !caching_) [[unlikely]]
+    if (tape_ || handlers_ || !caching_) [[unlikely]] {
+      // A typed read's cache code goes to the tape as the walk of a parsed JSON document
+      // sends it (tape_walk_string), with no call of string().
+      if (tape_) return tape_walk_string(raw);
       return string(raw);
+    }
     const std::size_t n = raw.size();
     const char first = n != 0 ? raw[0] : '\0';
     if (first == '^') {

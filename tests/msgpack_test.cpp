@@ -1376,3 +1376,50 @@ TEST(MsgpackRead, ScalarStringsFromTheReaderReadAsTheJsonRead) {
             Value::array({Value::big_integer("12"), Value::instant(5), Value::character(U'A'),
                           Value("~x")}));
 }
+
+// A typed read's MessagePack strings go from Decoder::checked_string to tape_walk_string, as
+// the walk of a parsed JSON document sends them: a cache code naming text on the tape is
+// taped there, anything else (a code naming a tag or a Value built inside a tag, "^ ", a bad
+// or unassigned code, a plain string) takes string(). Each typed read of the MessagePack items
+// gives the typed JSON read's value or error (bar the byte offset).
+TEST(MsgpackRead, TypedCacheCodesReadAsTheTypedJsonRead) {
+  using Map = std::map<std::string, int>;
+  using Tags = std::vector<std::map<transit::Keyword, std::variant<std::string, std::set<transit::Keyword>>>>;
+  auto same = [](auto expected_type, std::string_view json) {
+    using T = decltype(expected_type);
+    SCOPED_TRACE(json);
+    std::optional<T> from_json, from_mp;
+    std::string json_error = "none", mp_error = "none";
+    try {
+      from_json = transit::read<T>(std::string(json), Encoding::json);
+    } catch (const Error& e) {
+      json_error = e.what();
+    }
+    try {
+      from_mp = transit::read<T>(transit::test::msgpack_items_of(json), Encoding::msgpack);
+    } catch (const Error& e) {
+      mp_error = e.what();
+    }
+    EXPECT_EQ(mp_error.substr(0, mp_error.find(" at byte")),
+              json_error.substr(0, json_error.find(" at byte")));
+    EXPECT_EQ(mp_error.substr(std::min(mp_error.size(), mp_error.find(" in $"))),
+              json_error.substr(std::min(json_error.size(), json_error.find(" in $"))));
+    EXPECT_EQ(from_mp, from_json);
+  };
+  same(Tags{}, R"([["^ ","~:name","alpha","~:tags",["~#set",["~:red"]]],["^ ","^0","beta","^1",["^2",["^3"]]]])");
+  same(std::vector<Map>{}, R"([["^ ","alpha",1,"beta",2],["^ ","^1",3,"^0",4]])");
+  same(std::pair<Value, Map>{}, R"([["~#point",["^ ","name",1]],["^ ","^1",2,"name",3]])");
+  same(std::pair<Value, Map>{}, R"([["~#point",["^ ","name",1]],["^ ","^1",2]])");
+  same(std::vector<Map>{}, R"([["^ ","alpha",1],["^ ","^5",2]])");
+  same(std::vector<Map>{}, R"([["^ ","alpha",1],["^ ","^",2]])");
+  same(std::vector<Map>{}, R"([["^ ","alpha",1],["^ ","^zz",2]])");
+  same(std::vector<Map>{}, R"([["^ ","alpha",1],["^ ","^ ",2]])");
+  same(std::vector<std::string>{}, R"(["alpha","^0","^ ","~~x","^0"])");
+  same(std::string{}, R"("^0")");
+  same(std::vector<Map>{}, R"([["^ ","alpha",1],["^ ","^0","x"]])");
+  // The cache's wrap: after 44 * 44 keys, slot 0 names the next cacheable string.
+  std::string text = R"([["^ ")";
+  for (int i = 0; i < 44 * 44; ++i) text += ",\"key" + std::to_string(i) + "\"," + std::to_string(i);
+  text += R"(],["^ ","later",1,"^0",2]])";
+  same(std::vector<Map>{}, text);
+}
