@@ -184,9 +184,10 @@ class Decoder {
   /// inline, before any text is built: a cache code goes straight to the read cache; a plain
   /// string of up to 3 bytes (never cacheable) skips the cache bookkeeping; a longer one is
   /// cached when it is a map key (ASCII counts one UTF-16 unit a byte, so its size decides);
-  /// a `~:` keyword or `~$` symbol becomes one with no generic `~` dispatch. Everything else
-  /// (`"^ "`, tags, other `~` forms, bad codes, typed reads, user handlers, a lazy cache)
-  /// goes to string(), which applies the same rules.
+  /// a `~:` keyword or `~$` symbol becomes one with no generic `~` dispatch; a tag goes to
+  /// checked_tag, another `~X` scalar to json_scalar_string; a typed read's string to
+  /// tape_walk_string. Everything else (`"^ "`, escapes, bad codes, user handlers, a lazy
+  /// cache) goes to string(), which applies the same rules.
   [[gnu::always_inline]] void checked_string(std::string_view raw, bool ascii) {
     if (tape_ || handlers_ || !caching_) [[unlikely]] {
       // A typed read's cache code goes to the tape as the walk of a parsed JSON document
@@ -483,8 +484,9 @@ class Decoder {
   /// or list from its rep's node, taken over in place (ValueAccess::sequence_in_place); a tag
   /// no ground rule reads, straight into a tagged value (ValueAccess::tagged); anything else
   /// by decode_tag; an instant (`m`) of an integer rep or a UUID (`u`) of two integers, built
-  /// straight from the rep (any other rep: by decode_tag, which reports it). Not kept in the Frame: a byte more there (in its padding) made GCC lay
-  /// out MessagePack's reader loop otherwise, geojson's MessagePack read 4% more instructions.
+  /// straight from the rep (any other rep: by decode_tag, which reports it). Not kept in the
+  /// Frame: a byte more there (in its padding) made GCC lay out MessagePack's reader loop
+  /// otherwise, geojson's MessagePack read 4% more instructions.
   enum class TagRule : std::uint8_t { general, set, list, plain, instant, uuid };
   static TagRule tag_rule(std::string_view tag) noexcept;
   struct Frame {

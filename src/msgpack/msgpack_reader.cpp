@@ -230,7 +230,8 @@ class Visitor {
     item();
     if (n > limits_.max_string_length) [[unlikely]]
       length_refused("str", n);
-    // A typed read's tape takes its own cache codes (Decoder::string), and its strings
+    // A typed read's tape takes its own cache codes (Decoder::tape_walk_string, from
+    // checked_string), and its strings
     // their whole path inline, as before (out of line: twitter's typed read 1.4% more).
     if constexpr (kTape) {
       return text(s, n);
