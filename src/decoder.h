@@ -166,13 +166,6 @@ class Decoder {
       return tape_scalar(Kind::floating, std::bit_cast<std::int64_t>(d));
     deliver(Value(d));
   }
-  /// floating(), always inline: for the walk of simdjson's document, as json_integer(), where
-  /// GCC left floating() a call.
-  [[gnu::always_inline]] void json_floating(double d) {
-    if (tape_ && taping()) [[unlikely]]
-      return tape_scalar(Kind::floating, std::bit_cast<std::int64_t>(d));
-    deliver(Value(d));
-  }
   /// An integer too large for int64, as decimal digits.
   void big_integer(std::string_view digits);
   /// A native unsigned integer (MessagePack): above INT64_MAX it is a big integer. Inline:

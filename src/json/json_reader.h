@@ -539,10 +539,7 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
       case 'd': {
         double x;
         std::memcpy(&x, &tape[++i], sizeof x);
-        if constexpr (kTape)
-          d.floating(x);
-        else
-          d.json_floating(x);
+        d.floating(x);
         break;
       }
       case 'n':
