@@ -5,6 +5,7 @@
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -749,6 +750,17 @@ class Decoder {
       }
     }
   };
+  // The constructor's three words are, in order: count and limit; begin_token and rep_items;
+  // kind, has_rep, tag and the padding. A field moved or resized must fail here, not write
+  // the wrong bytes.
+  static_assert(offsetof(TapeFrame, limit) == offsetof(TapeFrame, count) + 4 &&
+                offsetof(TapeFrame, begin_token) == offsetof(TapeFrame, count) + 8 &&
+                offsetof(TapeFrame, rep_items) == offsetof(TapeFrame, count) + 12 &&
+                offsetof(TapeFrame, kind) == offsetof(TapeFrame, count) + 16 &&
+                offsetof(TapeFrame, has_rep) == offsetof(TapeFrame, count) + 17 &&
+                offsetof(TapeFrame, tag) == offsetof(TapeFrame, count) + 18 &&
+                sizeof(TapeFrame) == offsetof(TapeFrame, count) + 24 &&
+                static_cast<int>(TapeTag::none) == 0);
   bool taping() const noexcept { return tape_ && frames_.empty(); }
   // A taped array or map is open from its start (its begin token taped at once, so that its
   // first item takes tape_item's inlined path too): it is at its start while it has no item.
