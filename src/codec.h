@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Text codecs shared by the encoder, the decoder and the EDN printer: base64, UUIDs, ISO-8601
-// instants, UTF-8 and number formatting. Internal; not installed.
+// Text codecs shared by the encoder, the decoder and the EDN printer: `~X` strings, base64,
+// UUIDs, ISO-8601 instants, UTF-8 and number formatting. Internal; not installed.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,15 @@
 #include "transit/value.h"
 
 namespace transit::detail {
+
+// ---- `~X` strings -------------------------------------------------------------------------------
+
+/// Whether a one-character tag can be written as a `~X` string, and so whether a `~X` string
+/// read is a scalar of tag X: `#`, `~`, `^` and backquote read as a tag, an escaped string or
+/// a cache code, so a writer keeps ["~#t", rep] for them.
+inline bool string_tag_char(char t) noexcept {
+  return t != '#' && t != '~' && t != '^' && t != '`';
+}
 
 // ---- base64 (RFC 4648, standard alphabet, padded) ----------------------------------------------
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cache.h"
+#include "codec.h"
 #include "transit/reader.h"
 #include "transit/tape.h"
 #include "transit/value.h"
@@ -217,7 +218,7 @@ class Decoder {
       if (raw[1] != ':' && raw[1] != '$') {
         // A `~X` scalar (`~n`, `~f`, `~r`, `~c` ...: 12,000 a read of extensions) as JSON's
         // walk reads it; an escape by string().
-        if (raw[1] == '~' || raw[1] == '^' || raw[1] == '`') return string(raw);
+        if (!string_tag_char(raw[1])) return string(raw);
         return json_scalar_string(raw);
       }
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
@@ -309,7 +310,7 @@ class Decoder {
     if (first == '~') {
       if (n < 2) return string(raw);
       if (raw[1] != ':' && raw[1] != '$') {
-        if (raw[1] == '#' || raw[1] == '~' || raw[1] == '^' || raw[1] == '`') return string(raw);
+        if (!string_tag_char(raw[1])) return string(raw);
         return json_scalar_string(raw);
       }
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
