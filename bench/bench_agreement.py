@@ -20,6 +20,9 @@
 # runs made one right after the other, and the range of those ratios is printed beside it. A
 # cost one tool pays and the other does not shows in every round; a drift, in one.
 # transit-example.json is measured by `transit bench` alone (it is not a transit-bench corpus).
+# Both tools' times are the thread's CPU time (`transit bench` reads CLOCK_THREAD_CPUTIME_ID;
+# transit-bench's cpu_time is Google Benchmark's per-thread CPU timer, the same clock), so time
+# the thread spent waiting for a core on a loaded machine is in neither.
 import argparse
 import json
 import os
@@ -45,7 +48,7 @@ def transit_bench_medians(transit_bench, corpus, reps):
             continue
         op, impl, _ = b["run_name"].split("/")
         scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
-        medians[(op.lower(), by_name[impl])] = b["real_time"] * scale
+        medians[(op.lower(), by_name[impl])] = b["cpu_time"] * scale
     return medians
 
 

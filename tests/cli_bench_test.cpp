@@ -205,6 +205,16 @@ TEST_F(CliBench, SvgChartIsWellFormed) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected;
 }
 
+// The usage text says what the times are: this thread's CPU time (so a scheduler's delays on a
+// loaded machine are not timed, and page faults are), with ours and the floor's runs alternating.
+TEST_F(CliBench, UsageNamesTheClockAndTheOrder) {
+  const CliRun r = run_cli("bench --help");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("CLOCK_THREAD_CPUTIME_ID"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("page\nfaults"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(ours, floor, ours, floor ...)"), std::string::npos) << r.out;
+}
+
 TEST_F(CliBench, ExitStatuses) {
   EXPECT_EQ(run_cli("bench --help").status, 0);
   EXPECT_EQ(run_cli("bench").status, 2);

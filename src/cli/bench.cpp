@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `transit bench`: times reading and writing a file's values in every encoding.
+#include <time.h>
+
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -30,6 +31,11 @@ constexpr Usage kBenchUsage{
     "(10^6 bytes per second) and size per encoding, and the size in each form. Beside each\n"
     "encoding, its floor on the same bytes: RapidJSON (DOM parse, Writer) for the JSON forms,\n"
     "msgpack-cxx (unpack, pack) for MessagePack, a fresh document and buffer each run.\n"
+    "\n"
+    "Times are this thread's CPU time (CLOCK_THREAD_CPUTIME_ID: user and system time, so page\n"
+    "faults and memory given back to the system count; time the thread waits for a core does\n"
+    "not). Ours and the floor's runs alternate (ours, floor, ours, floor ...), writes first,\n"
+    "so that a change in the machine's speed falls on both alike.\n"
     "\n"
     "  --json     print one JSON object instead: {\"file\": FILE, \"values\": COUNT, \"results\":\n"
     "             [{\"encoding\": ENC, \"op\": \"read\" or \"write\", \"median_ns\": NS, \"bytes\": B},\n"
@@ -113,20 +119,42 @@ std::string write_all(std::span<const Value> values, Encoding encoding) {
   return out;
 }
 
-template <class Op>
-std::int64_t median_ns(int runs, Progress& progress, std::string_view what, Op op) {
-  std::vector<std::int64_t> times;
-  for (int i = 0; i < runs; ++i) {
-    progress.step(std::string(what) + " run " + std::to_string(i + 1) + " of " + std::to_string(runs));
-    const auto start = std::chrono::steady_clock::now();
-    op();
-    times.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now() - start)
-                        .count());
-  }
+// This thread's CPU time, user and system: what the work cost, page faults and munmap
+// included, without the time the thread waited for a core on a loaded machine (which wall
+// clock counts, and which swung single ratios from 0.48x to 2.19x; docs/performance.md).
+std::int64_t thread_cpu_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+std::int64_t median(std::vector<std::int64_t> times) {
   std::sort(times.begin(), times.end());
   const std::size_t mid = times.size() / 2;
   return times.size() % 2 == 1 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+}
+
+struct Medians {
+  std::int64_t ours = 0, floor = 0;
+};
+
+// `runs` runs each of ours and the floor, alternating (ours, floor, ours, floor ...), so that a
+// drift of the machine's speed falls on both sides alike; the median of each side.
+template <class Ours, class Floor>
+Medians paired_medians(int runs, Progress& progress, const std::string& what, Ours ours, Floor floor) {
+  std::vector<std::int64_t> ours_ns, floor_ns;
+  for (int i = 0; i < runs; ++i) {
+    progress.step(what + " run " + std::to_string(i + 1) + " of " + std::to_string(runs));
+    std::int64_t start = thread_cpu_ns();
+    ours();
+    std::int64_t end = thread_cpu_ns();
+    ours_ns.push_back(end - start);
+    start = thread_cpu_ns();
+    floor();
+    end = thread_cpu_ns();
+    floor_ns.push_back(end - start);
+  }
+  return {median(std::move(ours_ns)), median(std::move(floor_ns))};
 }
 
 // Writes the values in `encoding` and checks that they read back equal; returns the text.
@@ -140,32 +168,40 @@ std::string check_round_trip(std::span<const Value> values, Encoding encoding, P
   return text;
 }
 
-// Times ours and the floor on `text`, the values written in `encoding`.
+// Times ours and the floor on `text`, the values written in `encoding`: the writes, then the
+// reads, each run of ours followed by one of the floor's.
 Result measure(std::span<const Value> values, Encoding encoding, const std::string& text, int runs,
                Progress& progress) {
   Result r;
   r.encoding = encoding;
   r.bytes = text.size();
   const std::string name(encoding_name(encoding));
-  r.write_ns = median_ns(runs, progress, name + ": write", [&] {
-    const std::string out = write_all(values, encoding);
-    if (out.size() != r.bytes) throw std::runtime_error("a write produced different output");
-  });
-  r.read_ns = median_ns(runs, progress, name + ": read", [&] {
-    if (read_all(text, encoding).size() != values.size())
-      throw std::runtime_error("a read produced different values");
-  });
-  // The floor, right after ours on the same bytes, so that load on the machine hits both alike.
   const Floor floor(text, encoding);
   r.library = floor.library();
   const std::size_t floor_bytes = floor.write();  // also its warm-up
-  r.floor_write_ns = median_ns(runs, progress, name + ": " + r.library + " write", [&] {
-    if (floor.write() != floor_bytes) throw std::runtime_error("a floor write produced different output");
-  });
   const std::size_t floor_values = floor.read();
-  r.floor_read_ns = median_ns(runs, progress, name + ": " + r.library + " read", [&] {
-    if (floor.read() != floor_values) throw std::runtime_error("a floor read produced different values");
-  });
+  const Medians writes = paired_medians(
+      runs, progress, name + ": write, ours and " + r.library + "'s",
+      [&] {
+        const std::string out = write_all(values, encoding);
+        if (out.size() != r.bytes) throw std::runtime_error("a write produced different output");
+      },
+      [&] {
+        if (floor.write() != floor_bytes) throw std::runtime_error("a floor write produced different output");
+      });
+  const Medians reads = paired_medians(
+      runs, progress, name + ": read, ours and " + r.library + "'s",
+      [&] {
+        if (read_all(text, encoding).size() != values.size())
+          throw std::runtime_error("a read produced different values");
+      },
+      [&] {
+        if (floor.read() != floor_values) throw std::runtime_error("a floor read produced different values");
+      });
+  r.write_ns = writes.ours;
+  r.floor_write_ns = writes.floor;
+  r.read_ns = reads.ours;
+  r.floor_read_ns = reads.floor;
   return r;
 }
 
