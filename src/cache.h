@@ -98,29 +98,19 @@ class WriteCache {
   }
 
   /// The code for `s` if it was cached before; otherwise caches it (wrapping after 1936
-  /// entries) and returns an empty view, meaning "write the string itself".
-  std::string_view find_or_add(std::string_view s) {
+  /// entries) and returns an empty view, meaning "write the string itself". The hit, every
+  /// repeated key not found by identity, is a probe and a compare of a few words, with no call;
+  /// the rest is add().
+  [[gnu::always_inline]] std::string_view find_or_add(std::string_view s) {
     const std::uint32_t h = hash(s);
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t i = h & mask;
-    for (;; i = (i + 1) & mask) {
-      Slot& slot = slots_[i];
+    const Slot* const slots = slots_.data();
+    for (std::size_t i = h & text_mask_;; i = (i + 1) & text_mask_) {
+      const Slot& slot = slots[i];
       if (slot.generation != generation_) break;
-      if (slot.hash == h && slot.size == s.size() &&
-          std::memcmp(text_.data() + slot.offset, s.data(), s.size()) == 0)
+      if (slot.hash == h && slot.size == s.size() && same_bytes(text_.data() + slot.offset, s.data(), s.size()))
         return cache_code(slot.code);
     }
-    if (count_ == kCacheSize) {
-      reset();
-      i = free_slot(h);
-    } else if (2 * (count_ + 1) > slots_.size()) {
-      grow();
-      i = free_slot(h);
-    }
-    Slot& slot = slots_[i];
-    slot = {generation_, h, static_cast<std::uint32_t>(text_.size()),
-            static_cast<std::uint32_t>(s.size()), static_cast<std::uint16_t>(count_++)};
-    text_.append(s);
+    add(s, h);
     return {};
   }
 
@@ -171,6 +161,39 @@ class WriteCache {
   // At most half full keeps probe chains short; at the entry limit that is 4096 slots.
   static constexpr std::size_t kMinSlots = 64;
 
+  // Caches `s`, which find_or_add did not find; `h` is its hash.
+  [[gnu::noinline]] void add(std::string_view s, std::uint32_t h) {
+    if (count_ == kCacheSize) {
+      reset();
+    } else if (2 * (count_ + 1) > slots_.size()) {
+      grow();
+    }
+    slots_[free_slot(h)] = {generation_, h, static_cast<std::uint32_t>(text_.size()),
+                            static_cast<std::uint32_t>(s.size()), static_cast<std::uint16_t>(count_++)};
+    text_.append(s);
+  }
+
+  // Whether the n bytes at a and b are the same: cached texts are mostly keys and tags of 4 to
+  // 32 bytes, compared here as two to four overlapping words with no call.
+  static bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+    const auto word = [](const char* p) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      return w;
+    };
+    const auto half = [](const char* p) {
+      std::uint32_t w;
+      std::memcpy(&w, p, 4);
+      return w;
+    };
+    if (n >= 4 && n < 8) return ((half(a) ^ half(b)) | (half(a + n - 4) ^ half(b + n - 4))) == 0;
+    if (n >= 8 && n <= 16) return ((word(a) ^ word(b)) | (word(a + n - 8) ^ word(b + n - 8))) == 0;
+    if (n > 16 && n <= 32)
+      return ((word(a) ^ word(b)) | (word(a + 8) ^ word(b + 8)) | (word(a + n - 16) ^ word(b + n - 16)) |
+              (word(a + n - 8) ^ word(b + n - 8))) == 0;
+    return std::memcmp(a, b, n) == 0;
+  }
+
   std::size_t free_slot(std::uint32_t h) const noexcept {
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = h & mask;
@@ -181,6 +204,7 @@ class WriteCache {
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
+    text_mask_ = slots_.size() - 1;
     for (const Slot& slot : old)
       if (slot.generation == generation_) slots_[free_slot(slot.hash)] = slot;
   }
@@ -229,6 +253,7 @@ class WriteCache {
   }
 
   std::vector<Slot> slots_;
+  std::size_t text_mask_ = kMinSlots - 1;  // slots_.size() - 1, held for the probe
   std::vector<ValueSlot> values_;  // open addressing by identity, at most half full
   const ValueSlot* value_table_ = nullptr;  // values_'s slots and size - 1, held for the probe
   std::size_t value_mask_ = 0;

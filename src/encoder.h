@@ -318,6 +318,7 @@ class Encoder final : public ObjectEncoder {
       case Kind::big_decimal:
         return emit_text(v, 'f', as_key);
       case Kind::string:
+        if (!as_key) return write_string_value(v);
         return emit_text(v, '"', as_key);
       case Kind::bytes:
         return bytes(v.as_bytes(), as_key);
@@ -365,6 +366,15 @@ class Encoder final : public ObjectEncoder {
       case Kind::object:
         return object(v.object_type_info(), v.object_address(), as_key);
     }
+  }
+
+  // A string that is not a map key is never cached: out as it is unless it must be escaped
+  // (a leading ~, ^ or `), with no call of emit_text (its frame and the tests for keys).
+  [[gnu::always_inline]] void write_string_value(const Value& v) {
+    const std::string_view text = ValueAccess::text(v);
+    if (text.empty() || (text[0] != '~' && text[0] != '^' && text[0] != '`')) [[likely]]
+      return out_.string(text);
+    emit_prefixed(text[0], text.substr(1), false);
   }
 
   void write_items(const Value& v) {
@@ -549,9 +559,23 @@ class Encoder final : public ObjectEncoder {
         ValueAccess::text(v).size() + (kind != '"' ? 2 : 0) >= 4) {
       if (const std::string_view code = cache_.find_value(v, kind); !code.empty())
         return emit_code(code);
+      if (kind == '"') return emit_text_unseen(v, as_key);
       return emit_text(v, kind, as_key, true);
     }
     emit_text(v, kind, as_key);
+  }
+  /// A string key that find_value has not seen by identity, found by its bytes as it is
+  /// written: a tree whose equal keys are separate nodes (read from JSON-Verbose or plain JSON,
+  /// or built by the user) meets nearly every long key here, cached under another node. An
+  /// escaped one goes on to emit_text, as do keywords (probed there, their "~:" text built).
+  [[gnu::noinline]] void emit_text_unseen(const Value& v, bool as_key) {
+    const std::string_view text = ValueAccess::text(v);  // 4 bytes or more
+    if (text[0] != '~' && text[0] != '^' && text[0] != '`' && is_cacheable(text, as_key)) {
+      if (const std::string_view code = cache_.find_or_add(text); !code.empty()) return emit_code(code);
+      cache_.remember(v, '"');
+      return out_.string(text);
+    }
+    emit_text(v, '"', as_key, true);
   }
   /// `probed`: find_value has already missed for `v`.
   [[gnu::noinline]] void emit_text(const Value& v, char kind, bool as_key, bool probed = false) {

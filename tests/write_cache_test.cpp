@@ -102,6 +102,39 @@ TEST(WriteCacheIdentity, StringsAreCachedAsMapKeysOnly) {
   EXPECT_EQ(transit::write(Value::array({s, s})), R"([["^ ","abc",1],["^ ","abc",1]])");
 }
 
+// find_or_add compares texts of 8 to 32 bytes as overlapping words: a text that differs from a
+// cached one in any one byte, at any length, is another text, and the same bytes are found.
+TEST(WriteCacheText, TellsTextsApartByEveryByteAtEveryLength) {
+  for (std::size_t len = 4; len <= 40; ++len) {
+    WriteCache cache;
+    const std::string base(len, 'k');
+    ASSERT_TRUE(cache.find_or_add(base).empty());
+    for (std::size_t at = 0; at < len; ++at) {
+      std::string other = base;
+      other[at] = 'j';
+      ASSERT_TRUE(cache.find_or_add(other).empty()) << "length " << len << ", byte " << at;
+    }
+    EXPECT_EQ(cache.find_or_add(std::string(len, 'k')), "^0") << "length " << len;
+    std::string last = base;
+    last[len - 1] = 'j';
+    EXPECT_EQ(cache.find_or_add(last), transit::detail::cache_code(len)) << "length " << len;
+  }
+}
+
+// Equal keys in separate nodes (as a JSON-Verbose read or a user's code makes them) are found by
+// their text, not only by identity: the second is a cache code in every encoding that caches.
+TEST(WriteCacheText, EqualKeysInSeparateNodesShareACode) {
+  const auto key = [] { return Value(std::string("a key too long to be inline")); };
+  const Value a = Value::map({{key(), 1}, {transit::kw("a keyword as long as that"), Value("~tilde value")}});
+  const Value b = Value::map({{key(), 2}, {transit::kw("a keyword as long as that"), Value("~tilde value")}});
+  EXPECT_EQ(transit::write(Value::array({a, b})),
+            R"([["^ ","a key too long to be inline",1,"~:a keyword as long as that","~~tilde value"],)"
+            R"(["^ ","^0",2,"^1","~~tilde value"]])");
+  const std::string msgpack = transit::write(Value::array({a, b}), Encoding::msgpack);
+  EXPECT_NE(msgpack.find("\xa2^0"), std::string::npos);
+  EXPECT_EQ(transit::read(msgpack, Encoding::msgpack), Value::array({a, b}));
+}
+
 // ---- the JSON writer's strings -----------------------------------------------------------------
 
 std::string rapidjson_array_of(const std::string& s) {
