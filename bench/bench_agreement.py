@@ -9,9 +9,17 @@
 #   bench/bench_agreement.py build/transit build/bench/transit-bench [--runs 15] [--reps 5]
 #                            [--rounds 3]
 #
-# transit-bench's corpora are dumped with `--dump` (their Transit JSON text) and each is given to
-# `transit bench`, which reads that text and times every encoding of the same values; the two
-# runs of a corpus go one right after the other, so load on the machine hits both alike.
+# transit-bench's corpora are dumped with `--dump` and each one's JSON-Verbose text is given to
+# `transit bench`, which reads it and times every encoding of the same values; the two runs of a
+# corpus go one right after the other, so load on the machine hits both alike. JSON-Verbose, not
+# the Transit JSON text: both tools must write the same tree. transit-bench writes its corpus as
+# it was built or read from plain JSON, every key in its own node; a tree read from Transit JSON
+# has each repeated key as a cache reference to one node, which the writer finds by identity in
+# a few instructions where a key in its own node is hashed and compared (twitter MessagePack,
+# 3 writes: 7.0 M against 8.8 M instructions; docs/performance.md, "The user's view and the
+# loop, round fourteen"). Read from JSON-Verbose, which has no cache, the tree has separate keys
+# as transit-bench's does. The texts `transit bench` reads are its own writes, the same bytes
+# either way.
 # On a shared VM the speed of the whole machine drifts by up to 1.9x over minutes (the fastest
 # of the same reads, in the same binary, five minutes apart; docs/performance.md, "Fresh reads
 # in the user's view"), so one pair of runs can put a drift between the two tools. Each corpus is
@@ -78,7 +86,7 @@ def main():
         corpora = [os.path.basename(p)[:-len(".verbose.json")] for p in dumped
                    if p.endswith(".verbose.json")]
         for corpus in corpora:
-            path = os.path.join(tmp, corpus + ".json")
+            path = os.path.join(tmp, corpus + ".verbose.json")
             tools, loops = [], []
             for r in range(args.rounds):
                 if r % 2 == 0:
