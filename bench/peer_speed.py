@@ -10,8 +10,9 @@
 # NAME.verbose.json) and for ../shared/corpus/transit-example.json: `transit bench` on the JSON
 # text gives our medians (read and write, JSON and JSON-Verbose); bench/transit_js_speed.js gives
 # transit-js's on the JSON text and on the JSON-Verbose text, after 2 s of JIT warm-up. The two
-# run one right after the other, so load on the machine hits both alike. Both time CPU time:
-# `transit bench` its thread's, transit_js_speed.js its process's (V8's helper threads included). Prints two Markdown
+# run one right after the other, so load on the machine hits both alike. `transit bench` times its
+# thread's CPU time; transit_js_speed.js the smaller of its process's CPU time (V8's helper
+# threads included) and wall clock, so neither clock's bias favours us. Prints two Markdown
 # tables: ours beside transit-js (milliseconds, and how many times faster ours is), and ours
 # beside the floors `transit bench` times on the same bytes (RapidJSON, msgpack-cxx).
 import argparse
