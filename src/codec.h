@@ -23,6 +23,12 @@ inline bool string_tag_char(char t) noexcept {
   return t != '#' && t != '~' && t != '^' && t != '`';
 }
 
+/// Whether a plain string must be written with a `~` before it: one starting with `~`, `^` or
+/// backquote would be read as a tag, a cache code or a reserved prefix.
+inline bool needs_escape(std::string_view s) noexcept {
+  return !s.empty() && (s[0] == '~' || s[0] == '^' || s[0] == '`');
+}
+
 // ---- base64 (RFC 4648, standard alphabet, padded) ----------------------------------------------
 
 /// Appends the base64 of `data` to `out`, with padding and without line breaks.
