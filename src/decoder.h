@@ -435,7 +435,7 @@ class Decoder {
         return adopted_by_parent();
       }
     }
-    array_end_frame();
+    sized_array_end_frame();
   }
   /// An empty array or map (`map`), announced with a count of 0 (MessagePack), delivered
   /// whole with no frame pushed and popped, where nothing could make it other than empty: an
@@ -637,6 +637,25 @@ class Decoder {
   /// array_end() and map_end() for a frame of frames_ (not taped), out of line so that the
   /// taping test comes before the registers this path needs are saved.
   [[gnu::noinline]] void array_end_frame();
+  /// sized_array_end()'s other paths: an instant's or a UUID's pair (see start_pair) ended
+  /// here, MessagePack's alone, so that JSON's array_end_frame tests nothing more; anything
+  /// else by array_end_frame.
+  [[gnu::noinline]] void sized_array_end_frame();
+  /// MessagePack's `["~#m", ms]` and `["~#u", [hi, lo]]` (10,500 a read of extensions): a
+  /// 2-item array whose first item is the tag `~#m` or `~#u` is a tagged frame whose one rep
+  /// goes straight into pair_rep_ (deliver's inline path, or its parent's next slot for a
+  /// container), and end_pair builds the instant or UUID from it as end_tagged would, with
+  /// no rep placed on the stack, no rule looked up and no tag compared. False, doing
+  /// nothing, anywhere else (not an array of 2 at its start): start_tagged's general path.
+  bool start_pair(char tag);
+  void end_pair(Frame& f);
+  /// end_pair() of a rep that is not the instant's or the UUID's, or of none: the errors and
+  /// decode_tag, as end_tagged reaches them.
+  [[gnu::noinline]] void end_pair_otherwise(Frame& f);
+  /// Whether `f` is a pair (start_pair): its slots are pair_rep_, not a node.
+  bool is_pair(const Frame& f) const noexcept { return f.slots.items == &pair_rep_; }
+  /// drop_frames() of a pair.
+  void drop_pair(Frame& f) noexcept;
   [[gnu::noinline]] void map_end_frame();
   /// Opens a container's frame. Inline for the common case, a frame of an untyped read with
   /// room for it below the depth limit and in frames_, and a parent with no rep yet: it then
@@ -978,6 +997,10 @@ class Decoder {
   ValueStack stack_;  // items of every open container, innermost last
   ReadCache cache_;
   Value result_;
+  // The rep of the innermost open pair (start_pair); null while none holds one. One is
+  // enough: a pair's rep is its last item, so an inner pair ends, and empties it, before its
+  // outer pair's rep is placed in it.
+  Value pair_rep_;
   bool done_ = false;
   // The innermost container is being built from its items (a builder, a depth check): an
   // error then is the container's, not its next key's.
