@@ -246,8 +246,6 @@ void Decoder::checked_base64(std::string_view raw) {
 
 void Decoder::checked_tag(std::string_view raw, bool ascii) {
   const std::string_view tag = raw.substr(2);
-  // `~#m` and `~#u`: valid, and too short to be cached (under 4 bytes).
-  if (raw.size() == 3 && (tag[0] == 'm' || tag[0] == 'u') && start_pair(tag[0])) return;
   if (!is_valid_tag(tag)) [[unlikely]]
     return string(raw);  // which reports it
   // As string() caches it: a `~#` string of 4 bytes or more, counted in UTF-16 units.

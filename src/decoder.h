@@ -244,6 +244,14 @@ class Decoder {
   /// as `["~#m", ms]` and `["~#u", [hi, lo]]`, tags too short to be cached (10,500 a read of
   /// extensions).
   [[gnu::noinline]] void checked_tag(std::string_view raw, bool ascii);
+  /// MessagePack's `["~#m", ms]` and `["~#u", [hi, lo]]` (10,500 a read of extensions): a
+  /// 2-item array whose first item is the tag `~#m` or `~#u` is a tagged frame whose one rep
+  /// goes straight into pair_rep_ (deliver's inline path, or its parent's next slot for a
+  /// container), and end_pair builds the instant or UUID from it as end_tagged would, with
+  /// no rep placed on the stack, no rule looked up and no tag compared. False, doing
+  /// nothing, anywhere else (not an array of 2 at its start, a typed read, handlers): the
+  /// reader then gives the tag as any string.
+  bool start_pair(char tag);
   /// string() of a `"~b"` string from MessagePack, whose reader leaves its UTF-8 unchecked
   /// (the base64 decode refuses any byte outside ASCII): string()'s rules for it with none of
   /// its tests that cannot apply, as checked_tag does for tags.
@@ -641,14 +649,9 @@ class Decoder {
   /// here, MessagePack's alone, so that JSON's array_end_frame tests nothing more; anything
   /// else by array_end_frame.
   [[gnu::noinline]] void sized_array_end_frame();
-  /// MessagePack's `["~#m", ms]` and `["~#u", [hi, lo]]` (10,500 a read of extensions): a
-  /// 2-item array whose first item is the tag `~#m` or `~#u` is a tagged frame whose one rep
-  /// goes straight into pair_rep_ (deliver's inline path, or its parent's next slot for a
-  /// container), and end_pair builds the instant or UUID from it as end_tagged would, with
-  /// no rep placed on the stack, no rule looked up and no tag compared. False, doing
-  /// nothing, anywhere else (not an array of 2 at its start): start_tagged's general path.
-  bool start_pair(char tag);
   void end_pair(Frame& f);
+  /// sized_array_end_frame() of the rep of a UUID's pair: the UUID of `[hi, lo]` into pair_rep_.
+  [[gnu::noinline]] void end_uuid_halves(Frame& f);
   /// end_pair() of a rep that is not the instant's or the UUID's, or of none: the errors and
   /// decode_tag, as end_tagged reaches them.
   [[gnu::noinline]] void end_pair_otherwise(Frame& f);

@@ -1295,8 +1295,10 @@ TEST(MsgpackRead, InstantsAndUuidsFromTheirRepReadAsTheJsonRead) {
 }
 
 // MessagePack's `["~#m", ms]` and `["~#u", [hi, lo]]` (a 2-item array whose first item is the
-// tag) are read by the decoder's pair path (Decoder::start_pair): its one rep goes into one
-// slot of the decoder's, and end_pair builds the instant or UUID from it. Every rep that path
+// tag) are read by the decoder's pair path (Decoder::start_pair): an instant's rep goes into
+// one slot of the decoder's, a UUID's `[hi, lo]` is made the UUID as it ends (its node
+// reserved as it began, or at its first item after a tag first at its depth), and end_pair
+// delivers the instant or UUID. Every rep that path
 // can be given reads as the JSON read of the same items: scalars, cache codes (a long string
 // held in the arena, a cached UUID key, a tag), containers, empty ones, pairs inside pairs
 // (the slot used again before the outer rep fills it), pairs in sets, cmaps and "^ " maps, and
@@ -1325,6 +1327,9 @@ TEST(MsgpackRead, InstantAndUuidPairsReadAsTheJsonRead) {
       R"(["~#m", "~m5"])",
       R"(["~#u", "~u7db644e0-c849-ee7a-e376-a9b1a2036b72"])",
       R"(["~#m", "abcdefghijklmnopqrstuvwxyz"])",
+      R"(["~#m", "x"])",
+      R"([["~#u", ["~#m", 1]], ["~#u", [1, 2]], ["~#u", [3, 4]]])",
+      R"([["~#m", ["~#u", [1, 2]]], ["~#u", [["~#m", 1], 2]], ["~#u", [3, 4]]])",
       R"(["~#m", []])",
       R"(["~#m", {}])",
       R"(["~#u", []])",

@@ -240,7 +240,14 @@ class Visitor {
       return visit_text(s, n);
     }
   }
-  [[gnu::noinline]] bool visit_text(const char* s, std::uint32_t n) { return text(s, n); }
+  [[gnu::noinline]] bool visit_text(const char* s, std::uint32_t n) {
+    // An instant's or a UUID's tag, `~#m` or `~#u`, first in an array of 2: a pair (see
+    // Decoder::start_pair), before text()'s tests for every string.
+    if (n == 3 && s[0] == '~' && s[1] == '#' && (s[2] == 'm' || s[2] == 'u') &&
+        d_.start_pair(s[2]))
+      return true;
+    return text(s, n);
+  }
   [[gnu::always_inline]] bool text(const char* s, std::uint32_t n) {
     const std::string_view text(s, n);
     // Keys, keywords and cache codes are short ASCII: the decoder takes them on its fast path,
