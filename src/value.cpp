@@ -958,16 +958,40 @@ Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) 
   auto* node = static_cast<SeqNode*>(slots.node);
   auto* arena = static_cast<detail::Arena*>(slots.arena);
   if (arena && size != 0) [[likely]] {
-    // The reader's common case: slots of the arena open (the document it builds) adopt
-    // their items, as make_sequence's do.
-    slots = {};
-    node->size = size;
-    Adoption adoption{arena};
-    Value* items = node->items();
-    for (std::uint32_t i = 0; i < size; ++i) adoption.take(items[i]);
-    return adoption.finish(kind, node, size);
+    // Items that are all inline scalars (geojson's coordinate pairs, 2 doubles): nothing to
+    // borrow, list or measure, a node one level deep. Here, with no call, so that this path
+    // saves no register; anything else by finish_sequence_adopting.
+    const Value* items = node->items();
+    std::uint32_t i = 0;
+    while (i < size && !(items[i].small_.flags & Value::kHeap) &&
+           !(Adoption::kContainerKinds >> static_cast<unsigned>(items[i].small_.kind) & 1))
+      ++i;
+    if (i == size) {
+      slots = {};
+      node->size = size;
+      node->arena = arena;
+      node->height = 1;
+      arena->count_born();
+      Value v;
+      v.init_node(kind, node, size);
+      return v;
+    }
+    return finish_sequence_adopting(kind, slots, size);
   }
   return finish_sequence_elsewhere(kind, slots, size);
+}
+
+Value ValueAccess::finish_sequence_adopting(Kind kind, Slots& slots, std::uint32_t size) {
+  auto* node = static_cast<SeqNode*>(slots.node);
+  auto* arena = static_cast<detail::Arena*>(slots.arena);
+  // Slots of the arena open (the document a reader builds) adopt their items, as
+  // make_sequence's do.
+  slots = {};
+  node->size = size;
+  Adoption adoption{arena};
+  Value* items = node->items();
+  for (std::uint32_t i = 0; i < size; ++i) adoption.take(items[i]);
+  return adoption.finish(kind, node, size);
 }
 
 // finish_sequence for heap slots or none filled: out of line, so that the arena's case

@@ -283,6 +283,9 @@ struct ValueAccess {
   static Value finish_sequence(Kind kind, Slots& slots, std::uint32_t size);
   /// finish_sequence() of heap slots, or of none filled (out of line).
   [[gnu::noinline]] static Value finish_sequence_elsewhere(Kind kind, Slots& slots, std::uint32_t size);
+  /// finish_sequence() of arena slots with an item on the heap or an (empty) container:
+  /// its children adopted (out of line).
+  [[gnu::noinline]] static Value finish_sequence_adopting(Kind kind, Slots& slots, std::uint32_t size);
   /// Destroys the first `size` items and frees the slots (a read that failed half-way); to be
   /// called while the arena they were reserved in is still open. For map slots too.
   static void abandon_sequence(Slots& slots, std::uint32_t size) noexcept;

@@ -1406,6 +1406,49 @@ TEST(MsgpackRead, InstantAndUuidPairsReadAsTheJsonRead) {
   }
 }
 
+// An array whose items are all inline scalars is finished by ValueAccess::finish_sequence with
+// no adoption pass (geojson's coordinate pairs): one level deep, as an array of any other
+// items is measured by that pass. Each read array's depth and value is the one Value::array
+// builds from the same items, in both encodings, for arrays of scalars of every inline kind
+// and arrays where an empty container, a string on the heap, a cached (borrowed) one or a
+// nested array comes first, in the middle or last; and the depth limit (Value::kMaxDepth)
+// still counts them.
+TEST(MsgpackRead, ArraysOfInlineScalarsAreOneLevelDeep) {
+  const std::string long_text = "abcdefghijklmnopqrstuvwxyz";
+  const std::vector<std::pair<std::string, Value>> cases = {
+      {R"([1, 2])", Value::array({Value(1), Value(2)})},
+      {R"([1, "ab", "~:k", "~$s", "~m5", 3])",
+       Value::array({Value(1), Value("ab"), Value::keyword("k"), Value::symbol("s"),
+                     Value::instant(5), Value(3)})},
+      {R"([[], 1])", Value::array({Value::array({}), Value(1)})},
+      {R"([1, {}])", Value::array({Value(1), Value::map({})})},
+      {R"([1, [], 2])", Value::array({Value(1), Value::array({}), Value(2)})},
+      {R"([1, ")" + long_text + R"("])", Value::array({Value(1), Value(long_text)})},
+      {R"([")" + long_text + R"(", 1])", Value::array({Value(long_text), Value(1)})},
+      {R"([1, [2]])", Value::array({Value(1), Value::array({Value(2)})})},
+      {R"([[1], 2])", Value::array({Value::array({Value(1)}), Value(2)})},
+  };
+  for (const auto& [json, expected] : cases) {
+    SCOPED_TRACE(json);
+    for (const Encoding encoding : {Encoding::json, Encoding::msgpack}) {
+      const Value read = transit::read(
+          encoding == Encoding::json ? json : transit::test::msgpack_items_of(json), encoding);
+      EXPECT_EQ(read, expected);
+      EXPECT_EQ(read.depth(), expected.depth());
+    }
+  }
+  // A map key cached and named again (a borrowed alias of a string on the heap) as an item.
+  const std::string cached = R"([{")" + long_text + R"(": 1}, ["^0", 2], [3, "^0"]])";
+  for (const Encoding encoding : {Encoding::json, Encoding::msgpack}) {
+    const Value read = transit::read(
+        encoding == Encoding::json ? cached : transit::test::msgpack_items_of(cached), encoding);
+    EXPECT_EQ(read[1], Value::array({Value(long_text), Value(2)}));
+    EXPECT_EQ(read[2], Value::array({Value(3), Value(long_text)}));
+    EXPECT_EQ(read[1].depth(), 1u);
+    EXPECT_EQ(read.depth(), 2u);
+  }
+}
+
 // A `"~#tag"` string goes from the MessagePack reader straight to Decoder::checked_tag, and a
 // `"~b"` string to Decoder::checked_base64, not through string(): tags first, later (refused)
 // and as map keys, valid or not, cached by their UTF-16 length (ASCII or not), named by cache
