@@ -827,6 +827,15 @@ void Decoder::tape_scalar_token(Kind kind, std::int64_t payload) {
   if (tape_frames_.empty()) done_ = true;
 }
 
+void Decoder::tape_text_token(Token& t, std::string_view raw) {
+  const auto size = static_cast<std::uint32_t>(raw.size());
+  if (raw.empty()) return t.set(0, 0, Op::text, Kind::null, false);
+  if (tape_input_stable_)
+    return t.set(reinterpret_cast<std::uintptr_t>(raw.data()), size, Op::text, Kind::null, true);
+  t.set(tape_->text.size(), size, Op::text, Kind::null, false);
+  tape_->text.append(raw);
+}
+
 [[gnu::always_inline]] inline void Decoder::tape_text(std::string_view raw) {
   tape_item();
   if (tape_input_stable_ && !raw.empty()) {

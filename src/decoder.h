@@ -7,7 +7,10 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <string>
+#include <type_traits>
 #include <string_view>
 #include <vector>
 
@@ -72,11 +75,10 @@ class Decoder {
   /// Where the next event's token starts, as the backend counts (recorded on the tape only).
   void mark(std::size_t m) noexcept { mark_ = m; }
 
-  // A typed read's own walk of a parsed document (json::emit_tape), with the tape set: each
-  // event goes straight to the tape's path while the tape is being written (no tagged value
-  // decoded as a Value is open), else to the event every reader calls, which does the same
-  // with its checks first. string()'s prologue, array_end()'s and begin_checked()'s call are
-  // then not on a cache code's or a container's way (about 20 instructions each).
+  // A typed read's string from MessagePack (checked_string), with the tape set: a cache code
+  // goes straight to the tape's path while the tape is being written (no tagged value decoded
+  // as a Value is open), else to string(), which does the same with its checks first. (The
+  // walk of a parsed JSON document has its own, TapeWalk::string.)
   void tape_walk_string(std::string_view raw) {
     // As string() takes a cache code ("^ " is not one): tape_cached, if the code names text
     // on the tape; anything else, and every error, by string().
@@ -84,20 +86,6 @@ class Decoder {
         frames_.empty() && tape_cached_inline(raw))
       return;
     string(raw);
-  }
-  void tape_walk_integer(std::int64_t i) {
-    if (frames_.empty()) return tape_scalar_inline(Kind::integer, i);
-    integer(i);
-  }
-  /// `items`: the items simdjson counted (a map's keys and values; 0 when not known), for the
-  /// begin token's size at once, which a bounded tape's binder may read before the end.
-  void tape_walk_array_begin(std::uint32_t items) {
-    if (frames_.empty()) return tape_begin_inline(FrameKind::array_pending, items);
-    array_begin();
-  }
-  void tape_walk_map_begin(std::uint32_t items) {
-    if (frames_.empty()) return tape_begin_inline(FrameKind::object_pending, items);
-    map_begin();
   }
   /// A bounded tape (TapeFeeder): the tokens the binder may read now. All but the begin token
   /// of an array or map that has no item yet, which a tag or "^ " would take back or rewrite.
@@ -118,30 +106,6 @@ class Decoder {
   /// Room on the tape for `tokens` tokens, taken at once: a parsed document's walk knows
   /// at most how many it writes (a token per word of simdjson's tape at most).
   void tape_reserve(std::size_t tokens) { tape_->tokens.reserve(tokens); }
-  /// An array whose first item is "^ " (the walk looks one word ahead): begins the map array
-  /// as array_begin() and string("^ ") would, with no string event in between. False, doing
-  /// nothing, unless the tape is being written and strings are cached (a lazy cache's first
-  /// "^ " starts it by the general events); the caller then gives both events.
-  bool tape_walk_map_array_begin(std::uint32_t items) {
-    if (!frames_.empty() || !caching_) return false;
-    tape_begin_inline(FrameKind::map_array, items);
-    return true;
-  }
-  /// An empty array: its begin and end tokens at once, with no frame pushed and popped.
-  void tape_walk_empty_array() {
-    if (frames_.empty()) return tape_empty_array_inline();
-    array_begin();
-    array_end();
-  }
-  void tape_walk_array_end() {
-    if (frames_.empty()) return tape_end_inline(true);
-    array_end();
-  }
-  void tape_walk_map_end() {
-    if (frames_.empty()) return tape_end_inline(false);
-    map_end();
-  }
-
   // A typed read tapes these four straight into a token, with no Value made and read back.
   void null() {
     if (tape_ && taping()) [[unlikely]]
@@ -785,6 +749,297 @@ class Decoder {
                 offsetof(TapeFrame, tag) == offsetof(TapeFrame, count) + 18 &&
                 sizeof(TapeFrame) == offsetof(TapeFrame, count) + 24 &&
                 static_cast<int>(TapeTag::none) == 0);
+  static_assert(std::is_trivially_copyable_v<TapeFrame> && std::is_trivially_destructible_v<TapeFrame>);
+  // The taped frames: a vector of TapeFrames that a TapeWalk can set the end of (it pushes and
+  // pops frames at a pointer it keeps in a register, and writes the end back once a batch).
+  class TapeFrames {
+   public:
+    TapeFrames() = default;
+    TapeFrames(const TapeFrames&) = delete;
+    TapeFrames& operator=(const TapeFrames&) = delete;
+    ~TapeFrames() { std::free(begin_); }
+    bool empty() const noexcept { return end_ == begin_; }
+    std::size_t size() const noexcept { return static_cast<std::size_t>(end_ - begin_); }
+    std::size_t capacity() const noexcept { return static_cast<std::size_t>(cap_ - begin_); }
+    TapeFrame* begin() noexcept { return begin_; }
+    TapeFrame* end() noexcept { return end_; }
+    const TapeFrame* begin() const noexcept { return begin_; }
+    const TapeFrame* end() const noexcept { return end_; }
+    TapeFrame& front() noexcept { return *begin_; }
+    const TapeFrame& front() const noexcept { return *begin_; }
+    TapeFrame& back() noexcept { return end_[-1]; }
+    const TapeFrame& back() const noexcept { return end_[-1]; }
+    void clear() noexcept { end_ = begin_; }
+    void pop_back() noexcept { --end_; }
+    TapeFrame& emplace_back(std::size_t mark, std::uint32_t limit, std::uint32_t begin,
+                            FrameKind kind) {
+      if (end_ == cap_) [[unlikely]]
+        grow();
+      return *new (end_++) TapeFrame(mark, limit, begin, kind);
+    }
+    /// The end a TapeWalk moved: between begin() and the capacity's end.
+    void set_end(TapeFrame* end) noexcept { end_ = end; }
+
+   private:
+    [[gnu::cold, gnu::noinline]] void grow() {
+      const std::size_t n = size(), grown = n < 16 ? 16 : 2 * n;
+      if (grown > SIZE_MAX / sizeof(TapeFrame)) throw std::bad_alloc();
+      void* p = std::realloc(static_cast<void*>(begin_), grown * sizeof(TapeFrame));
+      if (!p) throw std::bad_alloc();
+      begin_ = static_cast<TapeFrame*>(p);
+      end_ = begin_ + n;
+      cap_ = begin_ + grown;
+    }
+    TapeFrame* begin_ = nullptr;
+    TapeFrame* end_ = nullptr;
+    TapeFrame* cap_ = nullptr;
+  };
+
+ public:
+  /// A typed read's walk of a parsed document (json::emit, for a batch of simdjson's words),
+  /// with the tape set. Its events go to the tape by the quick paths of tape_begin_inline,
+  /// tape_scalar_inline, tape_cached_inline, tape_empty_array_inline and tape_end_inline, with
+  /// the tape's write position, its end, the innermost taped frame and its count kept here, in
+  /// locals of the walk, for the whole batch: held in the Decoder, they were loaded again for
+  /// every token, since a token's stores may alias them as far as the compiler knows. Every
+  /// other way (a tag, a "^ " taken as a string, a lazy cache, a Value being decoded, the
+  /// outermost container, limits, growth, errors) is the Decoder's own event, called with
+  /// the state written back before and read again after. So the Transit rules stay the
+  /// Decoder's; this only keeps its common state in registers. Constructed, it reads the
+  /// state; finish() writes it back, and must be called before anything else looks at the
+  /// Decoder or the tape (an exception thrown from a Decoder's event leaves the state
+  /// written, as the event found it or as it left it).
+  class TapeWalk {
+   public:
+    [[gnu::always_inline]] explicit TapeWalk(Decoder& d) noexcept : d_(d) { load(); }
+    TapeWalk(const TapeWalk&) = delete;
+    TapeWalk& operator=(const TapeWalk&) = delete;
+    [[gnu::always_inline]] void finish() noexcept { store(); }
+
+    /// A string: a cache code for text on the tape is a copy of its token; a plain string
+    /// that is not cacheable (a value, or a key of fewer than 4 bytes) is its text; anything
+    /// else, and every error, string().
+    [[gnu::always_inline]] void string(std::string_view raw) {
+      const bool plain = raw.empty() || (raw[0] != '^' && (raw.size() < 2 || raw[0] != '~'));
+      if (plain) {
+        if (out_ != room_end_ && count_ < limit_ && caching_ && (raw.size() < 4 || !at_key()))
+            [[likely]] {
+          ++count_;
+          // Out of line, it writes the text and this token only: the walk's state stays.
+          return d_.tape_text_token(*out_++, raw);
+        }
+      } else if (raw.size() >= 2 && raw[0] == '^' && !(raw.size() == 2 && raw[1] == ' ')) {
+        // The slot as tape_cached_inline finds it; a malformed code names none.
+        auto digit = [](char c) {
+          return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase);
+        };
+        std::size_t slot = kCacheSize;
+        if (raw.size() == 2 && digit(raw[1]) < kCacheDigits)
+          slot = digit(raw[1]);
+        else if (raw.size() == 3 && digit(raw[1]) < kCacheDigits && digit(raw[2]) < kCacheDigits)
+          slot = digit(raw[1]) * kCacheDigits + digit(raw[2]);
+        // cache_size_ is 0 unless the cache is on and the tape is being written.
+        if (slot < cache_size_ && cache_[slot].op == Op::text) {
+          if (out_ != room_end_ && count_ < limit_) [[likely]] {
+            ++count_;
+            *out_++ = cache_[slot];  // the whole token at two loads and two stores
+            return;
+          }
+          store();
+          (void)d_.tape_cached_token(d_.tape_cache_[slot]);
+          return load();
+        }
+      }
+      store();
+      d_.string(raw);
+      load();
+    }
+    /// A scalar held in its token (tape_scalar_inline): `payload` is Token::integer, a
+    /// double's bits for floating.
+    [[gnu::always_inline]] void scalar(Kind kind, std::int64_t payload) {
+      if (out_ != room_end_ && count_ < limit_) [[likely]] {
+        ++count_;
+        (out_++)->set(static_cast<std::uint64_t>(payload), 0, Op::value, kind, false);
+        return;
+      }
+      store();
+      // By the event that gives it (each call site has its kind constant).
+      switch (kind) {
+        case Kind::null:
+          d_.null();
+          break;
+        case Kind::boolean:
+          d_.boolean(payload != 0);
+          break;
+        case Kind::floating:
+          d_.floating(std::bit_cast<double>(payload));
+          break;
+        default:
+          d_.integer(payload);
+          break;
+      }
+      load();
+    }
+    /// `items`: as tape_walk's begin takes them (see tape_begin_inline).
+    [[gnu::always_inline]] void array_begin(std::uint32_t items) {
+      if (quick_begin()) return begin_frame(Op::array_begin, FrameKind::array, items);
+      store();
+      if (d_.frames_.empty())
+        d_.tape_begin_slow(FrameKind::array_pending, items);
+      else
+        d_.array_begin();
+      load();
+    }
+    [[gnu::always_inline]] void map_begin(std::uint32_t items) {
+      if (quick_begin()) return begin_frame(Op::map_begin, FrameKind::object, items);
+      store();
+      if (d_.frames_.empty())
+        d_.tape_begin_slow(FrameKind::object_pending, items);
+      else
+        d_.map_begin();
+      load();
+    }
+    /// An array whose first item is "^ ": begun as a map array, as array_begin() and
+    /// string("^ ") would. False, doing nothing, unless the tape is being written and strings
+    /// are cached; the caller then gives both events.
+    [[gnu::always_inline]] bool map_array_begin(std::uint32_t items) {
+      if (!d_.frames_.empty() || !d_.caching_) return false;
+      if (quick_begin()) {
+        begin_frame(Op::map_begin, FrameKind::map_array, items);
+        return true;
+      }
+      store();
+      d_.tape_begin_slow(FrameKind::map_array, items);
+      load();
+      return true;
+    }
+    /// An empty array: its two tokens at once, with no frame pushed and popped.
+    [[gnu::always_inline]] void empty_array() {
+      if (room_end_ - out_ >= 2 && count_ < limit_ && top_ + 1 < frames_limit_) [[likely]] {
+        ++count_;
+        (out_++)->set(0, 0, Op::array_begin, Kind::null, false);  // 0 items
+        (out_++)->set(0, 0, Op::array_end, Kind::null, false);
+        return;
+      }
+      store();
+      if (d_.frames_.empty()) {
+        d_.tape_begin(FrameKind::array_pending);
+        d_.tape_end(true);
+      } else {
+        d_.array_begin();
+        d_.array_end();
+      }
+      load();
+    }
+    [[gnu::always_inline]] void array_end() { end(true); }
+    [[gnu::always_inline]] void map_end() { end(false); }
+    /// Any other event, by the Decoder's entry `event`.
+    template <class Event>
+    [[gnu::always_inline]] void other(Event&& event) {
+      store();
+      event();
+      load();
+    }
+
+   private:
+    // Reads the state: the quick paths are open only while the tape is being written (no
+    // Value being decoded), with a taped frame open and no mark to keep; else out_ ==
+    // room_end_ shuts them all, and cache_size_ 0 the cache codes'.
+    // A key goes next in the innermost taped frame (tape_at_key_position).
+    [[gnu::always_inline]] bool at_key() const noexcept {
+      const FrameKind k = top_->kind;
+      return (k == FrameKind::map_array || k == FrameKind::object ||
+              k == FrameKind::object_pending) &&
+             count_ % 2 == 0;
+    }
+    [[gnu::always_inline]] void load() noexcept {
+      TokenBuffer& tokens = d_.tape_->tokens;
+      data_ = tokens.mutable_data();
+      out_ = tokens.write_position();
+      room_end_ = tokens.room_end();
+      TapeFrames& frames = d_.tape_frames_;
+      floor_ = frames.begin();
+      frames_limit_ = floor_ + (frames.capacity() < d_.max_depth_ ? frames.capacity() : d_.max_depth_);
+      const bool quick = d_.frames_.empty() && !(d_.tape_marks_ && d_.mark_ != Location::npos) &&
+                         !frames.empty();
+      if (quick) {
+        top_ = &frames.back();
+        count_ = top_->count;
+        limit_ = top_->limit;
+      } else {
+        top_ = nullptr;
+        count_ = limit_ = 0;
+        room_end_ = out_;
+      }
+      cache_ = d_.tape_cache_.data();
+      caching_ = d_.frames_.empty() && d_.caching_;
+      cache_size_ = caching_ ? d_.tape_cache_.size() : 0;
+    }
+    [[gnu::always_inline]] void store() noexcept {
+      d_.tape_->tokens.set_write_position(out_);
+      if (top_) {
+        top_->count = count_;
+        d_.tape_frames_.set_end(top_ + 1);
+      }
+    }
+    // A container's begin by the quick path: inside an open array or map below its limit,
+    // below the depth limit and the frames' capacity, room for its token.
+    [[gnu::always_inline]] bool quick_begin() const noexcept {
+      return out_ != room_end_ && count_ < limit_ && top_ + 1 < frames_limit_;
+    }
+    [[gnu::always_inline]] void begin_frame(Op op, FrameKind k, std::uint32_t items) noexcept {
+      top_->count = count_ + 1;  // the parent's, as the walk leaves it
+      const auto at = static_cast<std::uint32_t>(out_ - data_);
+      (out_++)->set(0, items, op, Kind::null, false);
+      limit_ = d_.tape_limit_of(k);
+      count_ = 0;
+      new (++top_) TapeFrame(d_.mark_, limit_, at, k);
+    }
+    // tape_end_inline's quick path: a plain array, or a map with a value for every key,
+    // inside another taped container, room for its token.
+    [[gnu::always_inline]] void end(bool array) {
+      if (out_ != room_end_ && top_ > floor_) [[likely]] {
+        const FrameKind kind = top_->kind;
+        const bool array_ends = kind == FrameKind::array;
+        const bool quick = array ? array_ends || (kind == FrameKind::map_array && count_ % 2 == 0)
+                                 : kind == FrameKind::object && count_ % 2 == 0;
+        if (quick) [[likely]] {
+          (out_++)->set(0, 0, array_ends ? Op::array_end : Op::map_end, Kind::null, false);
+          const std::uint32_t items = count_;
+          data_[top_->begin_token].size = items;  // see Token::size
+          --top_;
+          count_ = top_->count;
+          limit_ = top_->limit;
+          if (array_ends && top_->kind == FrameKind::tagged_array)
+            top_->rep_items = items;  // its rep's length, for a cmap
+          return;
+        }
+      }
+      store();
+      if (d_.frames_.empty())
+        d_.tape_end_slow(array);
+      else if (array)
+        d_.array_end();
+      else
+        d_.map_end();
+      load();
+    }
+
+    Decoder& d_;
+    Token* data_;       // the tape's token 0 (see TokenBuffer::data)
+    Token* out_;        // where the next token goes
+    Token* room_end_;   // the end of the room; out_ when the quick paths are shut
+    TapeFrame* top_;    // the innermost taped frame (its count is count_), or nullptr
+    TapeFrame* floor_;  // the outermost
+    TapeFrame* frames_limit_;  // where a frame may not go: the capacity's or depth's end
+    std::uint32_t count_;
+    std::uint32_t limit_;
+    const Token* cache_;
+    std::size_t cache_size_;
+    bool caching_;  // the cache is on, and the tape being written
+  };
+
+ private:
   bool taping() const noexcept { return tape_ && frames_.empty(); }
   // A taped array or map is open from its start (its begin token taped at once, so that its
   // first item takes tape_item's inlined path too): it is at its start while it has no item.
@@ -983,6 +1238,11 @@ class Decoder {
   bool tape_cached_token(const Token& where);
   /// tape_scalar by the whole path.
   void tape_scalar_token(Kind kind, std::int64_t payload);
+  /// Makes `t`, a new token counted in its frame, the text token of plain string `raw`
+  /// (tape_text's token, for a TapeWalk), writing the text onto the tape unless the input
+  /// holds it. It touches no other token and no frame. (Should the text's growth throw, the
+  /// tape is left as the walk's last write-back left it.)
+  void tape_text_token(Token& t, std::string_view raw);
 
   Value decode_tag(std::string_view tag, Value rep);
   Value decode_string(std::string_view raw);
@@ -1012,7 +1272,7 @@ class Decoder {
   // guess: either way the value read is the same.
   std::uint64_t tag_first_ = 0;
   Tape* tape_ = nullptr;
-  std::vector<TapeFrame> tape_frames_;  // the taped containers open, outermost first
+  TapeFrames tape_frames_;  // the taped containers open, outermost first
   // TapeFrame::limit of an array and of a map: the items (a map's keys and values) that
   // max_collection_length allows, at most UINT32_MAX (past it, tape_item_slow counts on).
   std::uint32_t tape_array_limit_;

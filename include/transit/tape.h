@@ -129,6 +129,15 @@ class TokenBuffer {
   bool has_room(std::size_t n) const noexcept { return capacity_ - size_ >= n; }
   /// A new token at the end, not zeroed, when not full(): the caller sets every field.
   Token& append_unchecked() noexcept { return data_[size_++]; }
+  /// For a writer that keeps its position in a local for a run of appends (the Decoder's
+  /// TapeWalk): where the next token goes, and where the room ends. A token's 8-byte payload
+  /// may alias size_ as far as the compiler knows, so append_unchecked reloads it per token.
+  Token* write_position() noexcept { return data_ + size_; }
+  Token* room_end() noexcept { return data_ + capacity_; }
+  Token* mutable_data() noexcept { return data_; }
+  /// Ends such a run: `p` (from write_position, moved on by the tokens written, at most to
+  /// room_end) is where the next token goes.
+  void set_write_position(Token* p) noexcept { size_ = static_cast<std::size_t>(p - data_); }
   /// Drops the last token.
   void pop_back() noexcept { --size_; }
   /// A new token at the end, zeroed.

@@ -20,6 +20,7 @@
 #endif
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <charconv>
 #include <cstring>
@@ -487,11 +488,12 @@ inline bool is_map_array_mark(std::uint64_t word, const std::uint8_t* strings) n
 ///
 /// A typed read (`kTape`, instantiated only by emit_tape in json_reader_tape.cpp, so that the
 /// untyped walk, the hot loop of every untyped read, is compiled apart from it): the same
-/// words give the same events, through the decoder's tape_walk_* entries, which go straight
-/// to the tape's path while the tape is being written (see Decoder::tape_walk_string). A
-/// tape (which empty_container always refuses) takes no counts; an empty array is taped in
-/// one step (Decoder::tape_walk_empty_array), and an array whose first word is "^ " begins
-/// as a map array with no string event (Decoder::tape_walk_map_array_begin).
+/// words give the same events, through a Decoder::TapeWalk, which keeps the tape's write
+/// position and innermost frame in locals for the batch and goes straight to the tape's
+/// path while the tape is being written. A tape (which empty_container always refuses) takes
+/// no counts; an empty array is taped in one step (TapeWalk::empty_array), and an array
+/// whose first word is "^ " begins as a map array with no string event
+/// (TapeWalk::map_array_begin).
 ///
 /// A bounded typed read walks the words from `first` to `stop` (0: to the end) and is told
 /// the index of the next word to walk, which is `stop` or one past it (a number's second word).
@@ -506,6 +508,11 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
   // No more tokens than words: the tape grows once, not by doubling through the first read.
   if constexpr (kTape)
     if (stop == 0) d.tape_reserve(end);
+  struct NoWalk {
+    explicit NoWalk(Decoder&) noexcept {}
+  };
+  // Written back (finish) before any return or throw of this function's own.
+  std::conditional_t<kTape, Decoder::TapeWalk, NoWalk> w(d);
   // A container's word also holds its exact item count (bits 32-55, saturated at 0xFFFFFF):
   // an untyped read passes it as the decoder's count hint, as MessagePack's is, so that a
   // plain array or map (a "^ " map array too) is built straight in a node of its size, with
@@ -522,45 +529,62 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         std::memcpy(&length, s, sizeof length);
         const std::string_view text{reinterpret_cast<const char*>(s + sizeof length), length};
         if constexpr (kTape)
-          d.tape_walk_string(text);
+          w.string(text);
         else
           d.json_string(text);
         break;
       }
       case 'l':  // the number is the next word
         if constexpr (kTape)
-          d.tape_walk_integer(static_cast<std::int64_t>(tape[++i]));
+          w.scalar(Kind::integer, static_cast<std::int64_t>(tape[++i]));
         else
           d.json_integer(static_cast<std::int64_t>(tape[++i]));
         break;
-      case 'u':  // above INT64_MAX: a big integer, its digits as written
-        d.uinteger(tape[++i]);
+      case 'u': {  // above INT64_MAX: a big integer, its digits as written
+        const std::uint64_t u = tape[++i];
+        if constexpr (kTape)
+          w.other([&] { d.uinteger(u); });
+        else
+          d.uinteger(u);
         break;
+      }
       case 'd': {
         double x;
         std::memcpy(&x, &tape[++i], sizeof x);
-        d.floating(x);
+        if constexpr (kTape)
+          w.scalar(Kind::floating, std::bit_cast<std::int64_t>(x));
+        else
+          d.floating(x);
         break;
       }
       case 'n':
-        d.null();
+        if constexpr (kTape)
+          w.scalar(Kind::null, 0);
+        else
+          d.null();
         break;
       case 't':
-        d.boolean(true);
+        if constexpr (kTape)
+          w.scalar(Kind::boolean, 1);
+        else
+          d.boolean(true);
         break;
       case 'f':
-        d.boolean(false);
+        if constexpr (kTape)
+          w.scalar(Kind::boolean, 0);
+        else
+          d.boolean(false);
         break;
       case '[':
         if constexpr (kTape) {
           if (is_empty_container(word)) {
-            d.tape_walk_empty_array();
+            w.empty_array();
             ++i;  // its ']'
           } else if (is_map_array_mark(tape[i + 1], strings) &&
-                     d.tape_walk_map_array_begin(tape_items(word, false) - (announced_items(word) != 0))) {
+                     w.map_array_begin(tape_items(word, false) - (announced_items(word) != 0))) {
             ++i;  // its "^ "
           } else {
-            d.tape_walk_array_begin(tape_items(word, false));
+            w.array_begin(tape_items(word, false));
           }
         } else if (is_empty_container(word) && d.empty_container_inline(false)) {
           ++i;  // its ']'
@@ -570,13 +594,13 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         break;
       case ']':
         if constexpr (kTape)
-          d.tape_walk_array_end();
+          w.array_end();
         else
           d.array_end();
         break;
       case '{':
         if constexpr (kTape) {
-          d.tape_walk_map_begin(tape_items(word, true));
+          w.map_begin(tape_items(word, true));
         } else if (is_empty_container(word) && d.empty_container_inline(true)) {
           ++i;  // its '}'
         } else {
@@ -585,14 +609,16 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         break;
       case '}':
         if constexpr (kTape)
-          d.tape_walk_map_end();
+          w.map_end();
         else
           d.map_end();
         break;
       default:
+        if constexpr (kTape) w.finish();
         throw_error(Errc::syntax, "unknown simdjson tape word");
     }
   }
+  if constexpr (kTape) w.finish();
   return i;
 }
 /// emit<false>, the untyped walk, kept out of line as it was before the bounded tape gave emit
