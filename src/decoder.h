@@ -729,12 +729,16 @@ class Decoder {
     // bytes, which the next item's load of `count` waited for (such a store is not forwarded).
     TapeFrame(std::size_t m, std::uint32_t lim, std::uint32_t begin, FrameKind k) noexcept
         : mark(m), limit(lim), begin_token(begin), kind(k) {
-      // In whole 8-byte stores, as Token::set writes a token.
+      // In whole 8-byte stores, as Token::set writes a token: each its own (copied from one
+      // array, GCC built the array on the stack and moved it by a 16-byte load, which waits
+      // for the stores it straddles).
       if constexpr (std::endian::native == std::endian::little) {
-        const std::uint64_t words[3] = {std::uint64_t{lim} << 32, begin,
-                                        static_cast<std::uint8_t>(k)};
-        std::memcpy(reinterpret_cast<char*>(this) + offsetof(TapeFrame, count), words,
-                    sizeof words);
+        char* const at = reinterpret_cast<char*>(this) + offsetof(TapeFrame, count);
+        const std::uint64_t count_limit = std::uint64_t{lim} << 32, begin_rep = begin,
+                            kind_rest = static_cast<std::uint8_t>(k);
+        std::memcpy(at, &count_limit, 8);
+        std::memcpy(at + 8, &begin_rep, 8);
+        std::memcpy(at + 16, &kind_rest, 8);
       }
     }
   };
