@@ -4,6 +4,7 @@
 // resolves cache codes, "^ " map arrays, `~X` strings and tagged values, and builds Values.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -814,6 +815,17 @@ class Decoder {
   /// Decoder or the tape (an exception thrown from a Decoder's event leaves the state
   /// written, as the event found it or as it left it).
   class TapeWalk {
+    // Per byte, the cache code digit it is (see kCacheBase), or kCacheSize for none.
+    static constexpr auto kCacheDigitOf = [] {
+      std::array<std::uint16_t, 256> t{};
+      for (std::size_t c = 0; c < 256; ++c)
+        t[c] = static_cast<std::uint16_t>(
+            c - static_cast<unsigned char>(kCacheBase) < kCacheDigits ? c - static_cast<unsigned char>(kCacheBase) : kCacheSize);
+      return t;
+    }();
+    static_assert(kCacheSize <= UINT16_MAX && kCacheDigitOf['0'] == 0 && kCacheDigitOf['0' + 43] == 43 &&
+                  kCacheDigitOf['0' + 44] == kCacheSize && kCacheDigitOf['/'] == kCacheSize);
+
    public:
     [[gnu::always_inline]] explicit TapeWalk(Decoder& d) noexcept : d_(d) { load(); }
     TapeWalk(const TapeWalk&) = delete;
@@ -833,14 +845,16 @@ class Decoder {
           return d_.tape_text_token(*out_++, raw);
         }
       } else if (raw.size() >= 2 && raw[0] == '^' && !(raw.size() == 2 && raw[1] == ' ')) {
-        // The slot as tape_cached_inline finds it; a malformed code names none.
-        auto digit = [](char c) {
-          return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase);
+        // The slot as tape_cached_inline finds it, by a table of digits with no test per
+        // digit: a byte that is no digit counts kCacheSize, so a malformed code's slot is
+        // kCacheSize or more, which names none.
+        const auto digit = [](char c) -> std::size_t {
+          return kCacheDigitOf[static_cast<unsigned char>(c)];
         };
         std::size_t slot = kCacheSize;
-        if (raw.size() == 2 && digit(raw[1]) < kCacheDigits)
+        if (raw.size() == 2)
           slot = digit(raw[1]);
-        else if (raw.size() == 3 && digit(raw[1]) < kCacheDigits && digit(raw[2]) < kCacheDigits)
+        else if (raw.size() == 3)
           slot = digit(raw[1]) * kCacheDigits + digit(raw[2]);
         // cache_size_ is 0 unless the cache is on and the tape is being written.
         if (slot < cache_size_ && cache_[slot].op == Op::text) {
@@ -907,7 +921,7 @@ class Decoder {
     /// string("^ ") would. False, doing nothing, unless the tape is being written and strings
     /// are cached; the caller then gives both events.
     [[gnu::always_inline]] bool map_array_begin(std::uint32_t items) {
-      if (!d_.frames_.empty() || !d_.caching_) return false;
+      if (!caching_) return false;
       if (quick_begin()) {
         begin_frame(Op::map_begin, FrameKind::map_array, items);
         return true;
