@@ -311,6 +311,7 @@ class Record {
                           "Record<" + detail::type_name(typeid(T)) + ">: more than 64 fields");
     static_assert(sizeof member <= sizeof(Field::member), "Record<T>::field: member pointer too wide");
     Field& f = state_->fields.emplace_back();
+    state_->field_count = state_->fields.size();
     f.name = std::move(name);
     f.key = detail::FieldKey(f.name);
     f.optional = detail::is_specialization_v<M, std::optional>;
@@ -429,6 +430,8 @@ class Record {
   }
   struct State {
     std::vector<Field> fields;
+    // fields.size(), kept: a read takes it with no division (a Field is 144 bytes).
+    std::size_t field_count = 0;
     std::uint64_t required = 0;  // a bit per field that is not std::optional
     std::vector<std::pair<std::type_index, void* (*)(void*)>> upcasts;
   };
@@ -442,7 +445,7 @@ class Record {
     c.expect(detail::Op::map_begin, typeid(T));
     std::uint64_t seen = 0;
     const Field* const fields = s.fields.data();
-    const std::size_t n = s.fields.size();
+    const std::size_t n = s.field_count;
     std::size_t next = 0;  // the expected field; 0 = n when the record has none
     for (;;) {
       // The expected key is tested first, with no refill test (Cursor::head): the map's end,
@@ -474,7 +477,7 @@ class Record {
   // names, from `next` on.
   static std::size_t find_field(const State& s, detail::Cursor& c, const detail::Token& key,
                                 std::size_t next) {
-    const std::size_t n = s.fields.size();
+    const std::size_t n = s.field_count;
     std::string_view name;
     const bool text_key = key.op == detail::Op::text;
     if (text_key) {
