@@ -173,7 +173,7 @@ class Value {
     }
     return *this;
   }
-  Value& operator=(Value&& other) noexcept {
+  [[gnu::always_inline]] Value& operator=(Value&& other) noexcept {
     if (this != &other) {
       release();
       raw_ = words_of(other.raw_);
