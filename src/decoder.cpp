@@ -6,6 +6,7 @@
 #include "codec.h"
 #include "edn.h"
 #include "ground.h"
+#include "transit/typed.h"
 #include "value_internal.h"
 
 namespace transit::detail {
@@ -899,22 +900,6 @@ void Decoder::tape_end_slow(bool array) {
   }
 }
 
-// The most of a map key that a path shows.
-constexpr std::size_t kPathKeyBytes = 64;
-
-namespace {
-
-// A string key in a path: its first kPathKeyBytes bytes, and its length when cut.
-void append_path_string(std::string& p, std::string_view s) {
-  p.append("\"").append(s.substr(0, utf8_floor(s, kPathKeyBytes)));
-  if (s.size() > kPathKeyBytes)
-    p.append("\xE2\x80\xA6\" (").append(std::to_string(s.size())).append(" bytes)");
-  else
-    p.append("\"");
-}
-
-}  // namespace
-
 // The taped frames' part of path(): the outer containers of a typed read (see TapeFrame).
 void Decoder::tape_path(std::string& p) const {
   for (const TapeFrame& f : tape_frames_) {
@@ -939,18 +924,10 @@ void Decoder::tape_path(std::string& p) const {
           break;
         }
         p.append("[");
-        const std::size_t key = tape_key(f);
-        const Token* const t = key == SIZE_MAX ? nullptr : &tape_->tokens[key];
-        if (!t)
+        if (const std::size_t key = tape_key(f); key == SIZE_MAX)
           p.append("...");
-        else if (t->op == Op::text)
-          append_path_string(p, tape_->text_of(*t));
-        else if (t->op == Op::value && t->kind == Kind::string)
-          append_path_string(p, tape_->side_value(*t).as_string());
-        else if (t->op == Op::value)
-          append_edn(tape_->value_of(*t), p, kPathKeyBytes);
         else
-          p.append("...");
+          append_path_key(p, *tape_, tape_->tokens[key]);
         p.append("]");
         break;
       }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "codec.h"
+#include "edn.h"
 #include "ground.h"
 #include "testing.h"
 #include "value_internal.h"
@@ -20,16 +22,21 @@ std::string describe(const Tape& tape, std::size_t index) {
   // message is not the one the user sees.
   if (index >= tape.tokens.size() || index < tape.tokens.base()) return "nothing";
   const Token& t = tape.tokens[index];
+  // Shown to 40 bytes; what is cut is not printed or copied first (a key may be 16 MB).
+  constexpr std::size_t kShown = 40;
   auto clip = [](std::string s) {
-    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    if (s.size() > kShown) s = s.substr(0, kShown - 3) + "...";
     return s;
   };
   switch (t.op) {
-    case Op::value:
+    case Op::value: {
       if (t.kind == Kind::null) return "nil";
-      return std::string(kind_name(t.kind)) + " " + clip(to_edn(tape.value_of(t)));
+      std::string edn;
+      (void)append_edn(tape.value_of(t), edn, kShown + 1);
+      return std::string(kind_name(t.kind)) + " " + clip(std::move(edn));
+    }
     case Op::text:
-      return "string " + clip("\"" + std::string(tape.text_of(t)) + "\"");
+      return "string " + clip("\"" + std::string(tape.text_of(t).substr(0, kShown)) + "\"");
     case Op::array_begin:
       return "an array";
     case Op::map_begin:
@@ -230,16 +237,8 @@ std::string tape_path(const Tape& tape, std::size_t index) {
           if (in_key) p.append("<key>");
           break;
         }
-        const Token& k = tape.tokens[l.key];
         p.append("[");
-        if (k.op == Op::text)
-          p.append("\"").append(tape.text_of(k)).append("\"");
-        else if (k.op == Op::value && k.kind == Kind::string)
-          p.append("\"").append(tape.side_value(k).as_string()).append("\"");
-        else if (k.op == Op::value)
-          p.append(to_edn(tape.value_of(k)));
-        else
-          p.append("...");
+        append_path_key(p, tape, tape.tokens[l.key]);
         p.append("]");
         break;
       }
@@ -249,6 +248,25 @@ std::string tape_path(const Tape& tape, std::size_t index) {
     }
   }
   return p;
+}
+
+void append_path_string(std::string& p, std::string_view s) {
+  p.append("\"").append(s.substr(0, utf8_floor(s, kPathKeyBytes)));
+  if (s.size() > kPathKeyBytes)
+    p.append("\xE2\x80\xA6\" (").append(std::to_string(s.size())).append(" bytes)");
+  else
+    p.append("\"");
+}
+
+void append_path_key(std::string& p, const Tape& tape, const Token& key) {
+  if (key.op == Op::text)
+    append_path_string(p, tape.text_of(key));
+  else if (key.op == Op::value && key.kind == Kind::string)
+    append_path_string(p, tape.side_value(key).as_string());
+  else if (key.op == Op::value)
+    append_edn(tape.value_of(key), p, kPathKeyBytes);
+  else
+    p.append("...");
 }
 
 void tape_from_value(const Value& v, Tape& tape) {

@@ -214,4 +214,47 @@ TEST(KeyPath, TypedPathsThroughNestedContainers) {
   }
 }
 
+// A MessagePack str 32 of any length.
+std::string str32(std::string_view s) {
+  std::string out = "\xdb";
+  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((s.size() >> shift) & 0xff);
+  return out.append(s);
+}
+
+TEST(KeyPath, TypedPathsCutLongKeys) {
+  // A bind that fails below maps keyed by a 1 MB string shows each key's first 64 bytes and
+  // its length, as a Value read's path does (see HostileMessages): not the whole key.
+  const std::string key(std::size_t{1} << 20, 'k');
+  const Inputs in{R"(["^ ",")" + key + R"(",["^ ","^0","x"]])",
+                  R"({")" + key + R"(":{")" + key + R"(":"x"}})",
+                  map(1) + str32(key) + map(1) + str32(key) + str("x")};
+  const std::string level = "[\"" + key.substr(0, 64) + "\xE2\x80\xA6\" (1048576 bytes)]";
+  for (const auto& [e, input] : each(in)) {
+    SCOPED_TRACE(name(e));
+    const Error t = typed_error<NestedText>(input, e);
+    EXPECT_EQ(t.code(), Errc::type_mismatch) << t.what();
+    EXPECT_EQ(t.path(), "$" + level + level);
+  }
+}
+
+TEST(KeyPath, TypedPathsCutLongNonStringKeys) {
+  // A keyword key of 100,000 bytes: its EDN to 64 bytes, then an ellipsis. As the value that
+  // fails, the message shows its first 36 bytes.
+  const std::string kw(100000, 'k');
+  const Inputs in{R"(["^ ","~:)" + kw + R"(","x"])", R"({"~:)" + kw + R"(":"x"})",
+                  map(1) + str32("~:" + kw) + str("x")};
+  for (const auto& [e, input] : each(in)) {
+    SCOPED_TRACE(name(e));
+    const Error t = typed_error<std::map<transit::Keyword, int>>(input, e);
+    EXPECT_EQ(t.code(), Errc::type_mismatch) << t.what();
+    EXPECT_EQ(t.path(), "$[:" + kw.substr(0, 63) + "\xE2\x80\xA6]");
+    const Error k = typed_error<std::map<std::int64_t, int>>(input, e);
+    EXPECT_EQ(k.code(), Errc::type_mismatch) << k.what();
+    EXPECT_EQ(k.path(), "$<key>");
+    EXPECT_NE(k.detail().find("got keyword :" + kw.substr(0, 36) + "..."), std::string::npos)
+        << k.detail();
+    EXPECT_LT(k.detail().size(), 200u);
+  }
+}
+
 }  // namespace

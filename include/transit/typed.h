@@ -49,6 +49,16 @@ struct BindFailure {
 
 /// The path to token `index` of `tape`, e.g. `$[3]["name"]`.
 std::string tape_path(const Tape& tape, std::size_t index);
+/// The most of a map key that an error's path shows, in bytes: a path through 400 maps keyed
+/// by a 16 MB key stays a few KB.
+inline constexpr std::size_t kPathKeyBytes = 64;
+/// Appends string key `s` as a path shows it: quoted, its first kPathKeyBytes bytes (cut
+/// between characters) and, when cut, an ellipsis and its length.
+void append_path_string(std::string& p, std::string_view s);
+/// Appends map key `key`, a token of `tape`, as a path shows it: a string by
+/// append_path_string, any other value as EDN of at most kPathKeyBytes bytes and an
+/// ellipsis, a container's begin as "...".
+void append_path_key(std::string& p, const Tape& tape, const Token& key);
 /// Records a Value as tokens, so a Value binds exactly as bytes do (from_value).
 void tape_from_value(const Value& v, Tape& tape);
 
