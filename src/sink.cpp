@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "string_size.h"
 #include "transit/error.h"
 
 namespace transit {
@@ -22,13 +23,12 @@ namespace {
 
 /// Sets the string's size to `n` without writing its new bytes: the writer is about to.
 /// std::string::resize_and_overwrite is C++23 (this file is built as C++23 where the compiler
-/// has it: see CMakeLists.txt); without it the new bytes are zero-filled, which is correct,
-/// only slower.
+/// has it: see CMakeLists.txt); without it, detail::set_size_by_resize, which the tests call.
 void set_size(std::string& s, std::size_t n) {
 #if defined(__cpp_lib_string_resize_and_overwrite)
   s.resize_and_overwrite(n, [](char*, std::size_t size) noexcept { return size; });
 #else
-  s.resize(n);
+  detail::set_size_by_resize(s, n);
 #endif
 }
 

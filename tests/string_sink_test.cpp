@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "string_size.h"
 #include "transit/transit.h"
 
 namespace {
@@ -384,6 +385,26 @@ TEST(GrowingSink, ValuesAcrossGrowthStepsAreThoseAChunkedSinkReceives) {
     }
     EXPECT_EQ(none, "");
   }
+}
+
+// StringSink's fallback without std::string::resize_and_overwrite (sink.cpp's set_size), which
+// the library itself builds only where the compiler lacks C++23's: it must size the string to
+// its whole capacity in place, keeping the bytes before, as the region it hands out needs.
+TEST(StringSink, FallbackSizingKeepsTheStringInPlace) {
+  std::string s = "abc";
+  s.reserve(1000);
+  const char* const data = s.data();
+  const std::size_t capacity = s.capacity();
+  transit::detail::set_size_by_resize(s, capacity);
+  EXPECT_EQ(s.size(), capacity);
+  EXPECT_EQ(s.capacity(), capacity);
+  EXPECT_EQ(s.data(), data);
+  EXPECT_EQ(s.substr(0, 3), "abc");
+  // Written, then cut back to what was written, as commit_region does.
+  s.replace(3, 4, "defg");
+  s.resize(7);
+  EXPECT_EQ(s, "abcdefg");
+  EXPECT_EQ(s.data(), data);
 }
 
 }  // namespace
