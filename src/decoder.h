@@ -904,24 +904,8 @@ class Decoder {
       load();
     }
     /// `items`: as tape_walk's begin takes them (see tape_begin_inline).
-    [[gnu::always_inline]] void array_begin(std::uint32_t items) {
-      if (quick_begin()) return begin_frame(Op::array_begin, FrameKind::array, items);
-      store();
-      if (d_.frames_.empty())
-        d_.tape_begin_slow(FrameKind::array_pending, items);
-      else
-        d_.array_begin();
-      load();
-    }
-    [[gnu::always_inline]] void map_begin(std::uint32_t items) {
-      if (quick_begin()) return begin_frame(Op::map_begin, FrameKind::object, items);
-      store();
-      if (d_.frames_.empty())
-        d_.tape_begin_slow(FrameKind::object_pending, items);
-      else
-        d_.map_begin();
-      load();
-    }
+    [[gnu::always_inline]] void array_begin(std::uint32_t items) { begin<true>(items); }
+    [[gnu::always_inline]] void map_begin(std::uint32_t items) { begin<false>(items); }
     /// An array whose first item is "^ ": begun as a map array, as array_begin() and
     /// string("^ ") would. False, doing nothing, unless the tape is being written and strings
     /// are cached; the caller then gives both events.
@@ -1009,6 +993,23 @@ class Decoder {
     // below the depth limit and the frames' capacity, room for its token.
     [[gnu::always_inline]] bool quick_begin() const noexcept {
       return out_ != room_end_ && count_ < limit_ && top_ + 1 < frames_limit_;
+    }
+    // array_begin (kArray) or map_begin.
+    template <bool kArray>
+    [[gnu::always_inline]] void begin(std::uint32_t items) {
+      if (quick_begin())
+        return begin_frame(kArray ? Op::array_begin : Op::map_begin,
+                           kArray ? FrameKind::array : FrameKind::object, items);
+      store();
+      if (!d_.frames_.empty()) {
+        if constexpr (kArray)
+          d_.array_begin();
+        else
+          d_.map_begin();
+      } else {
+        d_.tape_begin_slow(kArray ? FrameKind::array_pending : FrameKind::object_pending, items);
+      }
+      load();
     }
     [[gnu::always_inline]] void begin_frame(Op op, FrameKind k, std::uint32_t items) noexcept {
       top_->count = count_ + 1;  // the parent's, as the walk leaves it
