@@ -54,32 +54,32 @@ std::size_t detail::testing::refills() noexcept { return refill_count; }
 void detail::testing::count_whole_reread() noexcept { ++whole_reread_count; }
 void detail::testing::count_refill() noexcept { ++refill_count; }
 
-Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options)
-    : handlers_(options.handlers) {
-  settle_options(options);
+namespace {
+// The backend for `encoding`, reading `input` (text in memory or a Source).
+template <class Input>
+std::unique_ptr<Reader::Impl> make_reader(Input& input, Encoding encoding,
+                                          const ReadOptions& options) {
   switch (encoding) {
     case Encoding::json:
     case Encoding::json_verbose:
-      impl_ = detail::make_json_reader(input, options);
-      break;
+      return detail::make_json_reader(input, options);
     case Encoding::msgpack:
-      impl_ = detail::make_msgpack_reader(input, options);
-      break;
+      return detail::make_msgpack_reader(input, options);
   }
+  return nullptr;
+}
+}  // namespace
+
+Reader::Reader(std::string_view input, Encoding encoding, ReadOptions options)
+    : handlers_(options.handlers) {
+  settle_options(options);
+  impl_ = make_reader(input, encoding, options);
 }
 
 Reader::Reader(Source& source, Encoding encoding, ReadOptions options)
     : handlers_(options.handlers) {
   settle_options(options);
-  switch (encoding) {
-    case Encoding::json:
-    case Encoding::json_verbose:
-      impl_ = detail::make_json_reader(source, options);
-      break;
-    case Encoding::msgpack:
-      impl_ = detail::make_msgpack_reader(source, options);
-      break;
-  }
+  impl_ = make_reader(source, encoding, options);
 }
 
 namespace {
