@@ -109,14 +109,9 @@ struct Result {
 // The output is held in memory: a value that expands past the tool's limit fails with
 // too_large instead of growing the string until memory runs out.
 std::string write_all(std::span<const Value> values, Encoding encoding) {
-  std::string out;
-  StringSink sink(out);
   WriteOptions options;
   options.max_output_bytes = kDefaultMaxOutputBytes;
-  Writer writer(sink, encoding, options);
-  for (const Value& v : values) writer.write(v);
-  writer.flush();
-  return out;
+  return write_values(values, encoding, options);
 }
 
 // This thread's CPU time, user and system: what the work cost, page faults and munmap

@@ -125,17 +125,22 @@ void append_plain(const Value& v, std::string& out) {
 }
 
 std::size_t written_size(std::span<const Value> values, Encoding encoding, bool float32) {
-  std::string out;
-  StringSink sink(out);
   WriteOptions options;
   options.float32 = float32;
-  Writer writer(sink, encoding, options);
-  for (const Value& v : values) writer.write(v);
-  writer.flush();
-  return out.size();
+  return write_values(values, encoding, options).size();
 }
 
 }  // namespace
+
+std::string write_values(std::span<const Value> values, Encoding encoding,
+                         const WriteOptions& options) {
+  std::string out;
+  StringSink sink(out);
+  Writer writer(sink, encoding, options);
+  for (const Value& v : values) writer.write(v);
+  writer.flush();
+  return out;
+}
 
 std::string thousands(std::size_t n) {
   std::string digits = std::to_string(n), out;

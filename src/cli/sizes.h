@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "transit/value.h"
+#include "transit/writer.h"
 
 namespace transit::cli {
 
@@ -19,6 +20,11 @@ namespace transit::cli {
 /// [key, value] pairs otherwise. NaN and the infinities (which JSON lacks) and user objects
 /// become null. One value per line.
 std::string plain_json(std::span<const Value> values);
+
+/// The values written to one stream in `encoding` with `options`, held in memory. Throws
+/// what the writer throws.
+std::string write_values(std::span<const Value> values, Encoding encoding,
+                         const WriteOptions& options);
 
 /// Bytes the values take in each form, all values written to one stream.
 struct Sizes {
