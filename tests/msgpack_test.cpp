@@ -1145,6 +1145,156 @@ TEST(MsgpackErrors, TrailingData) {
                     "transit: trailing_data at byte 2: more input after the value");
 }
 
+// ---- every header form -----------------------------------------------------------------
+
+// `v` in `width` big-endian bytes, as hex.
+std::string be(std::uint64_t v, int width) {
+  std::string out;
+  for (int i = width - 1; i >= 0; --i) out.push_back(static_cast<char>(v >> (8 * i)));
+  return hex(out);
+}
+
+// Every header form the reader's parse loop takes, each at the edges of its length or value
+// range, read inside an array (an item, not a top-level scalar) and compared with the value
+// built by hand.
+TEST(MsgpackRead, EveryHeaderFormAtEachLengthBoundary) {
+  const std::vector<std::pair<std::string, Value>> scalars = {
+      {"00", 0}, {"7f", 127}, {"e0", -32}, {"ff", -1},
+      {"cc 00", 0}, {"cc ff", 255},
+      {"cd 00 00", 0}, {"cd ff ff", 65535},
+      {"ce 00 00 00 00", 0}, {"ce ff ff ff ff", std::int64_t{4294967295}},
+      {"cf 00 00 00 00 00 00 00 00", 0}, {"cf 7f ff ff ff ff ff ff ff", INT64_MAX},
+      {"cf 80 00 00 00 00 00 00 00", Value::big_integer("9223372036854775808")},
+      {"cf ff ff ff ff ff ff ff ff", Value::big_integer("18446744073709551615")},
+      {"d0 80", -128}, {"d0 7f", 127},
+      {"d1 80 00", -32768}, {"d1 7f ff", 32767},
+      {"d2 80 00 00 00", std::int64_t{INT32_MIN}}, {"d2 7f ff ff ff", std::int64_t{INT32_MAX}},
+      {"d3 80 00 00 00 00 00 00 00", INT64_MIN}, {"d3 7f ff ff ff ff ff ff ff", INT64_MAX},
+      {"d3 ff ff ff ff ff ff ff ff", -1},
+      {"ca 3f 80 00 00", 1.0}, {"ca c0 20 00 00", -2.5},
+      {"cb 3f f0 00 00 00 00 00 00", 1.0}, {"cb c0 04 00 00 00 00 00 00", -2.5},
+      {"c0", Value()}, {"c2", false}, {"c3", true},
+  };
+  for (const auto& [item, expected] : scalars) {
+    SCOPED_TRACE(item);
+    const Value v = read_mp("91 " + item);
+    ASSERT_EQ(v, Value::array({expected}));
+    EXPECT_EQ(v[0].kind(), expected.kind());
+  }
+
+  // Strings and bins: each form at its shortest, at its longest (up to 65,536 bytes), and at
+  // the lengths either side of the form below it.
+  const auto text = [](std::size_t n) {
+    std::string s(n, 'x');
+    for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + i % 26);
+    return s;
+  };
+  const std::vector<std::pair<std::string, std::vector<std::size_t>>> sized = {
+      {"a", {0, 1, 31}}, {"d9", {0, 31, 32, 255}}, {"da", {0, 255, 256, 65535}},
+      {"db", {0, 65535, 65536}}, {"c4", {0, 1, 255}}, {"c5", {0, 256, 65535}},
+      {"c6", {0, 65536}}};
+  for (const auto& [form, lengths] : sized) {
+    for (const std::size_t n : lengths) {
+      SCOPED_TRACE(form + " of " + std::to_string(n));
+      const std::string s = text(n);
+      std::string header;
+      if (form == "a") header = hex(std::string(1, static_cast<char>(0xa0 | n)));
+      else header = form + " " + be(n, form == "d9" || form == "c4" ? 1 : form == "da" || form == "c5" ? 2 : 4);
+      const std::string input = "91 " + header + (n ? " " + hex(s) : "");
+      const Value expected = form[0] == 'c' ? Value::bytes(s) : Value(s);
+      EXPECT_EQ(read_mp(input), Value::array({expected}));
+      // One byte short: truncated, after the last byte there is.
+      if (n != 0)
+        expect_read_error(input.substr(0, input.size() - 3), Errc::truncated, bytes(input).size() - 1,
+                          "transit: truncated at byte " + std::to_string(bytes(input).size() - 1) +
+                              " in $[0]: input ends inside a value");
+    }
+  }
+
+  // Arrays and maps: fixarray/fixmap, 16 and 32, at their edges, nested in an array. Items
+  // are integers (keys distinct), so each map has all its entries.
+  const std::vector<std::pair<std::string, std::vector<std::size_t>>> counted = {
+      {"9", {0, 1, 15}}, {"dc", {0, 15, 16, 65535}}, {"dd", {0, 65536}},
+      {"8", {0, 1, 15}}, {"de", {0, 15, 16, 65535}}, {"df", {0, 65536}}};
+  for (const auto& [form, counts] : counted) {
+    for (const std::size_t n : counts) {
+      SCOPED_TRACE(form + " of " + std::to_string(n));
+      const bool map = form == "8" || form[1] == 'e' || form[1] == 'f';
+      std::string input = "91 " + (form.size() == 1 ? form + "0123456789abcdef"[n]
+                                                    : form + " " + be(n, form[1] == 'c' || form[1] == 'e' ? 2 : 4));
+      std::vector<Value> items;
+      std::vector<transit::Entry> entries;
+      std::size_t before_last = 0;  // the input's hex before its last item
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t k = static_cast<std::int64_t>(i);
+        input += " " + (i < 128 ? be(i, 1) : "cd " + be(i, 2));
+        if (map) {
+          before_last = input.size();
+          input += " " + be(i % 100, 1);
+          entries.emplace_back(k, static_cast<std::int64_t>(i % 100));
+        } else {
+          items.emplace_back(k);
+        }
+        if (!map && i + 2 == n) before_last = input.size();
+      }
+      if (!map && n == 1) before_last = input.size() - 3;
+      const Value inner = map ? Value::map(std::move(entries)) : Value::array(std::move(items));
+      EXPECT_EQ(read_mp(input), Value::array({inner}));
+      // Its last item missing: truncated at the end, the path at that item.
+      if (n != 0) {
+        const std::string cut = input.substr(0, before_last);
+        const std::size_t at = bytes(cut).size();
+        try {
+          (void)read_mp(cut);
+          ADD_FAILURE() << "read";
+        } catch (const Error& e) {
+          EXPECT_EQ(e.code(), Errc::truncated) << e.what();
+          EXPECT_EQ(e.offset(), at) << e.what();
+          EXPECT_EQ(e.detail(), "input ends inside a value");
+          EXPECT_EQ(e.path(), "$[0][" + std::to_string(n - 1) + "]");
+        }
+      }
+    }
+  }
+}
+
+// Truncation inside every length field and fixed-size body: each cut reads as a truncation at
+// the input's end, from memory and from a Source, whatever the form.
+TEST(MsgpackErrors, TruncatedInsideEveryHeader) {
+  // The form's type byte and the bytes after it that a whole item needs (a length field of
+  // the largest values, and for ext, its type byte).
+  const std::vector<std::string> forms = {
+      "c4 01 00",       "c5 00 01 00",    "c6 00 00 00 01 00",
+      "c7 01 05 00",    "c8 00 01 05 00", "c9 00 00 00 01 05 00",
+      "ca 3f 80 00 00", "cb 3f f0 00 00 00 00 00 00",
+      "cc ff",          "cd ff ff",       "ce ff ff ff ff",    "cf ff ff ff ff ff ff ff ff",
+      "d0 80",          "d1 80 00",       "d2 80 00 00 00",    "d3 80 00 00 00 00 00 00 00",
+      "d4 05 00",       "d5 05 00 00",    "d6 05 00 00 00 00", "d7 05 00 00 00 00 00 00 00 00",
+      "d8 05 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+      "d9 01 61",       "da 00 01 61",    "db 00 00 00 01 61",
+      "dc 00 01 01",    "dd 00 00 00 01 01",
+      "de 00 01 01 01", "df 00 00 00 01 01 01",
+      "a1 61",          "91 01",          "81 01 01"};
+  for (const std::string& form : forms) {
+    const std::size_t size = bytes(form).size();
+    for (std::size_t k = 1; k < size; ++k) {
+      const std::string input = "91 " + form.substr(0, 3 * k - 1);
+      // Once a container's header is in, the path is inside it: at its first item (a map's
+      // first key), then at the key's value.
+      const bool array = form[0] == '9' || form.starts_with("dc") || form.starts_with("dd");
+      const bool map = form[0] == '8' || form.starts_with("de") || form.starts_with("df");
+      const std::size_t header = form[0] == '9' || form[0] == '8' ? 1 : form[1] == 'c' || form[1] == 'e' ? 3 : 5;
+      std::string path = "$[0]";
+      if (array && k >= header) path += "[0]";
+      if (map && k == header) path += "<key>";
+      if (map && k > header) path += "[1]";
+      expect_read_error(input, Errc::truncated, k + 1,
+                        "transit: truncated at byte " + std::to_string(k + 1) + " in " + path +
+                            ": input ends inside a value");
+    }
+  }
+}
+
 // A map keyed by maps is one level per map in lenient MessagePack, but writers emit it as a
 // cmap: a tag and its rep, two levels each. Reading back what was written needs twice the
 // depth (plus one for a top-level quote), which the round-trip fuzzer allows for.

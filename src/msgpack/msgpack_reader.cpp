@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// MessagePack input on msgpack-cxx's visitor parser: events go straight to the decoder, with no
+// MessagePack input, parsed by a loop of our own: events go straight to the decoder, with no
 // msgpack::object in between. From a Source, a scanner first finds where the next value ends
 // in the bytes buffered (reading more only while it is incomplete), so each value is parsed
 // from one contiguous buffer as soon as its last byte is in.
-#include <msgpack/unpack.hpp>  // msgpack::parse with a visitor; parse.hpp is not self-contained
-
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -167,7 +166,8 @@ std::size_t saturating_end(std::size_t start, std::size_t length) noexcept {
 }
 
 /// The offset of the item header `count` headers after `start`, walking `data[0, size)`; or
-/// `size` when the input ends first. Used to place errors: the parser does not say where it is.
+/// `size` when the input ends first. Used to find a typed read's mark (locate_mark): a mark is
+/// an item index, so that a typed read records no offsets.
 std::size_t header_offset(const char* data, std::size_t size, std::size_t start,
                           std::size_t count) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(data);
@@ -205,186 +205,272 @@ inline bool is_short_ascii(const char* s, std::size_t n) noexcept {
   return high_bits == 0;
 }
 
-// ---- events ----------------------------------------------------------------------------------
+// ---- the parse loop ------------------------------------------------------------------------------
 
-/// msgpack-cxx visitor: forwards every item to the decoder and counts item headers, so an error
-/// can be placed afterwards (see header_offset).
-// kTape: the decoder records a tape for a typed read, and each event tells it which item it is
-// (see MsgpackReader::locate_mark); an untyped read pays nothing for that.
+/// Big-endian load of a T.
+template <class T>
+inline T load_be_as(const unsigned char* p) noexcept {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (sizeof(T) == 2) v = __builtin_bswap16(v);
+  if constexpr (sizeof(T) == 4) v = __builtin_bswap32(v);
+  if constexpr (sizeof(T) == 8) v = __builtin_bswap64(v);
+  return v;
+}
+
+/// Our own MessagePack parse loop: one value from a contiguous buffer, each item's event
+/// given straight to the decoder. A counted loop per container (an explicit stack of the
+/// items left in each open one, its kind in the low bit): no per-item state machine. It
+/// knows where it is, so an error is placed at the header of the item being delivered, or
+/// for a container's end, after its last item.
+// kTape: each event tells the decoder which item it is (see MsgpackReader::locate_mark).
 template <bool kTape = false>
-class Visitor {
+class Parser {
  public:
-  Visitor(Decoder& decoder, std::size_t available, std::size_t visible, const Limits& limits)
-      : d_(decoder), available_(available), visible_(visible), limits_(limits) {}
+  Parser(Decoder& decoder, std::size_t available, std::size_t visible, const Limits& limits,
+         std::vector<std::uint64_t>& stack)
+      : d_(decoder), available_(available), visible_(visible), limits_(limits), stack_(stack) {}
 
-  bool visit_nil() { return item(), d_.null(), true; }
-  bool visit_boolean(bool b) { return item(), d_.boolean(b), true; }
-  bool visit_positive_integer(std::uint64_t u) { return item(), d_.uinteger(u), true; }
-  bool visit_negative_integer(std::int64_t i) { return item(), d_.integer(i), true; }
-  bool visit_float32(float f) { return item(), d_.floating(f), true; }
-  bool visit_float64(double d) { return item(), d_.floating(d), true; }
-  // A cache code (most strings of a cached document) is placed here, inline in the parse
-  // loop, with no call; every other string takes visit_text, out of line, so that its
-  // frame and saved registers are not on a cache code's way.
-  bool visit_str(const char* s, std::uint32_t n) {
-    item();
+  /// Parses the value at data[off, end): true with `off` past it, false when the bytes run
+  /// out first (or at 0xc1: bad_byte() then says where). Errors of the decoder and of the
+  /// limits are thrown unplaced; at() places them.
+  [[gnu::flatten]] bool run(const char* data, std::size_t end, std::size_t& off);
+
+  /// Where the item being delivered starts, or after the last item of a container ending.
+  std::size_t at() const noexcept { return static_cast<std::size_t>(at_ - base_); }
+  std::size_t bad_byte() const noexcept { return bad_byte_; }
+
+ private:
+  void str(const char* s, std::uint32_t n) {
     if (n > limits_.max_string_length) [[unlikely]]
       length_refused("str", n);
-    // A typed read's tape takes its own cache codes (Decoder::tape_walk_string, from
-    // checked_string), and its strings
-    // their whole path inline, as before (out of line: twitter's typed read 1.4% more).
     if constexpr (kTape) {
-      return text(s, n);
+      text(s, n);
     } else {
-      if (d_.cached_item({s, n})) return true;
-      return visit_text(s, n);
+      if (d_.cached_item({s, n})) return;
+      other_text(s, n);
     }
   }
-  [[gnu::noinline]] bool visit_text(const char* s, std::uint32_t n) {
-    // An instant's or a UUID's tag, `~#m` or `~#u`, first in an array of 2: a pair (see
-    // Decoder::start_pair), before text()'s tests for every string.
+  // A cache code (most strings of a cached document) is placed inline in the loop (str),
+  // with no call; every other string comes here, out of line, so that its frame and saved
+  // registers are not on a cache code's way. An instant's or a UUID's tag, `~#m` or `~#u`,
+  // first in an array of 2, is a pair (see Decoder::start_pair), before text()'s tests.
+  [[gnu::noinline]] void other_text(const char* s, std::uint32_t n) {
     if (n == 3 && s[0] == '~' && s[1] == '#' && (s[2] == 'm' || s[2] == 'u') &&
         d_.start_pair(s[2]))
-      return true;
-    return text(s, n);
+      return;
+    text(s, n);
   }
-  [[gnu::always_inline]] bool text(const char* s, std::uint32_t n) {
+  // A typed read's tape takes its own cache codes (Decoder::tape_walk_string, from
+  // checked_string), and its strings their whole path inline.
+  [[gnu::always_inline]] void text(const char* s, std::uint32_t n) {
     const std::string_view text(s, n);
     // Keys, keywords and cache codes are short ASCII: the decoder takes them on its fast path,
     // told that the bytes are ASCII, so it need not count UTF-16 units to decide caching.
-    if (is_short_ascii(s, n)) return d_.checked_string(text, true), true;
+    if (is_short_ascii(s, n)) return d_.checked_string(text, true);
     // Bytes as `~b` base64 (every bytes value Transit writes): the decoder decodes every `~b`
     // string as base64 (a ground tag: no read handler takes its text), which refuses any byte
     // outside ASCII, so a UTF-8 check first would only read the text once more.
-    if (n >= 2 && s[0] == '~' && s[1] == 'b') return d_.checked_base64(text), true;
+    if (n >= 2 && s[0] == '~' && s[1] == 'b') return d_.checked_base64(text);
     if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
     d_.checked_string(text, false);
-    return true;
   }
-  bool visit_bin(const char* s, std::uint32_t n) {
-    item();
-    check_length("bin", n);
+  void bin(const char* s, std::uint32_t n) {
+    if (n > limits_.max_string_length) [[unlikely]]
+      length_refused("bin", n);
     d_.bytes({s, n});
-    return true;
   }
-  bool visit_ext(const char* s, std::uint32_t) {
-    item();
+  [[noreturn, gnu::cold, gnu::noinline]] void ext(const char* s) {
     throw_error(Errc::bad_rep, "MessagePack ext type " +
                                    std::to_string(static_cast<signed char>(s[0])) +
                                    " is not part of Transit");
   }
-  // An empty array or map (msgpack-cxx calls its end at once) is delivered whole where the
-  // decoder allows it (Decoder::empty_container_inline), with no frame; its end event is then skipped.
-  bool start_array(std::uint32_t n) {
-    item();
-    if (!kTape && n == 0 && d_.empty_container_inline(false)) return empty_delivered_ = true, true;
-    claim(n, n, "array of", "items");
-    d_.sized_array_begin(expected(n, n));
-    return true;
-  }
-  bool start_map(std::uint32_t n) {
-    item();
-    if (!kTape && n == 0 && d_.empty_container_inline(true)) return empty_delivered_ = true, true;
-    claim(2 * std::uint64_t{n}, n, "map of", "entries");
-    d_.sized_map_begin(expected(2 * std::uint64_t{n}, n));
-    return true;
-  }
-  bool end_array() {
-    at_end_ = true;
-    end_mark();
-    if (!kTape && empty_delivered_) return empty_delivered_ = false, true;
-    d_.sized_array_end();
-    return true;
-  }
-  bool end_map() {
-    at_end_ = true;
-    end_mark();
-    if (!kTape && empty_delivered_) return empty_delivered_ = false, true;
-    d_.sized_map_end();
-    return true;
-  }
-  bool start_array_item() { return true; }
-  bool end_array_item() { return true; }
-  bool start_map_key() { return true; }
-  bool end_map_key() { return true; }
-  bool start_map_value() { return true; }
-  bool end_map_value() { return true; }
-  void parse_error(std::size_t, std::size_t error_offset) { bad_byte_ = error_offset; }
-  void insufficient_bytes(std::size_t, std::size_t) {}
-  bool referenced() const { return false; }
-  void set_referenced(bool) {}
-
-  /// Item headers seen so far.
-  std::size_t items() const noexcept { return items_; }
-  /// Whether the last event closed a container (rather than starting an item).
-  bool at_end() const noexcept { return at_end_; }
-  std::size_t bad_byte() const noexcept { return bad_byte_; }
-
- private:
-  void item() noexcept {
-    if constexpr (kTape) d_.mark(items_);
-    ++items_;
-    --pending_;  // below 0 only on input msgpack-cxx rejects; a huge count reserves nothing
-    at_end_ = false;
-  }
-  // The count to give the decoder, which reserves room for it at once: `n`, while the items
-  // announced and not yet seen, in every open container, fit in the bytes left at one byte
-  // each (every item header seen took one). A count beyond that may be a lie the input's end
-  // has not yet shown up: 0 then, and the items get room as they arrive. So what is reserved
-  // never exceeds the input.
-  std::size_t expected(std::uint64_t items, std::uint32_t n) noexcept {
-    pending_ += items;
-    return pending_ <= visible_ - std::min(items_, visible_) ? n : 0;
-  }
-  // A container's end is placed after its last item, where the next item's header would be.
-  void end_mark() noexcept {
-    if constexpr (kTape) d_.mark(items_);
-  }
-  // Every item takes at least a byte, so a count beyond the bytes of the input is a lie told
-  // before any of it is read: fail now rather than build what does exist. Within the input,
-  // the count must still be within the limit.
-  void claim(std::uint64_t items, std::uint32_t n, const char* what, const char* unit) {
+  // A container's header: true when it was delivered whole and has no end to come (an empty
+  // one, where the decoder allows it: Decoder::empty_container_inline).
+  bool start(std::uint64_t n, bool map) {
+    if (!kTape && n == 0 && d_.empty_container_inline(map)) return true;
+    // Every item takes at least a byte, so a count beyond the bytes of the input is a lie
+    // told before any of it is read: fail now rather than build what does exist. Within the
+    // input, the count must still be within the limit.
+    const std::uint64_t items = map ? 2 * n : n;
     if (items > available_ || n > limits_.max_collection_length) [[unlikely]]
-      claim_refused(items, n, what, unit);
+      claim_refused(items, n, map);
+    // The count to give the decoder, which reserves room for it at once: `n`, while the items
+    // announced and not yet seen, in every open container, fit in the bytes left at one byte
+    // each; else 0, and the items get room as they arrive, so what is reserved never exceeds
+    // the input. Every item seen took a byte of those bytes, so that is: all the items
+    // announced so far (the value itself first) fit in the bytes the parser is given.
+    announced_ += items;
+    const std::size_t expected = announced_ <= visible_ ? n : 0;
+    if (map)
+      d_.sized_map_begin(expected);
+    else
+      d_.sized_array_begin(expected);
+    return false;
   }
-  [[noreturn, gnu::cold, gnu::noinline]] void claim_refused(std::uint64_t items, std::uint32_t n,
-                                                            const char* what, const char* unit) {
+  void finish(bool map) {
+    if constexpr (kTape) d_.mark(items_);
+    if (map)
+      d_.sized_map_end();
+    else
+      d_.sized_array_end();
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void claim_refused(std::uint64_t items, std::uint64_t n,
+                                                            bool map) {
     if (items > available_)
-      throw_error(Errc::truncated, std::string(what) + " " + std::to_string(n) + " " + unit +
+      throw_error(Errc::truncated, std::string(map ? "map of" : "array of") + " " +
+                                       std::to_string(n) + " " + (map ? "entries" : "items") +
                                        " cannot fit in the " + std::to_string(available_) +
                                        " bytes of input");
     throw_error(Errc::too_large, "collection has more than " +
                                        std::to_string(limits_.max_collection_length) +
                                        " items or entries");
   }
-  void check_length(const char* what, std::uint32_t n) {
-    if (n > limits_.max_string_length) [[unlikely]]
-      length_refused(what, n);
-  }
   [[noreturn, gnu::cold, gnu::noinline]] void length_refused(const char* what, std::uint32_t n) {
     throw_error(Errc::too_large, std::string(what) + " of " + std::to_string(n) +
                                      " bytes is longer than " +
                                      std::to_string(limits_.max_string_length));
+  }
+  [[gnu::noinline]] std::uint64_t* grow(std::size_t depth) {
+    stack_.resize(std::max<std::size_t>(2 * depth, 16));
+    return stack_.data();
   }
 
   Decoder& d_;
   std::size_t available_;  // bytes from the start of the value to the end of the input
   std::size_t visible_;    // bytes from the start of the value that the parser is given
   const Limits& limits_;
-  std::size_t items_ = 0;
-  std::uint64_t pending_ = 1;  // items announced, the top-level value first, not yet seen
+  std::vector<std::uint64_t>& stack_;
+  const unsigned char* base_ = nullptr;
+  const unsigned char* at_ = nullptr;
+  std::uint64_t announced_ = 1;  // items announced so far, the value itself first
+  std::size_t items_ = 0;        // item headers seen (kTape only)
   std::size_t bad_byte_ = Location::npos;
-  bool at_end_ = false;
-  bool empty_delivered_ = false;  // start_array/start_map(0) delivered it: skip its end
 };
 
-/// msgpack::parse with every call in it inlined that can be (msgpack-cxx's parse loop, its
-/// after_visit_proc, the visitor's events and the decoder's inline paths); what is marked
-/// noinline or defined elsewhere stays a call.
 template <bool kTape>
-[[gnu::flatten]] bool parse_flat(const char* data, std::size_t end, std::size_t& off,
-                                 Visitor<kTape>& visitor) {
-  return msgpack::parse(data, end, off, visitor);
+bool Parser<kTape>::run(const char* data, std::size_t end, std::size_t& off) {
+  base_ = reinterpret_cast<const unsigned char*>(data);
+  const unsigned char* p = base_ + off;
+  const unsigned char* const e = base_ + end;
+  std::uint64_t left = 1;  // items left in the innermost open container (the value first)
+  std::size_t depth = 0;
+  std::uint64_t* st = stack_.data();
+  for (;;) {
+    if (p == e) [[unlikely]]
+      return false;
+    at_ = p;
+    if constexpr (kTape) d_.mark(items_++);
+    const unsigned b = *p;
+    --left;
+    std::uint64_t n;  // a container's count
+    bool map;
+    if (b <= 0x7f) {
+      ++p;
+      d_.integer(b);
+      goto next;
+    }
+    if (b >= 0xa0) {
+      if (b <= 0xbf) {
+        n = b & 0x1f;
+        if (static_cast<std::size_t>(e - p) <= n) return false;
+        const char* s = reinterpret_cast<const char*>(p + 1);
+        p += 1 + n;
+        str(s, static_cast<std::uint32_t>(n));
+        goto next;
+      }
+      if (b >= 0xe0) {
+        ++p;
+        d_.integer(static_cast<signed char>(b));
+        goto next;
+      }
+    } else {
+      n = b & 0x0f;
+      ++p;
+      map = b <= 0x8f;
+      goto container;
+    }
+    {
+      // 0xc0-0xdf: each header's size (with its length field; a fixext's, with its payload).
+      static constexpr unsigned char kHeader[32] = {
+          1, 1, 1, 1, 2, 3, 5, 3, 4, 6, 5, 9, 2, 3, 5, 9,     // c0-cf
+          2, 3, 5, 9, 3, 4, 6, 10, 18, 2, 3, 5, 3, 5, 3, 5};  // d0-df
+      const std::size_t h = kHeader[b - 0xc0];
+      if (static_cast<std::size_t>(e - p) < h) return false;
+      const unsigned char* q = p + 1;
+      p += h;
+      switch (b) {
+        case 0xc0: d_.null(); goto next;
+        case 0xc1:
+          bad_byte_ = at();
+          return false;
+        case 0xc2: d_.boolean(false); goto next;
+        case 0xc3: d_.boolean(true); goto next;
+        case 0xc4: n = q[0]; goto bin;
+        case 0xc5: n = load_be_as<std::uint16_t>(q); goto bin;
+        case 0xc6: n = load_be_as<std::uint32_t>(q); goto bin;
+        case 0xc7: n = q[0]; goto ext;
+        case 0xc8: n = load_be_as<std::uint16_t>(q); goto ext;
+        case 0xc9: n = load_be_as<std::uint32_t>(q); goto ext;
+        case 0xca: d_.floating(std::bit_cast<float>(load_be_as<std::uint32_t>(q))); goto next;
+        case 0xcb: d_.floating(std::bit_cast<double>(load_be_as<std::uint64_t>(q))); goto next;
+        case 0xcc: d_.integer(q[0]); goto next;
+        case 0xcd: d_.integer(load_be_as<std::uint16_t>(q)); goto next;
+        case 0xce: d_.integer(load_be_as<std::uint32_t>(q)); goto next;
+        case 0xcf: d_.uinteger(load_be_as<std::uint64_t>(q)); goto next;
+        case 0xd0: d_.integer(static_cast<std::int8_t>(q[0])); goto next;
+        case 0xd1: d_.integer(static_cast<std::int16_t>(load_be_as<std::uint16_t>(q))); goto next;
+        case 0xd2: d_.integer(static_cast<std::int32_t>(load_be_as<std::uint32_t>(q))); goto next;
+        case 0xd3: d_.integer(static_cast<std::int64_t>(load_be_as<std::uint64_t>(q))); goto next;
+        case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+          ext(reinterpret_cast<const char*>(q));
+        case 0xd9: n = q[0]; goto str;
+        case 0xda: n = load_be_as<std::uint16_t>(q); goto str;
+        case 0xdb: n = load_be_as<std::uint32_t>(q); goto str;
+        case 0xdc: n = load_be_as<std::uint16_t>(q); map = false; goto container;
+        case 0xdd: n = load_be_as<std::uint32_t>(q); map = false; goto container;
+        case 0xde: n = load_be_as<std::uint16_t>(q); map = true; goto container;
+        default: n = load_be_as<std::uint32_t>(q); map = true; goto container;
+      }
+    str:
+      if (static_cast<std::size_t>(e - p) < n) return false;
+      p += n;
+      str(reinterpret_cast<const char*>(p - n), static_cast<std::uint32_t>(n));
+      goto next;
+    bin:
+      if (static_cast<std::size_t>(e - p) < n) return false;
+      p += n;
+      bin(reinterpret_cast<const char*>(p - n), static_cast<std::uint32_t>(n));
+      goto next;
+    ext:
+      // The type byte, counted in h, is the payload's first.
+      if (static_cast<std::size_t>(e - p) < n) return false;
+      ext(reinterpret_cast<const char*>(p - 1));
+    }
+  container:
+    if (start(n, map)) goto next;
+    if (n == 0) {
+      at_ = p;
+      finish(map);
+      goto next;
+    }
+    if (depth == stack_.size()) [[unlikely]]
+      st = grow(depth);
+    st[depth++] = left << 1 | map;
+    left = map ? 2 * n : n;
+    continue;
+  next:
+    while (left == 0) {
+      if (depth == 0) {
+        off = static_cast<std::size_t>(p - base_);
+        return true;
+      }
+      const std::uint64_t top = st[--depth];
+      at_ = p;
+      finish(top & 1);
+      left = top >> 1;
+    }
+  }
 }
 
 // ---- reader ----------------------------------------------------------------------------------
@@ -543,22 +629,18 @@ class MsgpackReader final : public Reader::Impl {
   // failure is thrown, placed.
   template <bool kTape>
   bool feed(std::size_t end, std::size_t available, std::size_t& off) {
-    Visitor<kTape> visitor(decoder_, available, end - begin_, limits_);
+    Parser<kTape> parser(decoder_, available, end - begin_, limits_, stack_);
     try {
-      if (parse_flat(data_, end, off, visitor)) return true;
+      if (parser.run(data_, end, off)) return true;
     } catch (const Error& e) {
       if (e.offset() != Location::npos) throw;
       // The decoder knows what went wrong; where is the header of the item it was given, or
       // for a container's end, the byte after its last item.
       if (e.code() == Errc::truncated) fail_short(end, e.detail());
-      const std::size_t at =
-          header_offset(data_, end, begin_, visitor.items() - (visitor.at_end() ? 0 : 1));
-      fail(e.code(), e.detail(), before_ + at, decoder_.path());
-    } catch (const msgpack::unpack_error& e) {
-      fail(Errc::syntax, e.what(), before_ + begin_, decoder_.path());
+      fail(e.code(), e.detail(), before_ + parser.at(), decoder_.path());
     }
-    if (visitor.bad_byte() != Location::npos)
-      fail(Errc::syntax, "0xc1 is not a MessagePack type", before_ + visitor.bad_byte(),
+    if (parser.bad_byte() != Location::npos)
+      fail(Errc::syntax, "0xc1 is not a MessagePack type", before_ + parser.bad_byte(),
            decoder_.path());
     return false;
   }
@@ -632,6 +714,7 @@ class MsgpackReader final : public Reader::Impl {
   bool tape_ = false;           // next() records a tape (see next_tape)
   std::size_t value_begin_ = 0;  // the last value read, in data_
   std::size_t value_end_ = 0;
+  std::vector<std::uint64_t> stack_;  // the parser's, kept from value to value
 };
 
 }  // namespace
