@@ -1140,6 +1140,19 @@ TEST(MsgpackErrors, BadTaggedValuesArePlacedAtTheirEnd) {
                     "transit: bad_tagged_value at byte 8 in $[0][1]<#t>: tagged value ~#t has no rep");
 }
 
+// In memory, a map's claim beyond the input (65,535 entries in 11 bytes) inside a value longer
+// than max_value_bytes: the value's length is what is reported, at the first header past the
+// limit, as from a Source. The claim, judged again while the bytes before that header were
+// read to find its path, sent the read back to the length check without end (a stack
+// overflow; found by comparing the two parse loops).
+TEST(MsgpackErrors, AClaimBeyondTheInputInAValueOverTheLimitIsTheLimits) {
+  ReadOptions options;
+  options.max_value_bytes = 8;
+  expect_read_error("92 a1 61 de ff ff 01 02 03 04 05", Errc::too_large, 8,
+                    "transit: too_large at byte 8 in $[1]<key>: value is longer than 8 bytes",
+                    options);
+}
+
 TEST(MsgpackErrors, TrailingData) {
   expect_read_error("91 01 02", Errc::trailing_data, 2,
                     "transit: trailing_data at byte 2: more input after the value");

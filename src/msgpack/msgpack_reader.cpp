@@ -650,8 +650,11 @@ class MsgpackReader final : public Reader::Impl {
   [[noreturn]] void fail_short(std::size_t end, std::string_view detail) {
     if (end < size_) {
       Scan scan{begin_, 1, {}};
+      // The bytes before the offending header are read again with the claims unjudged, as
+      // from a Source: a claim beyond the input is what may have brought the read here, and
+      // judged again, it would bring it back here without end.
       if (scan.run(data_, size_, end, limits_) == Scan::Status::too_large)
-        fail_at(Errc::too_large, scan.detail, scan.pos, size_ - begin_);
+        fail_at(Errc::too_large, scan.detail, scan.pos);
     }
     fail(Errc::truncated, detail, before_ + end, decoder_.path());
   }
