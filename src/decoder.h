@@ -332,7 +332,7 @@ class Decoder {
   /// goes straight into it (deliver's inline path), not through place(): geojson's
   /// coordinate pairs. The frame stays pending while it holds no item; a `"^ "` or a tag as
   /// its first item gives the node up (give_up_node). The caller gives exactly `expected`
-  /// items (msgpack-cxx parses as many as the header announces), so such a frame never
+  /// items (the reader's loop parses as many as the header announces), so such a frame never
   /// reaches place() pending, which would reserve a node again.
   void sized_array_begin(std::size_t expected) {
     if (tape_ || frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
@@ -363,7 +363,7 @@ class Decoder {
   /// The common case (begin's, with a count to reserve) writes the frame once, with its
   /// node, where begin() zeroed all of it first and the reservation wrote its slots again;
   /// sized_map_begin_checked() does the rest. Inline in the MessagePack reader's flattened
-  /// loop (see parse_flat there).
+  /// loop (see Parser::run there).
   void sized_map_begin(std::size_t expected) {
     // A typed read's map goes to the tape in one call, as begin() sends it.
     if (tape_) [[unlikely]]
@@ -377,7 +377,7 @@ class Decoder {
   [[gnu::noinline]] void sized_map_begin_checked(std::size_t expected);
   void map_end();
   /// map_end() for MessagePack: its commonest case, a plain map finished into its parent's
-  /// next slot, taken here, inline in the reader's flattened loop (see parse_flat there),
+  /// next slot, taken here, inline in the reader's flattened loop (see Parser::run there),
   /// where map_end_frame saved six registers for its other paths. JSON keeps map_end(),
   /// whose maps take those paths more often; defined here, it leaves decoder.cpp's unit,
   /// and so JSON's code, as it was.

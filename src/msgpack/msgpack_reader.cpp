@@ -114,7 +114,7 @@ bool read_header(const unsigned char* p, std::size_t avail, Item& item) noexcept
   return true;
 }
 
-/// The reader's limits (see ReadOptions) as the framing and the visitor check them.
+/// The reader's limits (see ReadOptions) as the framing and the parse loop check them.
 struct Limits {
   std::size_t max_string_length;
   std::size_t max_collection_length;
@@ -205,7 +205,7 @@ inline bool is_short_ascii(const char* s, std::size_t n) noexcept {
   return high_bits == 0;
 }
 
-// ---- the parse loop ------------------------------------------------------------------------------
+// ---- the parse loop -----------------------------------------------------------------------------
 
 /// Big-endian load of a T.
 template <class T>
@@ -620,7 +620,7 @@ class MsgpackReader final : public Reader::Impl {
       begin_ = off;
       return decoder_.take();
     }
-    // The visitor never stops the parser, so what is left is running out of input.
+    // Any other failure was thrown: what is left is running out of input.
     fail_short(end, "input ends inside a value");
   }
 
