@@ -4,7 +4,10 @@
 // it exactly as it was, however large the value had grown.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "string_size.h"
@@ -385,6 +388,102 @@ TEST(GrowingSink, ValuesAcrossGrowthStepsAreThoseAChunkedSinkReceives) {
     }
     EXPECT_EQ(none, "");
   }
+}
+
+// ---- StringSink's regions, driven as a writer drives them ------------------------------------
+// These run in transit_tests against sink.cpp as the library builds it (C++23's
+// resize_and_overwrite where the compiler has it) and in transit_sink_fallback_tests against
+// sink.cpp built as C++20, where it falls back to detail::set_size_by_resize (see
+// string_sink_fallback.cpp).
+
+/// `n` bytes that differ from their neighbours, starting at `seed`.
+std::string pattern(std::size_t n, unsigned seed) {
+  std::string s(n, '\0');
+  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + (seed + i * 7) % 26);
+  return s;
+}
+
+/// Opens a region of room `size` keeping `keep` bytes of the open one, and checks it.
+std::span<char> open(transit::StringSink& sink, std::size_t keep, std::size_t size) {
+  const std::span<char> region = sink.open_region(keep, size);
+  EXPECT_GE(region.size(), size);
+  return region;
+}
+
+// The region grows while a value is written: the string's output before it and the value's
+// bytes so far (`keep`) are kept across every growth, and commit makes exactly `n` bytes output.
+TEST(StringSinkRegion, GrowingKeepsTheOutputAndTheValueSoFar) {
+  std::string out = "prefix";
+  transit::StringSink sink(out);
+  const std::string value = pattern(3'000'000, 1);
+  std::size_t written = 0;
+  std::span<char> region = open(sink, 0, 16);
+  // Ask for a little more than the region has each time: the string grows about 18 times.
+  while (written < value.size()) {
+    const std::size_t step = std::min<std::size_t>(region.size() - written + 1, value.size() - written);
+    if (written + step > region.size()) {
+      region = open(sink, written, written + step);
+      ASSERT_EQ(std::string_view(region.data(), written), std::string_view(value).substr(0, written));
+    }
+    std::copy_n(value.data() + written, step, region.data() + written);
+    written += step;
+  }
+  EXPECT_EQ(out.substr(0, 6), "prefix");
+  sink.commit_region(written);
+  EXPECT_EQ(out.size(), 6 + value.size());
+  EXPECT_EQ(out, "prefix" + value);
+  EXPECT_LE(out.capacity(), 2 * out.size());
+}
+
+// Many small values, each its own region and commit, and many small appends between them: the
+// string holds each in order, and regions do not disturb what `write` appended.
+TEST(StringSinkRegion, ManySmallWritesAreKeptInOrder) {
+  std::string out;
+  std::string expected;
+  transit::StringSink sink(out);
+  for (unsigned i = 0; i < 20'000; ++i) {
+    const std::string bytes = pattern(1 + i % 13, i);
+    if (i % 3 == 0) {
+      sink.write(bytes.data(), bytes.size());
+    } else {
+      const std::span<char> region = open(sink, 0, bytes.size() + i % 5);
+      std::copy(bytes.begin(), bytes.end(), region.begin());
+      sink.commit_region(bytes.size());
+    }
+    expected += bytes;
+    ASSERT_EQ(out.size(), expected.size()) << i;
+  }
+  EXPECT_EQ(out, expected);
+  EXPECT_LE(out.capacity(), std::max<std::size_t>(2 * out.size(), 64 * 1024 + out.size()));
+}
+
+// One large region at once (no growth in the middle of it), then a value dropped whole
+// (commit 0) and a value cut short: only what was committed stays, byte for byte.
+TEST(StringSinkRegion, ALargeWriteIsKeptAndADroppedOneLeavesNothing) {
+  std::string out = "x";
+  transit::StringSink sink(out);
+  const std::string big = pattern(16 * 1024 * 1024 + 3, 5);
+  std::span<char> region = open(sink, 0, big.size());
+  std::copy(big.begin(), big.end(), region.begin());
+  sink.commit_region(big.size());
+  EXPECT_EQ(out.size(), 1 + big.size());
+  EXPECT_TRUE(out == "x" + big);
+  // The next value grows the string past its capacity, then is dropped.
+  const std::string before = out;
+  region = open(sink, 0, out.capacity());
+  std::fill(region.begin(), region.end(), '!');
+  region = open(sink, region.size(), 2 * region.size());
+  sink.commit_region(0);
+  EXPECT_TRUE(out == before);
+  EXPECT_LE(out.capacity(), 2 * out.size());
+  // A region of which only the first bytes are used.
+  region = open(sink, 0, 1000);
+  std::copy_n("tail", 4, region.begin());
+  sink.commit_region(4);
+  EXPECT_TRUE(out == before + "tail");
+  // Committing with no region open does nothing.
+  sink.commit_region(10);
+  EXPECT_TRUE(out == before + "tail");
 }
 
 // StringSink's fallback without std::string::resize_and_overwrite (sink.cpp's set_size), which
