@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "corpora.h"
+#include "rapidjson_dom.h"
 #include "transit/transit.h"
 #include "value_internal.h"
 
@@ -57,7 +58,7 @@ const JsonText& prepare_text(const Corpus& c, const std::string& text) {
   JsonText& t = texts.emplace_back();
   t.corpus = &c;
   t.text = &text;
-  t.dom.Parse<kParseFlags>(text.c_str(), text.size());
+  rapidjson_parse(t.dom, text);
   if (t.dom.HasParseError())
     fail(c.name, std::string("RapidJSON DOM parse: ") + rapidjson::GetParseError_En(t.dom.GetParseError()) +
                      " at byte " + std::to_string(t.dom.GetErrorOffset()));
@@ -69,7 +70,7 @@ const JsonText& prepare_text(const Corpus& c, const std::string& text) {
   writer_emit(t.dom, out);
   t.writer_out_size = out.GetSize();
   rapidjson::Document reparsed;
-  reparsed.Parse<kParseFlags>(out.GetString(), out.GetSize());
+  rapidjson_parse(reparsed, {out.GetString(), out.GetSize()});
   if (reparsed.HasParseError() || reparsed != t.dom)
     fail(c.name, "RapidJSON Writer output does not parse back to the same document");
   return t;
@@ -87,11 +88,7 @@ void floor_sax(benchmark::State& state, const JsonText& t) {
 }
 
 void floor_dom(benchmark::State& state, const JsonText& t) {
-  for (auto _ : state) {
-    rapidjson::Document doc;
-    doc.Parse<kParseFlags>(t.text->c_str(), t.text->size());
-    benchmark::DoNotOptimize(doc);
-  }
+  for (auto _ : state) benchmark::DoNotOptimize(rapidjson_dom(*t.text));
   report(state, t.text->size(), t.corpus->values);
 }
 
@@ -106,7 +103,7 @@ void floor_simdjson(benchmark::State& state, const JsonText& t) {
     fail(t.corpus->name, std::string("simdjson parse: ") + simdjson::error_message(err));
   const std::string minified = simdjson::minify(root);
   rapidjson::Document back;
-  back.Parse<kParseFlags>(minified.c_str(), minified.size());
+  rapidjson_parse(back, minified);
   if (back.HasParseError() || back != t.dom)
     fail(t.corpus->name, "simdjson's document differs from RapidJSON's");
   for (auto _ : state) {
@@ -228,7 +225,7 @@ void print_memory_table(std::ostream& out, std::span<const std::unique_ptr<Corpu
     const auto value_bytes = static_cast<long long>(ValueAccess::arena_bytes(v));
     const long long before = heap_in_use();
     rapidjson::Document dom;
-    dom.Parse<kParseFlags>(c->verbose.c_str(), c->verbose.size());
+    rapidjson_parse(dom, c->verbose);
     const long long dom_bytes = heap_in_use() - before;
     std::snprintf(line, sizeof line, "%-12s %16lld %18lld %7.2fx\n", c->name.c_str(), value_bytes,
                   dom_bytes, static_cast<double>(value_bytes) / static_cast<double>(dom_bytes));

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // transit-read-file FILE [N] [transit|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|
 // write-verbose|write-msgpack|rapidjson-write|msgpack-pack] [msgpack]: reads FILE into memory and parses it N times, with transit::read (as Transit JSON, the default), with
-// one of the floors (RapidJSON's DOM parse with full precision; simdjson's DOM parse, copying
-// the text into its padded buffer; msgpack-cxx's `unpack` of the file's MessagePack form, with
+// one of the floors (RapidJSON's DOM parse with full precision, the very function
+// transit-bench's Floor/RapidJsonDom times: bench/rapidjson_dom.h; simdjson's DOM parse,
+// copying the text into its padded buffer; msgpack-cxx's `unpack` of the file's MessagePack form, with
 // `msgpack`), or typed into the structs of bench/typed_corpora.h
 // (`twitter`, `citm`: FILE is that corpus as transit-bench --dump writes it; with `msgpack`,
 // its MessagePack form, converted before anything is counted), for instruction counts of the
 // parse alone:
 //   valgrind --tool=callgrind --toggle-collect='transit::read(*' transit-read-file FILE 3
-//   valgrind --tool=callgrind --toggle-collect='rapidjson_dom(*' transit-read-file FILE 3 rapidjson
-//   valgrind --tool=callgrind --toggle-collect='simdjson_dom(*' transit-read-file FILE 3 simdjson
+//   valgrind --tool=callgrind --toggle-collect='*rapidjson_dom(*' transit-read-file FILE 3 rapidjson
+//   valgrind --tool=callgrind --toggle-collect='*simdjson_dom(*' transit-read-file FILE 3 simdjson
 //   valgrind --tool=callgrind --toggle-collect='transit::read(*' transit-read-file FILE 3 transit msgpack
 //   valgrind --tool=callgrind --toggle-collect='*msgpack_unpack(*' transit-read-file FILE 3 msgpack-unpack msgpack
 //   valgrind --tool=callgrind --toggle-collect='*typed_read*' transit-read-file FILE 3 twitter [msgpack]
@@ -38,18 +39,11 @@
 #include <string>
 #include <string_view>
 
+#include "rapidjson_dom.h"
 #include "transit/transit.h"
 #include "typed_corpora.h"
 
 namespace {
-
-// Top-level items, so that the parse cannot be optimized away.
-[[gnu::noinline]] std::size_t rapidjson_dom(const std::string& text) {
-  rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.c_str(), text.size());
-  if (doc.HasParseError()) throw std::runtime_error("RapidJSON cannot parse the file");
-  return doc.IsObject() ? doc.MemberCount() : doc.IsArray() ? doc.Size() : 1;
-}
 
 [[gnu::noinline]] std::size_t rapidjson_write(const rapidjson::Document& doc, rapidjson::StringBuffer& out) {
   out.Clear();
@@ -147,7 +141,7 @@ int main(int argc, char** argv) {
     }
     if (with == "rapidjson-write") {
       rapidjson::Document doc;
-      doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.c_str(), text.size());
+      transit::bench::rapidjson_parse(doc, text);
       if (doc.HasParseError()) {
         std::cerr << "transit-read-file: RapidJSON cannot parse the file\n";
         return 1;
@@ -171,7 +165,7 @@ int main(int argc, char** argv) {
       } else if (with == "transit") {
         items += transit::read(text, encoding).size();
       } else if (with == "rapidjson") {
-        items += rapidjson_dom(text);
+        items += transit::bench::rapidjson_dom(text);
       } else if (with == "msgpack-unpack" && msgpack) {
         items += msgpack_unpack(text);
 #ifdef TRANSIT_HAVE_SIMDJSON
