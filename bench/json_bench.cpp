@@ -58,8 +58,7 @@ const JsonText& prepare_text(const Corpus& c, const std::string& text) {
   JsonText& t = texts.emplace_back();
   t.corpus = &c;
   t.text = &text;
-  rapidjson_parse(t.dom, text);
-  if (t.dom.HasParseError())
+  if (!rapidjson_parse(t.dom, text))
     fail(c.name, std::string("RapidJSON DOM parse: ") + rapidjson::GetParseError_En(t.dom.GetParseError()) +
                      " at byte " + std::to_string(t.dom.GetErrorOffset()));
   rapidjson::Reader reader;
@@ -70,8 +69,7 @@ const JsonText& prepare_text(const Corpus& c, const std::string& text) {
   writer_emit(t.dom, out);
   t.writer_out_size = out.GetSize();
   rapidjson::Document reparsed;
-  rapidjson_parse(reparsed, {out.GetString(), out.GetSize()});
-  if (reparsed.HasParseError() || reparsed != t.dom)
+  if (!rapidjson_parse(reparsed, {out.GetString(), out.GetSize()}) || reparsed != t.dom)
     fail(c.name, "RapidJSON Writer output does not parse back to the same document");
   return t;
 }
@@ -103,8 +101,7 @@ void floor_simdjson(benchmark::State& state, const JsonText& t) {
     fail(t.corpus->name, std::string("simdjson parse: ") + simdjson::error_message(err));
   const std::string minified = simdjson::minify(root);
   rapidjson::Document back;
-  rapidjson_parse(back, minified);
-  if (back.HasParseError() || back != t.dom)
+  if (!rapidjson_parse(back, minified) || back != t.dom)
     fail(t.corpus->name, "simdjson's document differs from RapidJSON's");
   for (auto _ : state) {
     const auto err = parser.parse(t.text->data(), t.text->size(), true).get(root);
@@ -225,7 +222,7 @@ void print_memory_table(std::ostream& out, std::span<const std::unique_ptr<Corpu
     const auto value_bytes = static_cast<long long>(ValueAccess::arena_bytes(v));
     const long long before = heap_in_use();
     rapidjson::Document dom;
-    rapidjson_parse(dom, c->verbose);
+    if (!rapidjson_parse(dom, c->verbose)) fail(c->name, "RapidJSON DOM parse of the JSON-Verbose text");
     const long long dom_bytes = heap_in_use() - before;
     std::snprintf(line, sizeof line, "%-12s %16lld %18lld %7.2fx\n", c->name.c_str(), value_bytes,
                   dom_bytes, static_cast<double>(value_bytes) / static_cast<double>(dom_bytes));

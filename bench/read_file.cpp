@@ -141,8 +141,7 @@ int main(int argc, char** argv) {
     }
     if (with == "rapidjson-write") {
       rapidjson::Document doc;
-      transit::bench::rapidjson_parse(doc, text);
-      if (doc.HasParseError()) {
+      if (!transit::bench::rapidjson_parse(doc, text)) {
         std::cerr << "transit-read-file: RapidJSON cannot parse the file\n";
         return 1;
       }
