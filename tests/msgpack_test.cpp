@@ -1121,6 +1121,26 @@ TEST(MsgpackErrors, InvalidUtf8) {
                     "transit: invalid_utf8 at byte 2 in $[1]: string is not valid UTF-8");
 }
 
+// Text of up to 64 bytes is found to be ASCII by overlapping word loads (is_short_ascii and
+// is_ascii_17_to_64 in the reader): a byte of 0x80 or above anywhere in it, at every length
+// either side of the load patterns' edges, still sends the text to the UTF-8 check.
+TEST(MsgpackErrors, InvalidUtf8AtEveryPlaceOfShortText) {
+  for (std::size_t n = 1; n <= 70; ++n) {
+    for (std::size_t at = 0; at < n; ++at) {
+      std::string text(n, 'a');
+      text[at] = '\xff';
+      SCOPED_TRACE("length " + std::to_string(n) + ", byte " + std::to_string(at));
+      expect_read_error("92 01 " + str(text), Errc::invalid_utf8, 2,
+                        "transit: invalid_utf8 at byte 2 in $[1]: string is not valid UTF-8");
+      // A valid two-byte character there is read as it is.
+      std::string valid(n + 1, 'a');
+      valid[at] = '\xc3';
+      valid[at + 1] = '\xa9';
+      EXPECT_EQ(read_mp("92 01 " + str(valid)), Value::array({Value(1), Value(valid)}));
+    }
+  }
+}
+
 TEST(MsgpackErrors, BadCacheCode) {
   expect_read_error("92 " + str("a") + " " + str("^5"), Errc::bad_cache_code, 3,
                     "transit: bad_cache_code at byte 3 in $[1]: cache code \"^5\" (slot 5) is not "
