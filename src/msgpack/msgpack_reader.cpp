@@ -39,66 +39,69 @@ struct Item {
   }
 };
 
-std::uint64_t load_be(const unsigned char* p, std::size_t n) noexcept {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < n; ++i) v = (v << 8) | p[i];
+/// Big-endian load of a T.
+template <class T>
+inline T load_be_as(const unsigned char* p) noexcept {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (sizeof(T) == 2) v = __builtin_bswap16(v);
+  if constexpr (sizeof(T) == 4) v = __builtin_bswap32(v);
+  if constexpr (sizeof(T) == 8) v = __builtin_bswap64(v);
   return v;
 }
+
+/// The size of each header of 0xc0-0xdf: the type byte, the length field and an ext's type
+/// byte; a fixext's with its payload, and 1 for 0xc1. The one statement of them, for the
+/// framing (read_header) and the parse loop (Parser::run) alike.
+constexpr unsigned char kHeaderSize[32] = {
+    1, 1, 1, 1, 2, 3, 5, 3, 4, 6, 5, 9, 2, 3, 5, 9,     // c0-cf
+    2, 3, 5, 9, 3, 4, 6, 10, 18, 2, 3, 5, 3, 5, 3, 5};  // d0-df
 
 /// Reads the header at `p` (with `avail` bytes from it on), or returns false when its length
 /// field is not all there yet. The caller checks the rest with `fits`.
 bool read_header(const unsigned char* p, std::size_t avail, Item& item) noexcept {
   item = Item{};
   const unsigned b = p[0];
-  // Formats whose length field is 2^k bytes long; `sized` says what the length counts.
-  enum class Sized : std::uint8_t { payload, items, pairs } sized = Sized::payload;
-  std::size_t length_bytes = 0;
-  std::size_t extra = 0;  // the ext type byte
-  if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) return true;
+  if (b <= 0x7f || b >= 0xe0) return true;
   if (b <= 0x8f) return item.count = b & 0x0f, item.children = 2 * item.count, true;
   if (b <= 0x9f) return item.count = item.children = b & 0x0f, true;
   if (b <= 0xbf) return item.what = "str", item.payload = b & 0x1f, true;
+  item.header = kHeaderSize[b - 0xc0];
+  // What the length field counts, for the formats that have one.
+  enum class Sized : std::uint8_t { payload, items, pairs } sized = Sized::payload;
+  std::size_t before_length = 1;  // the type byte
   switch (b) {
     case 0xc1:
       return item.invalid = true, true;
     case 0xc4: case 0xc5: case 0xc6:  // bin 8/16/32
-      length_bytes = std::size_t{1} << (b - 0xc4);
       item.what = "bin";
       break;
-    case 0xc7: case 0xc8: case 0xc9:  // ext 8/16/32
-      length_bytes = std::size_t{1} << (b - 0xc7);
-      extra = 1;
+    case 0xc7: case 0xc8: case 0xc9:  // ext 8/16/32: the ext type byte follows the length
       item.what = "ext";
+      before_length = 2;
       break;
-    case 0xca:
-      return item.header = 5, true;
-    case 0xcb:
-      return item.header = 9, true;
-    case 0xcc: case 0xcd: case 0xce: case 0xcf:
-      return item.header = 1 + (std::size_t{1} << (b - 0xcc)), true;
-    case 0xd0: case 0xd1: case 0xd2: case 0xd3:
-      return item.header = 1 + (std::size_t{1} << (b - 0xd0)), true;
     case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:  // fixext 1/2/4/8/16
+      item.payload = item.header - 2u;
       item.header = 2;
-      item.payload = std::size_t{1} << (b - 0xd4);
       item.what = "ext";
       return true;
     case 0xd9: case 0xda: case 0xdb:  // str 8/16/32
-      length_bytes = std::size_t{1} << (b - 0xd9);
       item.what = "str";
       break;
     case 0xdc: case 0xdd:
-      length_bytes = std::size_t{2} << (b - 0xdc);
       sized = Sized::items;
       break;
-    default:  // 0xde, 0xdf: map 16/32
-      length_bytes = std::size_t{2} << (b - 0xde);
+    case 0xde: case 0xdf:
       sized = Sized::pairs;
       break;
+    default:  // nil, booleans, numbers: no length field
+      return true;
   }
-  item.header = 1 + length_bytes + extra;
   if (avail < item.header) return false;
-  const std::uint64_t n = load_be(p + 1, length_bytes);
+  const std::size_t length_bytes = item.header - before_length;
+  const std::uint64_t n = length_bytes == 1   ? p[1]
+                          : length_bytes == 2 ? load_be_as<std::uint16_t>(p + 1)
+                                              : load_be_as<std::uint32_t>(p + 1);
   switch (sized) {
     case Sized::payload:
       item.payload = static_cast<std::size_t>(n);
@@ -222,17 +225,6 @@ inline bool is_ascii_17_to_64(const char* s, std::size_t n) noexcept {
 }
 
 // ---- the parse loop -----------------------------------------------------------------------------
-
-/// Big-endian load of a T.
-template <class T>
-inline T load_be_as(const unsigned char* p) noexcept {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (sizeof(T) == 2) v = __builtin_bswap16(v);
-  if constexpr (sizeof(T) == 4) v = __builtin_bswap32(v);
-  if constexpr (sizeof(T) == 8) v = __builtin_bswap64(v);
-  return v;
-}
 
 /// Our own MessagePack parse loop: one value from a contiguous buffer, each item's event
 /// given straight to the decoder. A counted loop per container (an explicit stack of the
@@ -408,11 +400,7 @@ bool Parser<kTape>::run(const char* data, std::size_t end, std::size_t& off) {
       goto container;
     }
     {
-      // 0xc0-0xdf: each header's size (with its length field; a fixext's, with its payload).
-      static constexpr unsigned char kHeader[32] = {
-          1, 1, 1, 1, 2, 3, 5, 3, 4, 6, 5, 9, 2, 3, 5, 9,     // c0-cf
-          2, 3, 5, 9, 3, 4, 6, 10, 18, 2, 3, 5, 3, 5, 3, 5};  // d0-df
-      const std::size_t h = kHeader[b - 0xc0];
+      const std::size_t h = kHeaderSize[b - 0xc0];
       if (static_cast<std::size_t>(e - p) < h) return false;
       const unsigned char* q = p + 1;
       p += h;
