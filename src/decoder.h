@@ -118,9 +118,12 @@ class Decoder {
       return tape_scalar(Kind::boolean, b);
     deliver(Value(b));
   }
-  // Inlining is left to GCC. Forcing this one inline (84e9f2b) made GCC push msgpack-cxx's
-  // after_visit_proceed and uinteger() out of its MessagePack loop instead: untyped
-  // MessagePack reads ran 3-5% more instructions, typed ones 4%. Re-count when it changes.
+  // Inlining is left to GCC, which inlines it into MessagePack's parse loop (Parser::run)
+  // and leaves it a call elsewhere (RapidJSON's number parsing; uinteger() in the walk of
+  // simdjson's document, for its rare unsigned words). Forced inline everywhere (json_integer
+  // merged into it), the parse loop compiled to the same bytes but the JSON walk's layout
+  // moved: JSON and JSON-Verbose reads -0.13% to +0.10% instructions (round sixteen).
+  // Re-count when it changes.
   void integer(std::int64_t i) { json_integer(i); }
   /// integer(), always inline: for the walk of simdjson's document, where GCC left integer()
   /// a call (about 10 instructions of the 33 an integer cost).
@@ -417,10 +420,10 @@ class Decoder {
   /// second rep. Returns false, doing nothing, anywhere else: the caller then takes the
   /// general path (array_begin/map_begin, then array_end/map_end), which checks and reports
   /// all of it. The caller skips the container's end event after a true. Always inline: in
-  /// the walk of simdjson's document and in the MessagePack reader's flattened loop
-  /// (citm_catalog has 8,695 empty containers a read). Out of line until round six: before
-  /// the flatten, inlined into the reader's start_map, it pushed msgpack-cxx's parse step
-  /// out of the reader's loop (2% more instructions on keywords).
+  /// the walk of simdjson's document and in the MessagePack reader's parse loop
+  /// (citm_catalog has 8,695 empty containers a read). Left to GCC (round sixteen), the
+  /// parse loop ran 0.05% (geojson) to 1.05% (twitter) more instructions a MessagePack
+  /// read, keywords 0.46%, citm_catalog 0.72%; JSON reads moved -0.14% to +0.12%.
   [[gnu::always_inline]] bool empty_container_inline(bool map) {
     if (tape_ || handlers_ || frames_.size() >= max_depth_ ||
         (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
