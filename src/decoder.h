@@ -259,9 +259,11 @@ class Decoder {
   /// has checked: checked_string's inline path, and also for a value read with a lazy cache
   /// (JSON-Verbose), which has none of the cache's work to do but for noting that a string
   /// that may be cacheable went by (`missed_`, as string() notes it). A cache code, `"^ "`, a
-  /// tag and the other `~` forms go to string().
+  /// tag and the other `~` forms go to string(). `kPlain`: the caller has checked
+  /// plain_walk() for the whole walk, so it is not tested again for every string.
+  template <bool kPlain = false>
   [[gnu::always_inline]] void json_string(std::string_view raw) {
-    if (tape_ || handlers_) [[unlikely]]
+    if (!kPlain && (tape_ || handlers_)) [[unlikely]]
       return string(raw);
     const std::size_t n = raw.size();
     const char first = n != 0 ? raw[0] : '\0';
@@ -312,6 +314,9 @@ class Decoder {
         deliver(n <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, raw) : Value(raw));
     if (cacheable) cache_.add(v, false);
   }
+  /// Whether no tape is written and no user handler is registered: neither changes during
+  /// a walk, so json_string<true>() may be used for all of it.
+  bool plain_walk() const noexcept { return !tape_ && !handlers_; }
   /// json_string() of a `~X` string decoded by its ground tag X (`~u`, `~m`, `~n`, ...; not
   /// `~:`, `~$`, `~#` nor an escape), with no user handlers and no tape: string()'s rules,
   /// with none of its tests that cannot apply.
@@ -321,12 +326,15 @@ class Decoder {
   /// the value stack, so the backend passes only a count the input can hold: one whose items,
   /// with those of every container still open, fit in the bytes left at a byte each at least.
   void array_begin(std::size_t expected = 0) { begin(FrameKind::array_pending, expected); }
-  /// array_begin() and map_begin() for the walk of simdjson's document (see json_begin_inline).
+  /// array_begin() and map_begin() for the walk of simdjson's document (see json_begin_inline;
+  /// `kPlain` as for json_string).
+  template <bool kPlain = false>
   [[gnu::always_inline]] void json_array_begin(std::size_t expected) {
-    json_begin_inline(FrameKind::array_pending, expected);
+    json_begin_inline<kPlain>(FrameKind::array_pending, expected);
   }
+  template <bool kPlain = false>
   [[gnu::always_inline]] void json_map_begin(std::size_t expected) {
-    json_begin_inline(FrameKind::object_pending, expected);
+    json_begin_inline<kPlain>(FrameKind::object_pending, expected);
   }
   /// array_begin() for MessagePack: the frame written once by its constructor, where
   /// begin_inline's emplace_back() zeroes all of it first (a `rep stos`), as JSON's walk's
@@ -654,8 +662,10 @@ class Decoder {
   /// begin() keeps begin_inline (see Frame).
   /// Its checks are begin_inline's, written out again: one inline predicate for both (and
   /// sized_array_begin) made GCC compile MessagePack's loop 0.5% longer (geojson).
+  template <bool kPlain = false>
   [[gnu::always_inline]] void json_begin_inline(FrameKind kind, std::size_t expected) {
-    if (tape_ || frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
+    if ((!kPlain && tape_) || frames_.size() >= max_depth_ ||
+        frames_.size() == frames_.capacity() ||
         (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
       return begin_checked(kind, expected);
     frames_.emplace_back(kind, static_cast<std::uint32_t>(stack_.size()), expected);

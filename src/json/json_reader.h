@@ -497,7 +497,10 @@ inline bool is_map_array_mark(std::uint64_t word, const std::uint8_t* strings) n
 ///
 /// A bounded typed read walks the words from `first` to `stop` (0: to the end) and is told
 /// the index of the next word to walk, which is `stop` or one past it (a number's second word).
-template <bool kTape>
+///
+/// `kPlain` (untyped only): the decoder has no tape and no user handlers (plain_walk()), so
+/// each string goes to json_string<true>(), which does not test that again.
+template <bool kTape, bool kPlain = false>
 inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::size_t first = 1,
                         std::size_t stop = 0) {
   constexpr std::uint64_t kPayload = simdjson::internal::JSON_VALUE_MASK;
@@ -531,7 +534,7 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         if constexpr (kTape)
           w.string(text);
         else
-          d.json_string(text);
+          d.json_string<kPlain>(text);
         break;
       }
       case 'l':  // the number is the next word
@@ -589,7 +592,7 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         } else if (is_empty_container(word) && d.empty_container_inline(false)) {
           ++i;  // its ']'
         } else {
-          d.json_array_begin(announced_items(word));
+          d.json_array_begin<kPlain>(announced_items(word));
         }
         break;
       case ']':
@@ -604,7 +607,7 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         } else if (is_empty_container(word) && d.empty_container_inline(true)) {
           ++i;  // its '}'
         } else {
-          d.json_map_begin(announced_items(word));
+          d.json_map_begin<kPlain>(announced_items(word));
         }
         break;
       case '}':
@@ -625,7 +628,10 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
 /// its word range: inlined into the reader's parse_next, it ran 0.4 M more instructions a
 /// citm_catalog read.
 [[gnu::noinline]] inline void emit_values(Decoder& d, const simdjson::dom::document& doc) {
-  emit<false>(d, doc);
+  if (d.plain_walk())
+    emit<false, true>(d, doc);
+  else
+    emit<false>(d, doc);
 }
 /// The index just past the last word a walk of `doc` reads (see emit).
 inline std::size_t walk_end(const simdjson::dom::document& doc) noexcept {
