@@ -499,7 +499,8 @@ inline bool is_map_array_mark(std::uint64_t word, const std::uint8_t* strings) n
 /// the index of the next word to walk, which is `stop` or one past it (a number's second word).
 ///
 /// `kPlain` (untyped only): the decoder has no tape and no user handlers (plain_walk()), so
-/// each string goes to json_string<true>(), which does not test that again.
+/// strings, containers and doubles go to the decoder's forms that do not test that again
+/// (json_string<true>, json_array_begin<true>, json_map_begin<true>, plain_scalar).
 template <bool kTape, bool kPlain = false>
 inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::size_t first = 1,
                         std::size_t stop = 0) {
@@ -556,6 +557,8 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         std::memcpy(&x, &tape[++i], sizeof x);
         if constexpr (kTape)
           w.scalar(Kind::floating, std::bit_cast<std::int64_t>(x));
+        else if constexpr (kPlain)
+          d.plain_scalar(Value(x));
         else
           d.floating(x);
         break;
