@@ -414,6 +414,59 @@ TEST(JsonRules, DoublesRoundTripBitExactlyAndStayDoubles) {
   EXPECT_EQ(peers[5].kind(), Kind::integer);
 }
 
+// A number at the edges of a double's range reads the same from memory (simdjson, RapidJSON
+// where simdjson refuses) and from a Source (RapidJSON alone): the same value, bit for bit, or
+// the same error at the same byte. RapidJSON, the reference, refuses a positive exponent above
+// 308 plus the fraction digits it counted even on a zero mantissa (0e400); so does memory.
+TEST(JsonRules, NumbersAtTheEdgesReadTheSameFromMemoryAndFromAStream) {
+  const std::string digits400 = "1" + std::string(399, '0');
+  const std::string digits309 = "1" + std::string(308, '0');
+  const std::string big309 = "2" + std::string(308, '0');
+  const std::string cases[] = {
+      "0e400", "-0e400", "0E+400", "0.0e400", "0.000e311", "0.000e312", "0.0e309", "0e308",
+      "0e99999999999", "1e400", "-1e400", "10e308", "1e308", "1.7976931348623157e308",
+      "1.7976931348623159e308", "1e-400", "4.9e-324", "2.4e-324", "0.1e309", digits400,
+      digits309, "-0.0", "123456789012345678901234567890", "0e309", "-0.0e309", "0e-400",
+      "0.000e-99999999999", digits309 + ".0", big309 + ".0"};
+  struct Outcome {
+    std::vector<std::string> edn;  // each value, doubles' sign and bits included
+    std::string error;             // code, offset and message, or empty
+  };
+  const auto outcome = [](transit::Reader& reader) {
+    Outcome out;
+    try {
+      while (auto v = reader.next()) {
+        std::string edn = transit::to_edn(*v);
+        const Value& first = v->kind() == Kind::array ? (*v)[0] : v->entries()[0].second;
+        if (first.kind() == Kind::floating)
+          edn += " " + std::to_string(std::bit_cast<std::uint64_t>(first.as_double()));
+        out.edn.push_back(std::move(edn));
+      }
+    } catch (const transit::Error& e) {
+      out.error = std::string(transit::code_name(e.code())) + " at " +
+                  std::to_string(e.offset()) + ": " + e.what();
+    }
+    return out;
+  };
+  for (const std::string& number : cases) {
+    for (const std::string& text : {"[" + number + ",1]", "[[" + number + "]]",
+                                    "{\"a\":" + number + "}"}) {
+      SCOPED_TRACE(text.size() > 60 ? text.substr(0, 20) + "... (" + std::to_string(text.size()) +
+                                          " bytes) ..." + text.substr(text.size() - 20)
+                                    : text);
+      transit::Reader memory_reader(text, Encoding::json);
+      const Outcome memory = outcome(memory_reader);
+      for (const std::size_t step : {1, 7, 4096}) {
+        transit::test::StepSource source(text, step);
+        transit::Reader stream_reader(source, Encoding::json);
+        const Outcome stream = outcome(stream_reader);
+        EXPECT_EQ(memory.edn, stream.edn) << "step " << step;
+        EXPECT_EQ(memory.error, stream.error) << "step " << step;
+      }
+    }
+  }
+}
+
 // ---- top level -----------------------------------------------------------------------------------
 
 TEST(JsonRules, TopLevelScalarsOfEveryKindAreQuoted) {

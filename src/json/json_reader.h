@@ -14,6 +14,7 @@
 #include <emmintrin.h>
 #endif
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 #ifdef TRANSIT_HAVE_SIMDJSON
 #include <simdjson.h>
@@ -425,7 +426,26 @@ class SimdjsonParser {
     simdjson::dom::element root;
     const bool copy = !padding_readable(text.data(), text.size(), simdjson::SIMDJSON_PADDING);
     if (!parser_ || parser_->parse(text.data(), text.size(), copy).get(root)) return nullptr;
+    text_ = text;
+    zeros_ = Zeros::unknown;
     return &parser_->doc;
+  }
+
+  /// Whether the zero doubles of the document last parsed on this thread may be walked as
+  /// simdjson read them. simdjson reads a zero mantissa with any exponent as 0 (`0e400`), where
+  /// RapidJSON, the reference, refuses a positive exponent above 308 plus the fraction digits
+  /// it counted (kParseErrorNumberTooBig), zero or not, and a Source has only RapidJSON; so a
+  /// walk that meets a zero double asks here, and on false gives the value to RapidJSON, which
+  /// then gives its own error. Asked once a document (the walk tests only for a zero; this is
+  /// its cold side): a text with no 'e' after a mantissa of zeros and before an exponent of
+  /// three digits or more is let through at once; else RapidJSON itself says, so its number
+  /// rules are not copied here.
+  /// Whether zeros_stand() found that they do not.
+  static bool zeros_refused() noexcept { return zeros_ == Zeros::refused; }
+  [[gnu::noinline, gnu::cold]] static bool zeros_stand() {
+    if (zeros_ == Zeros::unknown)
+      zeros_ = has_big_zero(text_) && refused_by_rapidjson(text_) ? Zeros::refused : Zeros::stand;
+    return zeros_ == Zeros::stand;
   }
 
  private:
@@ -433,11 +453,45 @@ class SimdjsonParser {
     thread_local simdjson::dom::parser p;
     return p;
   }
+  /// Whether `text` holds an 'e' or 'E' after a mantissa of zeros (`0`, `-0.00`) and before a
+  /// positive exponent of three significant digits or more.
+  static bool has_big_zero(std::string_view text) noexcept {
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    for (std::size_t e = 1; e < text.size(); ++e) {
+      if ((text[e] | 0x20) != 'e') continue;
+      std::size_t m = e;
+      bool zero = false;
+      while (m != 0 && (text[m - 1] == '0' || text[m - 1] == '.')) zero |= text[--m] == '0';
+      if (!zero || (m != 0 && digit(text[m - 1]))) continue;
+      std::size_t x = e + 1;
+      if (x < text.size() && text[x] == '+') ++x;
+      while (x < text.size() && text[x] == '0') ++x;
+      std::size_t significant = 0;
+      while (x < text.size() && digit(text[x])) ++x, ++significant;
+      if (significant >= 3) return true;
+    }
+    return false;
+  }
+
+  /// Whether RapidJSON refuses a number of `text` as too big (its other errors simdjson has
+  /// already refused).
+  static bool refused_by_rapidjson(std::string_view text) {
+    rapidjson::MemoryStream stream(text.data(), text.size());
+    rapidjson::BaseReaderHandler<> ignore;
+    rapidjson::Reader reader;
+    return reader.Parse<kParseFlags>(stream, ignore).Code() == rapidjson::kParseErrorNumberTooBig;
+  }
+
+  enum class Zeros : std::uint8_t { unknown, stand, refused };
   static thread_local bool busy_;
+  static thread_local std::string_view text_;  // the text of the document last parsed
+  static thread_local Zeros zeros_;            // what zeros_stand() found in it
   simdjson::dom::parser* parser_;
 };
 
 inline thread_local bool SimdjsonParser::busy_ = false;
+inline thread_local std::string_view SimdjsonParser::text_;
+inline thread_local SimdjsonParser::Zeros SimdjsonParser::zeros_ = SimdjsonParser::Zeros::unknown;
 
 /// Whether a container's word on simdjson's tape opens an empty array or object: its item
 /// count (bits 32-55; saturated at 0xFFFFFF, never at 0) is 0.
@@ -553,8 +607,13 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         break;
       }
       case 'd': {
-        double x;
-        std::memcpy(&x, &tape[++i], sizeof x);
+        const std::uint64_t bits = tape[++i];
+        const double x = std::bit_cast<double>(bits);
+        if (bits + bits == 0) [[unlikely]]
+          if (!SimdjsonParser::zeros_stand()) {
+            if constexpr (kTape) w.finish();
+            throw_error(Errc::too_large, "a zero with an exponent RapidJSON refuses");
+          }
         if constexpr (kTape)
           w.scalar(Kind::floating, std::bit_cast<std::int64_t>(x));
         else if constexpr (kPlain)
@@ -780,7 +839,19 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     if (held_at_ != SIZE_MAX) tape.tokens[held_at_] = held_;  // where the refill token was
     tape.tokens.drop_before(keep < tape.tokens.size() ? keep : tape.tokens.size());
     decoder_.tape_dropped();
-    walk_batch();
+    try {
+      walk_batch();
+    } catch (const Error&) {
+      if (!SimdjsonParser::zeros_refused()) throw;
+      // A zero RapidJSON refuses, met after the first batch (begin_walk hands the value to
+      // RapidJSON when it is met in the first): the value fails as RapidJSON fails it.
+      end_walk();
+      use_simdjson_ = false;
+      input_.rewind(value_start_);
+      decoder_.set_tape(&tape);
+      (void)parse_next<true>();
+      throw;  // not reached: RapidJSON refuses the value
+    }
   }
 
   // Walks words until about batch_tokens_ more tokens are on the tape, then closes them with
