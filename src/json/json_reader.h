@@ -14,7 +14,6 @@
 #include <emmintrin.h>
 #endif
 #include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 #ifdef TRANSIT_HAVE_SIMDJSON
 #include <simdjson.h>
@@ -440,6 +439,13 @@ class SimdjsonParser {
   /// its cold side): a text with no 'e' after a mantissa of zeros and before an exponent of
   /// three digits or more is let through at once; else RapidJSON itself says, so its number
   /// rules are not copied here.
+  /// Throws the Error that hands the value to RapidJSON unless zeros_stand().
+  [[gnu::noinline, gnu::cold]] static void check_zero() {
+    if (!zeros_stand()) refuse_zero();
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] static void refuse_zero() {
+    throw_error(Errc::too_large, "a zero with an exponent RapidJSON refuses");
+  }
   /// Whether zeros_stand() found that they do not.
   static bool zeros_refused() noexcept { return zeros_ == Zeros::refused; }
   [[gnu::noinline, gnu::cold]] static bool zeros_stand() {
@@ -474,13 +480,9 @@ class SimdjsonParser {
   }
 
   /// Whether RapidJSON refuses a number of `text` as too big (its other errors simdjson has
-  /// already refused).
-  static bool refused_by_rapidjson(std::string_view text) {
-    rapidjson::MemoryStream stream(text.data(), text.size());
-    rapidjson::BaseReaderHandler<> ignore;
-    rapidjson::Reader reader;
-    return reader.Parse<kParseFlags>(stream, ignore).Code() == rapidjson::kParseErrorNumberTooBig;
-  }
+  /// already refused). Defined in json_reader_tape.cpp, so that the parser it instantiates is
+  /// not compiled beside the untyped walk.
+  static bool refused_by_rapidjson(std::string_view text);
 
   enum class Zeros : std::uint8_t { unknown, stand, refused };
   static thread_local bool busy_;
@@ -531,7 +533,9 @@ inline bool is_map_array_mark(std::uint64_t word, const std::uint8_t* strings) n
 /// loop walks it with no recursion (however deep the text, no C stack is used) and no
 /// element objects: about half the instructions of the element API's recursive walk.
 /// simdjson has checked syntax, UTF-8 and numbers' range; an integer that fits neither int64
-/// nor uint64 is an error to it, and so is read by RapidJSON, as a big integer. A word of a
+/// nor uint64 is an error to it, and so is read by RapidJSON, as a big integer. A zero double
+/// is one test more: simdjson reads `0e400` as 0, which RapidJSON refuses, so when the text
+/// holds such a number the value goes to RapidJSON (SimdjsonParser::zeros_stand). A word of a
 /// type this walk does not know (a tape format it was not written for) is an Error, and
 /// RapidJSON then reads the text.
 ///
@@ -609,11 +613,17 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
       case 'd': {
         const std::uint64_t bits = tape[++i];
         const double x = std::bit_cast<double>(bits);
-        if (bits + bits == 0) [[unlikely]]
-          if (!SimdjsonParser::zeros_stand()) {
-            if constexpr (kTape) w.finish();
-            throw_error(Errc::too_large, "a zero with an exponent RapidJSON refuses");
+        // A zero RapidJSON may refuse: see SimdjsonParser::zeros_stand.
+        if ((bits & ~(std::uint64_t{1} << 63)) == 0) [[unlikely]] {
+          if constexpr (kTape) {
+            if (!SimdjsonParser::zeros_stand()) {
+              w.finish();
+              SimdjsonParser::refuse_zero();
+            }
+          } else {
+            SimdjsonParser::check_zero();
           }
+        }
         if constexpr (kTape)
           w.scalar(Kind::floating, std::bit_cast<std::int64_t>(x));
         else if constexpr (kPlain)
@@ -981,7 +991,9 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     // missing its digits), more bytes could have made it right.
     if (input_.at_end())
       remember_and_throw(Errc::truncated, "input ends inside a value", input_.Tell());
-    // Well-formed JSON that RapidJSON cannot hold even as text (it checks numbers' range).
+    // Well-formed JSON that RapidJSON cannot hold even as text (it checks numbers' range: an
+    // exponent past 308 plus the fraction digits is refused even on a zero, as in `0e400`; a
+    // text in memory keeps that rule, see SimdjsonParser::zeros_stand).
     if (code == rapidjson::kParseErrorNumberTooBig)
       remember_and_throw(Errc::too_large,
                          "number beyond the range of a double (or an integer of more than 308 "

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Typed reads of JSON: the parser instantiated with a handler that marks tokens for the tape,
 // and the walk of simdjson's document that feeds the tape.
+#include <rapidjson/memorystream.h>
+
 #include "json_reader.h"
 
 namespace transit::detail::json {
@@ -20,6 +22,13 @@ std::size_t emit_tape(Decoder& d, const simdjson::dom::document& doc, std::size_
   } marks_off{d, d.tape_marks()};
   d.set_tape_marks(false);
   return emit<true>(d, doc, first, stop);
+}
+
+bool SimdjsonParser::refused_by_rapidjson(std::string_view text) {
+  rapidjson::MemoryStream stream(text.data(), text.size());
+  rapidjson::BaseReaderHandler<> ignore;
+  rapidjson::Reader reader;
+  return reader.Parse<kParseFlags>(stream, ignore).Code() == rapidjson::kParseErrorNumberTooBig;
 }
 #endif
 
