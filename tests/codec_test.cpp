@@ -465,6 +465,38 @@ TEST(Instant, RejectsMalformedOrOutOfRange) {
     EXPECT_EQ(parse_instant(text), std::nullopt) << text;
 }
 
+// parse_instant's path for "YYYY-MM-DDTHH:MM:SS.mmmZ" (24 bytes, checked a word at a time):
+// every byte that is not what the form has there is refused (or read by the general path as
+// the same instant: `t`, `z`), and every field out of range is refused.
+TEST(Instant, CanonicalFormChecksEveryByte) {
+  const std::string good = "2000-02-29T23:59:59.999Z";
+  ASSERT_EQ(parse_instant(good), 951868799999);
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(good[i])) != 0;
+    for (int b = 0; b < 256; ++b) {
+      std::string text = good;
+      text[i] = static_cast<char>(b);
+      if (text == good || (digit && b >= '0' && b <= '9')) continue;
+      if ((i == 10 && b == 't') || (i == 23 && b == 'z')) {
+        EXPECT_EQ(parse_instant(text), 951868799999) << text;
+        continue;
+      }
+      EXPECT_EQ(parse_instant(text), std::nullopt) << i << " " << b;
+    }
+  }
+  EXPECT_EQ(parse_instant("0000-01-01T00:00:00.000Z"), -62167219200000);
+  EXPECT_EQ(parse_instant("9999-12-31T23:59:59.999Z"), 253402300799999);
+  EXPECT_EQ(parse_instant("1969-12-31T23:59:59.999Z"), -1);
+  EXPECT_EQ(parse_instant("1970-01-01T00:00:00.001Z"), 1);
+  EXPECT_EQ(parse_instant("1600-02-29T00:00:00.000Z"), -11670998400000);
+  for (const char* text :
+       {"2000-00-01T00:00:00.000Z", "2000-13-01T00:00:00.000Z", "2000-01-00T00:00:00.000Z",
+        "2000-01-32T00:00:00.000Z", "2000-04-31T00:00:00.000Z", "1900-02-29T00:00:00.000Z",
+        "2100-02-29T00:00:00.000Z", "2001-02-29T00:00:00.000Z", "2000-01-01T24:00:00.000Z",
+        "2000-01-01T12:60:00.000Z", "2000-01-01T12:00:60.000Z", "2000-01-01T99:99:99.999Z"})
+    EXPECT_EQ(parse_instant(text), std::nullopt) << text;
+}
+
 // ---- UTF-8 -------------------------------------------------------------------------------------
 
 TEST(Utf8, AcceptsWellFormedText) {
