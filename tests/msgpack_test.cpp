@@ -1585,6 +1585,76 @@ TEST(MsgpackRead, InstantAndUuidPairsReadAsTheJsonRead) {
   }
 }
 
+// An instant's or a UUID's pair whose rep is integers in any of MessagePack's integer
+// encodings that fit an int64, as a map key and value too, is that instant or UUID. A uint64
+// past INT64_MAX, a rep cut short, a read handler for `m` or `u`, and a pair past max_depth
+// keep the general path's value or error. (Written for a reader that read such a pair whole
+// in its loop, measured and not landed: see docs/performance.md, "Instants and UUIDs, round
+// sixteen"; any such path must keep these.)
+TEST(MsgpackRead, PairsReadEveryIntegerEncoding) {
+  const std::vector<std::pair<std::string, std::int64_t>> ints = {
+      {"00", 0},
+      {"7f", 127},
+      {"ff", -1},
+      {"e0", -32},
+      {"cc ff", 255},
+      {"cd ff ff", 65535},
+      {"ce ff ff ff ff", 4294967295},
+      {"cf 7f ff ff ff ff ff ff ff", INT64_MAX},
+      {"d0 80", -128},
+      {"d1 80 00", -32768},
+      {"d2 80 00 00 00", INT32_MIN},
+      {"d3 80 00 00 00 00 00 00 00", INT64_MIN},
+      {"d3 00 00 01 8c 2e 0e 3a 98", 1701579733656}};
+  for (const auto& [enc, v] : ints) {
+    SCOPED_TRACE(enc);
+    EXPECT_EQ(transit::read(bytes("92 92 a3 7e 23 6d " + enc + " 01"), Encoding::msgpack),
+              Value::array({Value::instant(v), Value(1)}));
+    EXPECT_EQ(transit::read(bytes("91 92 a3 7e 23 75 92 " + enc + " " + enc), Encoding::msgpack),
+              Value::array({Value::uuid({static_cast<std::uint64_t>(v),
+                                         static_cast<std::uint64_t>(v)})}));
+    EXPECT_EQ(transit::read(bytes("81 92 a3 7e 23 75 92 01 " + enc + " 92 a3 7e 23 6d " + enc),
+                            Encoding::msgpack),
+              Value::map({{Value::uuid({1, static_cast<std::uint64_t>(v)}), Value::instant(v)}}));
+  }
+  // Past INT64_MAX: a big integer, refused as an instant's rep and as a UUID's half.
+  (void)read_refused("91 92 a3 7e 23 6d cf 80 00 00 00 00 00 00 00", Errc::bad_rep);
+  (void)read_refused("91 92 a3 7e 23 75 92 01 cf 80 00 00 00 00 00 00 00", Errc::bad_rep);
+  // Cut short inside the integer.
+  for (const char* hex : {"91 92 a3 7e 23 6d cf 00 00", "91 92 a3 7e 23 75 92 01 d3 00",
+                          "91 92 a3 7e 23 75 92 01", "91 92 a3 7e 23 75"})
+    (void)read_refused(hex, Errc::truncated);
+  // A read handler for `m` and for `u` still takes the pair's rep.
+  transit::ReadHandlers handlers;
+  handlers.add("m", [](const Value& rep) { return Value::array({Value("m"), rep}); });
+  handlers.add("u", [](const Value& rep) { return Value::array({Value("u"), rep}); });
+  ReadOptions with_handlers;
+  with_handlers.handlers = &handlers;
+  EXPECT_EQ(transit::read(bytes("92 92 a3 7e 23 6d 05 92 a3 7e 23 75 92 01 02"), Encoding::msgpack,
+                          with_handlers),
+            Value::array({Value::array({Value("m"), Value(5)}),
+                          Value::array({Value("u"), Value::array({Value(1), Value(2)})})}));
+  // max_depth counts the pair's arrays as the general path does: an instant in an array needs
+  // 2, a UUID in an array 3.
+  ReadOptions shallow;
+  shallow.max_depth = 2;
+  EXPECT_EQ(transit::read(bytes("91 92 a3 7e 23 6d 05"), Encoding::msgpack, shallow),
+            Value::array({Value::instant(5)}));
+  try {
+    (void)transit::read(bytes("91 92 a3 7e 23 75 92 01 02"), Encoding::msgpack, shallow);
+    ADD_FAILURE() << "read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::too_deep) << e.what();
+  }
+  shallow.max_depth = 1;
+  try {
+    (void)transit::read(bytes("91 92 a3 7e 23 6d 05"), Encoding::msgpack, shallow);
+    ADD_FAILURE() << "read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::too_deep) << e.what();
+  }
+}
+
 // An array whose items are all inline scalars is finished by ValueAccess::finish_sequence with
 // no adoption pass (geojson's coordinate pairs): one level deep, as an array of any other
 // items is measured by that pass. Each read array's depth and value is the one Value::array
