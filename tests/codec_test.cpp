@@ -355,6 +355,40 @@ TEST(Uuid, RejectsOtherForms) {
   EXPECT_EQ(parse_uuid("+a2cbea3-e8c6-428b-b525-21239370dd55"), std::nullopt);
 }
 
+// Every byte of a UUID replaced by each of the 256 values: a hex digit gives the UUID with
+// that nibble, anything else (a byte with its high bit set, one next to a digit or a letter
+// a-f in ASCII, a letter past f) is refused; a hyphen's place takes only a hyphen.
+TEST(Uuid, ChecksEveryByte) {
+  const std::string good = "5a2cbea3-e8c6-428b-b525-21239370dd55";
+  const Uuid base{0x5a2cbea3e8c6428bULL, 0xb52521239370dd55ULL};
+  int nibble = 0;  // the hex digit's index, 0-31
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    const bool hyphen = good[i] == '-';
+    for (int b = 0; b < 256; ++b) {
+      std::string text = good;
+      text[i] = static_cast<char>(b);
+      int value = -1;
+      if (b >= '0' && b <= '9') value = b - '0';
+      if (b >= 'a' && b <= 'f') value = b - 'a' + 10;
+      if (b >= 'A' && b <= 'F') value = b - 'A' + 10;
+      if (hyphen) {
+        EXPECT_EQ(parse_uuid(text), b == '-' ? std::optional<Uuid>(base) : std::nullopt) << i << " " << b;
+        continue;
+      }
+      if (value < 0) {
+        EXPECT_EQ(parse_uuid(text), std::nullopt) << i << " " << b;
+        continue;
+      }
+      Uuid want = base;
+      std::uint64_t& half = nibble < 16 ? want.hi : want.lo;
+      const int shift = 4 * (15 - nibble % 16);
+      half = (half & ~(std::uint64_t{0xF} << shift)) | std::uint64_t(value) << shift;
+      EXPECT_EQ(parse_uuid(text), want) << i << " " << b;
+    }
+    if (!hyphen) ++nibble;
+  }
+}
+
 // ---- instants ----------------------------------------------------------------------------------
 
 TEST(Instant, FormatsUtcWithMilliseconds) {
