@@ -15,7 +15,7 @@
 
 #include "base64_simd.h"
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
 #endif
 
@@ -543,7 +543,7 @@ std::optional<Uuid> parse_uuid(std::string_view text) {
       return std::uint64_t{x} | std::uint64_t{y} << 32;
     };
     const std::uint64_t w0 = word(0, 4), w1 = word(9, 14), w2 = word(19, 24), w3 = word(28, 32);
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
     // The same words as two vectors of 16 digits (a half each): each byte a digit or, its
     // case bit set, a letter a-f (a byte of 0x80 or more is negative, so neither), its nibble
     // (a letter's low bits plus 9), the nibbles of each 16-bit lane joined, and the 16 bytes
