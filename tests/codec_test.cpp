@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cfloat>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -529,6 +530,35 @@ TEST(Instant, CanonicalFormChecksEveryByte) {
         "2100-02-29T00:00:00.000Z", "2001-02-29T00:00:00.000Z", "2000-01-01T24:00:00.000Z",
         "2000-01-01T12:60:00.000Z", "2000-01-01T12:00:60.000Z", "2000-01-01T99:99:99.999Z"})
     EXPECT_EQ(parse_instant(text), std::nullopt) << text;
+}
+
+// The canonical form with random digits in every digit's place (most of them no date) against
+// std::chrono's calendar: the instant where the fields make one, nullopt where they do not.
+TEST(Instant, CanonicalFormAgreesWithChrono) {
+  std::mt19937_64 rng(16);
+  for (int i = 0; i < 200000; ++i) {
+    std::string text = "0000-00-00T00:00:00.000Z";
+    for (char& c : text)
+      if (c == '0') c = static_cast<char>('0' + rng() % 10);
+    // Half of them with fields kept near their ranges, so that most of those are dates.
+    if (i % 2 == 0) {
+      text[5] = static_cast<char>('0' + rng() % 2);
+      text[8] = static_cast<char>('0' + rng() % 4);
+      text[11] = static_cast<char>('0' + rng() % 3);
+      text[14] = static_cast<char>('0' + rng() % 6);
+      text[17] = static_cast<char>('0' + rng() % 6);
+    }
+    const auto field = [&](std::size_t at, std::size_t n) { return std::stoi(text.substr(at, n)); };
+    const std::chrono::year_month_day ymd{std::chrono::year(field(0, 4)),
+                                          std::chrono::month(static_cast<unsigned>(field(5, 2))),
+                                          std::chrono::day(static_cast<unsigned>(field(8, 2)))};
+    const int hour = field(11, 2), minute = field(14, 2), second = field(17, 2);
+    std::optional<std::int64_t> want;
+    if (ymd.ok() && hour < 24 && minute < 60 && second < 60)
+      want = std::chrono::sys_days(ymd).time_since_epoch().count() * 86'400'000LL +
+             ((hour * 60LL + minute) * 60 + second) * 1000 + field(20, 3);
+    EXPECT_EQ(parse_instant(text), want) << text;
+  }
 }
 
 // ---- UTF-8 -------------------------------------------------------------------------------------
