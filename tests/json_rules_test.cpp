@@ -467,6 +467,32 @@ TEST(JsonRules, NumbersAtTheEdgesReadTheSameFromMemoryAndFromAStream) {
   }
 }
 
+// A document with a zero double is searched for a zero RapidJSON refuses (SimdjsonParser::
+// has_big_zero, 16 bytes at a time): such a zero at every offset across two blocks is found,
+// and the same text in a string, or a mantissa not all zeros, is not taken for one.
+TEST(JsonRules, AZeroRapidJsonRefusesIsFoundAtEveryOffset) {
+  for (std::size_t pad = 0; pad <= 40; ++pad) {
+    const std::string before = "[0.0,\"" + std::string(pad, 'x') + "\",";
+    for (const char* number : {"0e400", "-0.00E+400", "0e999"}) {
+      const std::string text = before + number + "]";
+      SCOPED_TRACE(text);
+      try {
+        (void)transit::read(text, Encoding::json);
+        ADD_FAILURE() << "read";
+      } catch (const transit::Error& e) {
+        EXPECT_EQ(e.code(), transit::Errc::too_large);
+        EXPECT_EQ(e.offset(), before.size());
+      }
+    }
+    for (const char* tail : {"\"0e400\"]", "\"x0.0e400\"]", "10e-400]", "0e99]",
+                                    "1.0e300]", "0e+099]"}) {
+      const std::string text = before + tail;
+      SCOPED_TRACE(text);
+      EXPECT_NO_THROW((void)transit::read(text, Encoding::json));
+    }
+  }
+}
+
 // ---- top level -----------------------------------------------------------------------------------
 
 TEST(JsonRules, TopLevelScalarsOfEveryKindAreQuoted) {
