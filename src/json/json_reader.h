@@ -275,6 +275,21 @@ class SourceInput {
   bool eof_ = false;
 };
 
+/// Drops a half-built value's frames when a read attempt ends, while its ArenaScope (declared
+/// just before it) is still open. Items of an open sequence live in the arena's blocks; dropped
+/// after the scope closed (by the next attempt's Decoder::reset after a CacheNeeded, or by
+/// ~Decoder after an error), the item whose release frees the arena freed the slots still to
+/// be destroyed: a heap-use-after-free the JSON fuzzer found
+/// (tests/fuzz/regressions/json/cache-needed-arena-keywords.json). After a whole value the
+/// frames are empty and this does nothing.
+struct FramesDroppedInScope {
+  Decoder& decoder;
+  bool armed;
+  ~FramesDroppedInScope() {
+    if (armed) decoder.drop_frames();
+  }
+};
+
 /// Input in memory: a private NUL-terminated copy, parsed in situ so that RapidJSON's SSE2
 /// string and whitespace scanners apply and strings are unescaped in place, not copied. The
 /// copy is made when RapidJSON first needs it: a text simdjson reads whole never pays for it.
@@ -790,6 +805,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       // arena (see ArenaScope).
       std::optional<ArenaScope> arena;
       if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
+      const FramesDroppedInScope frames_dropped_in_scope{decoder_, arena.has_value()};
       input_.begin_value(limits_.value_end, limits_.max_value_bytes);
       SaxHandler<Input, kTape> handler(decoder_, input_, limits_);
       try {
@@ -989,6 +1005,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       decoder_.reset(cache_lazily_);
       std::optional<ArenaScope> arena;
       if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
+      const FramesDroppedInScope frames_dropped_in_scope{decoder_, arena.has_value()};
       if constexpr (kTape) decoder_.mark(Location::npos);
       try {
         if constexpr (kTape)
