@@ -221,6 +221,18 @@ class Decoder {
   /// nothing, anywhere else (not an array of 2 at its start, a typed read, handlers): the
   /// reader then gives the tag as any string.
   bool start_pair(char tag);
+  /// Whether MessagePack's reader may deliver a pair it read whole, `["~#m", ms]` (`frames`
+  /// 1) or `["~#u", [hi, lo]]` (2), with no frame, tag or rep (instant_whole, uuid_whole):
+  /// start_pair's conditions (an untyped read, no handlers, caching) and begin's for the
+  /// arrays the general path would open (below max_depth, a parent with no rep yet). False:
+  /// the reader reads the pair item by item, which reports whatever is wrong.
+  bool pair_whole_allowed(std::size_t frames) const noexcept {
+    return !tape_ && !handlers_ && caching_ && frames_.size() + frames <= max_depth_ &&
+           (frames_.empty() || !frames_.back().has_rep);
+  }
+  /// An instant or a UUID read whole (see pair_whole_allowed), delivered as end_pair would.
+  void instant_whole(std::int64_t ms) { deliver(ValueAccess::instant(ms)); }
+  void uuid_whole(std::uint64_t hi, std::uint64_t lo) { deliver(Value::uuid({hi, lo})); }
   /// string() of a `"~b"` string from MessagePack, whose reader leaves its UTF-8 unchecked
   /// (the base64 decode refuses any byte outside ASCII): string()'s rules for it with none of
   /// its tests that cannot apply, as checked_tag does for tags.

@@ -16,6 +16,7 @@
 #include <new>
 #include <span>
 #include <optional>
+#include <ostream>
 #include <random>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 
 #include "cache.h"
 #include "codec.h"
+#include "testing.h"
 #include "support/msgpack_items.h"
 #include "support/step_source.h"
 #include "transit/transit.h"
@@ -1653,6 +1655,150 @@ TEST(MsgpackRead, PairsReadEveryIntegerEncoding) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::too_deep) << e.what();
   }
+}
+
+// A read's outcome: the value, or the error's message (code, offset, path and detail).
+struct PairOutcome {
+  std::optional<Value> value;
+  std::string error;
+  friend bool operator==(const PairOutcome&, const PairOutcome&) = default;
+};
+PairOutcome read_outcome(const std::string& input, const ReadOptions& options) {
+  PairOutcome out;
+  try {
+    out.value = transit::read(input, Encoding::msgpack, options);
+  } catch (const Error& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+std::ostream& operator<<(std::ostream& os, const PairOutcome& o) {
+  return os << (o.value ? "a value" : o.error);
+}
+
+// A MessagePack value whose first 512 bytes hold a pair's start (`92 a3 7e 23 6d`,
+// `92 a3 7e 23 75`) is read by the parse loop that reads `["~#m", ms]` and `["~#u", [hi, lo]]`
+// whole (no frame, no tag, no node) where the decoder allows it; any other value by the plain
+// loop, which reads a pair item by item (Decoder::start_pair). The same bytes read by the
+// plain loop (testing::set_msgpack_pairs_look(0)) must give the same value, or the same error
+// at the same place with the same path, for pairs in arrays, maps (keys and values), tagged
+// values, map arrays, beside cache codes, in every integer encoding, with reps that are no
+// instant's or UUID's, under handlers and limits, whole and cut short at every byte (a pair
+// cut anywhere after its start), in memory and from a Source; and a pair past the look is
+// read by the plain loop.
+TEST(MsgpackRead, PairsReadWholeAsTheItemByItemRead) {
+  namespace testing = transit::detail::testing;
+  const std::string m = "92 a3 7e 23 6d ";
+  const std::string u = "92 a3 7e 23 75 92 ";
+  std::vector<std::string> cases = {
+      "92 " + m + "05 " + u + "01 02",
+      m + "05",
+      u + "01 02",
+      "82 a1 61 " + m + "ff a1 62 " + u + "d3 80 00 00 00 00 00 00 00 cf 7f ff ff ff ff ff ff ff",
+      "82 " + u + "01 02 " + m + "05 " + m + "05 01",
+      "82 " + m + "05 01 " + m + "05 02",
+      "92 a5 7e 23 73 65 74 92 " + m + "01 " + m + "02",
+      "92 a5 7e 23 73 65 74 92 " + m + "01 " + m + "01",
+      "92 a6 7e 23 6c 69 73 74 91 " + u + "01 02",
+      "92 a6 7e 23 63 6d 61 70 92 " + m + "01 " + u + "01 02",
+      "92 a4 7e 23 66 6f " + m + "05",
+      "93 a4 7e 23 66 6f 01 " + m + "05",
+      "95 a2 5e 20 a3 7e 3a 61 " + m + "05 a3 7e 3a 62 " + u + "07 08",
+      "95 " + m + "05 a6 7e 3a 61 62 63 64 a2 5e 30 " + u + "01 02 a2 5e 30",
+      "91 91 91 " + u + "01 02",
+      "92 " + m + m + "05",
+      "92 " + u + "01 02 " + u + "03 04",
+      "92 " + m + u + "01 02 " + u + m + "05 06",
+      "92 " + m + "05 a3 7e 23 6d",
+      "92 " + m + "05 81 a3 7e 23 6d 05",
+      "91 " + m + "a1 78",
+      "91 " + m + "cb 3f f8 00 00 00 00 00 00",
+      "91 " + m + "90",
+      "91 " + m + "c0",
+      "91 " + m + "c1",
+      "91 " + m + "cf 80 00 00 00 00 00 00 00",
+      "91 92 a3 7e 23 75 91 01",
+      "91 92 a3 7e 23 75 90",
+      "91 92 a3 7e 23 75 93 01 02 03",
+      "91 92 a3 7e 23 75 a1 78",
+      "91 " + u + "01 a1 61",
+      "91 " + u + "cf 80 00 00 00 00 00 00 00 01",
+      "91 " + u + "01 cf ff ff ff ff ff ff ff ff",
+      "91 " + u + "01 02 03",
+  };
+  for (const char* enc : {"00", "7f", "ff", "e0", "cc ff", "cd ff ff", "ce ff ff ff ff",
+                          "cf 7f ff ff ff ff ff ff ff", "d0 80", "d1 80 00", "d2 80 00 00 00",
+                          "d3 80 00 00 00 00 00 00 00", "d3 00 00 01 8c 2e 0e 3a 98"}) {
+    cases.push_back("92 " + m + enc + " " + u + enc + " " + enc);
+    cases.push_back("81 " + u + enc + " 01 " + m + enc);
+  }
+  transit::ReadHandlers handlers;
+  handlers.add("m", [](const Value& rep) { return Value::array({Value("m"), rep}); });
+  handlers.add("u", [](const Value& rep) { return Value::array({Value("u"), rep}); });
+  std::vector<ReadOptions> options(6);
+  options[1].max_depth = 1;
+  options[2].max_depth = 2;
+  options[3].max_depth = 3;
+  options[4].max_collection_length = 1;
+  options[5].handlers = &handlers;
+  // Both loops' outcomes of every case, whole and cut, under every option.
+  auto outcomes = [&](std::size_t look) {
+    testing::set_msgpack_pairs_look(look);
+    std::vector<PairOutcome> out;
+    for (const std::string& hex : cases) {
+      const std::string input = bytes(hex);
+      for (const ReadOptions& o : options) {
+        for (std::size_t cut = 1; cut <= input.size(); ++cut)
+          out.push_back(read_outcome(input.substr(0, cut), o));
+        // From a Source, three bytes at a time.
+        transit::test::StepSource source(input, 3);
+        transit::Reader reader(source, Encoding::msgpack, o);
+        PairOutcome from_source;
+        try {
+          from_source.value = reader.next();
+        } catch (const Error& e) {
+          from_source.error = e.what();
+        }
+        out.push_back(from_source);
+      }
+    }
+    testing::set_msgpack_pairs_look(512);
+    return out;
+  };
+  const std::size_t before = testing::msgpack_pairs_reads();
+  const std::vector<PairOutcome> whole = outcomes(512);
+  const std::size_t pairs_reads = testing::msgpack_pairs_reads() - before;
+  const std::vector<PairOutcome> plain = outcomes(0);
+  EXPECT_EQ(testing::msgpack_pairs_reads() - before, pairs_reads);  // none with look 0
+  EXPECT_GT(pairs_reads, whole.size() / 2);
+  ASSERT_EQ(whole.size(), plain.size());
+  std::size_t values = 0;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(whole[i], plain[i]) << i;
+    values += whole[i].value.has_value();
+  }
+  EXPECT_GT(values, 100u);
+  // A few values, spelled out.
+  EXPECT_EQ(transit::read(bytes(cases[0]), Encoding::msgpack),
+            Value::array({Value::instant(5), Value::uuid({1, 2})}));
+  EXPECT_EQ(transit::read(bytes(cases[4]), Encoding::msgpack),
+            Value::map({{Value::uuid({1, 2}), Value::instant(5)}, {Value::instant(5), Value(1)}}));
+  EXPECT_EQ(transit::read(bytes(cases[5]), Encoding::msgpack, options[5]),
+            Value::map({{Value::array({Value("m"), Value(5)}), Value(2)}}));
+  // A pair past the first 512 bytes: read by the plain loop, to the same value.
+  const std::string pad(600, 'x');
+  const std::size_t reads = testing::msgpack_pairs_reads();
+  EXPECT_EQ(transit::read(bytes("92 da 02 58") + pad + bytes(cases[0]), Encoding::msgpack),
+            Value::array({Value(pad), Value::array({Value::instant(5), Value::uuid({1, 2})})}));
+  EXPECT_EQ(testing::msgpack_pairs_reads(), reads);
+  // Its five bytes the last of the first 512: the pairs' loop; a byte later: the plain loop.
+  const std::string near(503, 'x');
+  EXPECT_EQ(transit::read(bytes("92 da 01 f7") + near + bytes(m + "05"), Encoding::msgpack),
+            Value::array({Value(near), Value::instant(5)}));
+  EXPECT_EQ(testing::msgpack_pairs_reads(), reads + 1);
+  EXPECT_EQ(transit::read(bytes("92 da 01 f8") + near + "x" + bytes(m + "05"), Encoding::msgpack),
+            Value::array({Value(near + "x"), Value::instant(5)}));
+  EXPECT_EQ(testing::msgpack_pairs_reads(), reads + 1);
 }
 
 // An array whose items are all inline scalars is finished by ValueAccess::finish_sequence with
