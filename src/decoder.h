@@ -230,6 +230,9 @@ class Decoder {
     return !tape_ && !handlers_ && caching_ && frames_.size() + frames <= max_depth_ &&
            (frames_.empty() || !frames_.back().has_rep);
   }
+  /// Whether start_pair ever began a pair in this decoder's reads: MessagePack's reader then
+  /// reads its next values with the loop that reads pairs whole, wherever their first pair is.
+  bool met_pair() const noexcept { return met_pair_; }
   /// An instant or a UUID read whole (see pair_whole_allowed), delivered as end_pair would.
   void instant_whole(std::int64_t ms) { deliver(ValueAccess::instant(ms)); }
   void uuid_whole(std::uint64_t hi, std::uint64_t lo) { deliver(Value::uuid({hi, lo})); }
@@ -1326,6 +1329,7 @@ class Decoder {
   // The innermost container is being built from its items (a builder, a depth check): an
   // error then is the container's, not its next key's.
   bool closing_ = false;
+  bool met_pair_ = false;  // see met_pair(); not reset per value
   // Bit d (of d mod 64): a MessagePack array that began at depth d (frames_.size() at its
   // start) in this value began with a tag or a "^ ", so sized_array_begin reserves the next
   // ones there no node, which a tag would make them give up: they take place() at their

@@ -25,8 +25,8 @@ std::size_t refills() noexcept;
 
 /// How many bytes from a MessagePack value's start its reader looks at for a pair's start
 /// (`["~#m", ms]`, `["~#u", [hi, lo]]`) to choose the parse loop that reads pairs whole:
-/// 512 unless set; 0 reads every value with the plain loop. Set it only while no reader is
-/// being made.
+/// 512 unless set; 0 reads every value with the plain loop, unless its reader met a pair in a
+/// value before (Decoder::met_pair). Set it only while no reader is being made.
 void set_msgpack_pairs_look(std::size_t bytes) noexcept;
 /// How many MessagePack values, on this thread, were read with the loop that reads pairs
 /// whole.

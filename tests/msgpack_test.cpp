@@ -1799,6 +1799,20 @@ TEST(MsgpackRead, PairsReadWholeAsTheItemByItemRead) {
   EXPECT_EQ(transit::read(bytes("92 da 01 f8") + near + "x" + bytes(m + "05"), Encoding::msgpack),
             Value::array({Value(near + "x"), Value::instant(5)}));
   EXPECT_EQ(testing::msgpack_pairs_reads(), reads + 1);
+  // A reader that met a pair reads its next values with the pairs' loop, wherever their pairs
+  // are: the same values.
+  const std::string late = bytes("92 da 02 58") + pad + bytes(cases[0]);
+  const Value late_value =
+      Value::array({Value(pad), Value::array({Value::instant(5), Value::uuid({1, 2})})});
+  const std::string four = late + late + bytes("92 01 02") + late;
+  transit::Reader stream(four, Encoding::msgpack);
+  EXPECT_EQ(stream.next(), late_value);
+  EXPECT_EQ(testing::msgpack_pairs_reads(), reads + 1);
+  EXPECT_EQ(stream.next(), late_value);
+  EXPECT_EQ(stream.next(), Value::array({Value(1), Value(2)}));
+  EXPECT_EQ(stream.next(), late_value);
+  EXPECT_EQ(stream.next(), std::nullopt);
+  EXPECT_EQ(testing::msgpack_pairs_reads(), reads + 4);
 }
 
 // An array whose items are all inline scalars is finished by ValueAccess::finish_sequence with

@@ -28,6 +28,7 @@ bool Decoder::start_pair(char tag) {
   // the UUID there from the array's slots; any other rep goes on the stack by place(), as
   // for any tagged value.
   f.slots_until = tag == 'm' ? 1 : 0;
+  met_pair_ = true;
   return true;
 }
 

@@ -249,7 +249,7 @@ class Parser {
   /// limits are thrown unplaced; at() places them.
   bool run(const char* data, std::size_t end, std::size_t& off) {
     if constexpr (!kTape) {
-      if (pairs_ahead(data + off, data + end)) return pairs_loop(data, end, off);
+      if (d_.met_pair() || pairs_ahead(data + off, data + end)) return pairs_loop(data, end, off);
     }
     return loop<false>(data, end, off);
   }
@@ -269,8 +269,9 @@ class Parser {
   // Whether the value's first 512 bytes (pairs_look) hold a pair's start, `92 a3 7e 23` and
   // `m` or `u` (about 250 instructions a value that holds none): the value is then read by
   // the loop that reads pairs whole. A value whose first pair comes later is read by the
-  // plain loop, as before; documents of records with instants or UUIDs have one in their
-  // first record.
+  // plain loop, as before (documents of records with instants or UUIDs have one in their
+  // first record), and so are the reader's next values unless it met a pair already
+  // (Decoder::met_pair).
   static bool pairs_ahead(const char* p, const char* e) noexcept {
     // By the `#`, rarer in Transit than the other three bytes (0x92 starts every array of 2,
     // 0xa3 every string of 3, `~` every keyword).
