@@ -267,7 +267,7 @@ class Parser {
   template <bool kPairs>
   [[gnu::flatten]] bool loop(const char* data, std::size_t end, std::size_t& off);
   // Whether the value's first 512 bytes (pairs_look) hold a pair's start, `92 a3 7e 23` and
-  // `m` or `u` (about 250 instructions a value that holds none): the value is then read by
+  // `m` or `u` (70-230 instructions a value that holds none): the value is then read by
   // the loop that reads pairs whole. A value whose first pair comes later is read by the
   // plain loop, as before (documents of records with instants or UUIDs have one in their
   // first record), and so are the reader's next values unless it met a pair already
@@ -314,9 +314,8 @@ class Parser {
                                        std::int64_t& v) noexcept {
     if (q == e) return nullptr;
     const unsigned b = *q;
-    if (b <= 0x7f || b >= 0xe0) {
+    if (b <= 0x7f || b >= 0xe0) {  // a positive or a negative fixint
       v = static_cast<signed char>(b);
-      if (b <= 0x7f) v = b;
       return q + 1;
     }
     if (b < 0xcc || b > 0xd3) return nullptr;
