@@ -1685,7 +1685,7 @@ std::ostream& operator<<(std::ostream& os, const PairOutcome& o) {
 // values, map arrays, beside cache codes, in every integer encoding, with reps that are no
 // instant's or UUID's, under handlers and limits, whole and cut short at every byte (a pair
 // cut anywhere after its start), in memory and from a Source; and a pair past the look is
-// read by the plain loop.
+// read by the plain loop, unless its reader met a pair in a value before (Decoder::met_pair).
 TEST(MsgpackRead, PairsReadWholeAsTheItemByItemRead) {
   namespace testing = transit::detail::testing;
   const std::string m = "92 a3 7e 23 6d ";
