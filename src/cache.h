@@ -297,9 +297,10 @@ class ReadCache {
   /// The slot add() filled last: a typed read keeps a note per slot (Decoder::tape_cached).
   std::size_t last_added() const noexcept { return count_ - 1; }
 
-  /// The entry for `code`, 2 or 3 chars starting with '^', or nullptr when it is no cache code
-  /// or names a slot not assigned (lookup then says which). Inline, with no error text in
-  /// it: every repeated key of a cached map comes here.
+  /// The entry for `code`, 2 or 3 chars starting with '^' (every caller has tested its length
+  /// already: it is not tested again), or nullptr when it is no cache code or names a slot
+  /// not assigned (lookup then says which). Inline, with no error text in it: every repeated
+  /// key of a cached map comes here.
   const Entry* find(std::string_view code) const noexcept {
     auto digit = [](char c) { return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase); };
     std::size_t index = digit(code[1]);
@@ -308,10 +309,12 @@ class ReadCache {
       const std::size_t low = digit(code[2]);
       if (low >= kCacheDigits) return nullptr;
       index = index * kCacheDigits + low;
-    } else if (code.size() != 2) {
-      return nullptr;
     }
-    return index < count_ ? &slots_[index] : nullptr;
+    if (index >= count_) return nullptr;
+    // A slot's address is never null: said so, the caller's test for nullptr goes with this one.
+    const Entry* entry = slots_.data() + index;
+    if (!entry) __builtin_unreachable();
+    return entry;
   }
 
   /// The entry for a code such as "^1A"; throws Error(bad_cache_code) when the code is

@@ -1019,6 +1019,11 @@ TEST(MsgpackRead, CacheCodesInTheLoopAndMapEndsReadAsTheJsonRead) {
       too_high,
       R"([{"abcd": 1}, "^0", ["^0"], {"^0": "^0"}])",
       R"([{"abcd": 1}, "^", "^~", "^00", "^0a"])",
+      // ReadCache::find trusts its callers' test of the length (2 or 3): longer texts that
+      // start like a code, and codes whose later digit is bad, as keys and values.
+      R"([{"abcd": 1}, "^000", {"^000": "^0^0"}, {"^0": "^0000"}, ["^ ", "^00^", "^0"]])",
+      R"([{"abcd": 1}, "^0 "])",
+      R"([{"abcd": 1}, {"^0": "^/0"}])",
       R"([{"abcd": 1}, "^1"])",
       R"(["^0"])",
       R"([{"abcd": 1}, ["^ ", "^0", {"^0": 2}], {"^0": ["^ ", "^0", {"^0": 3}]}])",
