@@ -585,13 +585,18 @@ namespace {
 }  // namespace
 
 Value Value::uuid(Uuid u) {
-  Value v;
   detail::Arena* const arena = detail::t_arena;
   void* memory = arena ? arena->try_allocate(sizeof(detail::UuidNode)) : nullptr;
   if (!memory) [[unlikely]] {
-    v.init_node(Kind::uuid, uuid_node_elsewhere(u), 0);
-    return v;
+    // The whole Value out of line, reached by a tail call: with a call here, and a Value that
+    // an exception would destroy, every UUID saved two registers and cleared its Value first.
+    return [](Uuid w) __attribute__((noinline)) {
+      Value v;
+      v.init_node(Kind::uuid, uuid_node_elsewhere(w), 0);
+      return v;
+    }(u);
   }
+  Value v;
   auto* node = new (memory) detail::UuidNode{};
   node->value = u;
   node->arena = arena;
