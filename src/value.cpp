@@ -588,8 +588,9 @@ Value Value::uuid(Uuid u) {
   detail::Arena* const arena = detail::t_arena;
   void* memory = arena ? arena->try_allocate(sizeof(detail::UuidNode)) : nullptr;
   if (!memory) [[unlikely]] {
-    // The whole Value out of line, reached by a tail call: with a call here, and a Value that
-    // an exception would destroy, every UUID saved two registers and cleared its Value first.
+    // The whole Value out of line, so that no Value is alive across a call here: with one
+    // (which an exception would destroy), every UUID cleared its Value first and saved two
+    // registers and a frame for this path's sake.
     return [](Uuid w) __attribute__((noinline)) {
       Value v;
       v.init_node(Kind::uuid, uuid_node_elsewhere(w), 0);
