@@ -23,7 +23,9 @@
 #include <bit>
 #include <cstdint>
 #include <charconv>
+#include <cmath>
 #include <cstring>
+#include <string_view>
 #include <utility>
 #include <type_traits>
 
@@ -45,6 +47,15 @@ constexpr bool is_separator(char c) noexcept {
 // has an ASCII fast path, instead of RapidJSON's per-character transcoder.
 constexpr unsigned kParseFlags = rapidjson::kParseStopWhenDoneFlag |
                                  rapidjson::kParseNumbersAsStringsFlag;
+
+// The error of a number that does not fit a double, whichever parser finds it: RapidJSON
+// (kParseErrorNumberTooBig: an exponent past 308 plus the fraction digits, or an integer part
+// past about 1.8e308) or SaxHandler::number (a value that rounds to infinity, `10e308`).
+// JSON has no infinity and Transit writes one as "~zINF", so a bare number beyond a double is
+// too_large on every path (Java's and JavaScript's parsers read it as Infinity; RapidJSON
+// cannot, as it stops at `1e400`, and a Source has only RapidJSON).
+inline constexpr std::string_view kNumberTooLarge =
+    "number beyond the range of a double (or an integer of more than 308 digits)";
 
 // Limits the handler checks on every event; see ReadOptions.
 struct Limits {
@@ -131,6 +142,10 @@ class SaxHandler {
     } else if (text.find_first_of(".eE") != std::string_view::npos) {
       auto d = parse_double(text);
       if (!d) throw_error(Errc::syntax, "bad number " + std::string(text));
+      // RapidJSON passes a value that rounds past the largest double (`10e308`,
+      // `1.7976931348623159e308`); simdjson refuses it and so leaves it to this line too.
+      if (std::isinf(*d)) [[unlikely]]
+        throw_error(Errc::too_large, kNumberTooLarge);
       d_.floating(*d);
     } else {
       d_.big_integer(text);
@@ -1034,10 +1049,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     // exponent past 308 plus the fraction digits is refused even on a zero, as in `0e400`; a
     // text in memory keeps that rule, see SimdjsonParser::zeros_stand).
     if (code == rapidjson::kParseErrorNumberTooBig)
-      remember_and_throw(Errc::too_large,
-                         "number beyond the range of a double (or an integer of more than 308 "
-                         "digits)",
-                         at);
+      remember_and_throw(Errc::too_large, kNumberTooLarge, at);
     if (code == rapidjson::kParseErrorStringUnicodeSurrogateInvalid ||
         code == rapidjson::kParseErrorStringInvalidEncoding)
       remember_and_throw(Errc::invalid_utf8, rapidjson::GetParseError_En(code), at);
