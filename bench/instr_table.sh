@@ -8,9 +8,10 @@
 #   build/bench/transit-bench --dump /tmp/corpora
 #   bench/instr_table.sh [build/bench/transit-read-file] [/tmp/corpora] > counts.md
 #
-# Each count is the mean of 3 reads, only the read collected. MessagePack runs first make the
-# MessagePack bytes from the JSON file (with transit::read, which the toggle also catches), so a
-# run of 0 reads is subtracted. Typed rows read twitter and citm_catalog into the structs of
+# Each count is the mean of 3 reads, only the read collected, and in every row the freeing of
+# what the read built (transit_read's Value, rapidjson_dom's Document, msgpack_unpack's zone,
+# typed_read's struct; see bench/read_file.cpp). A run of 0 reads is subtracted (MessagePack
+# runs first make the MessagePack bytes from the JSON file, outside the toggles). Typed rows read twitter and citm_catalog into the structs of
 # bench/typed_corpora.h and are set beside RapidJSON's DOM parse of the same JSON text.
 set -euo pipefail
 TOOL=${1:-build/bench/transit-read-file}
@@ -37,11 +38,11 @@ mega() { awk -v a="$1" 'BEGIN { printf "%.2f M", a / 1e6 }'; }
 echo "| corpus | JSON | RapidJSON DOM | ratio | Verbose | RapidJSON DOM | ratio | MessagePack | msgpack unpack | ratio |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for c in "${CORPORA[@]}"; do
-  j=$(per_read 'transit::read(*' "$DIR/$c.json" transit)
+  j=$(per_read '*transit_read(*' "$DIR/$c.json" transit)
   jf=$(per_read '*rapidjson_dom(*' "$DIR/$c.json" rapidjson)
-  v=$(per_read 'transit::read(*' "$DIR/$c.verbose.json" transit)
+  v=$(per_read '*transit_read(*' "$DIR/$c.verbose.json" transit)
   vf=$(per_read '*rapidjson_dom(*' "$DIR/$c.verbose.json" rapidjson)
-  m=$(per_read 'transit::read(*' "$DIR/$c.json" transit msgpack)
+  m=$(per_read '*transit_read(*' "$DIR/$c.json" transit msgpack)
   mf=$(per_read '*msgpack_unpack(*' "$DIR/$c.json" msgpack-unpack msgpack)
   echo "| $c | $(mega "$j") | $(mega "$jf") | $(ratio "$j" "$jf") | $(mega "$v") | $(mega "$vf") | $(ratio "$v" "$vf") | $(mega "$m") | $(mega "$mf") | $(ratio "$m" "$mf") |"
 done
