@@ -11,8 +11,9 @@
 # Each count is the mean of 3 reads, only the read collected, and in every row the freeing of
 # what the read built (transit_read's Value, rapidjson_dom's Document, msgpack_unpack's zone,
 # typed_read's struct; see bench/read_file.cpp). A run of 0 reads is subtracted (MessagePack
-# runs first make the MessagePack bytes from the JSON file, outside the toggles). Typed rows read twitter and citm_catalog into the structs of
-# bench/typed_corpora.h and are set beside RapidJSON's DOM parse of the same JSON text.
+# runs first make the MessagePack bytes from the JSON file, outside the toggles). Typed rows
+# read twitter and citm_catalog into the structs of bench/typed_corpora.h and are set beside
+# RapidJSON's DOM parse of the same JSON text.
 set -euo pipefail
 TOOL=${1:-build/bench/transit-read-file}
 DIR=${2:-/tmp/corpora}

@@ -7,7 +7,7 @@
 // `msgpack`), or typed into the structs of bench/typed_corpora.h
 // (`twitter`, `citm`: FILE is that corpus as transit-bench --dump writes it; with `msgpack`,
 // its MessagePack form, converted before anything is counted), for instruction counts of the
-// parse alone:
+// parse (and the freeing of what it built: below):
 //   valgrind --tool=callgrind --toggle-collect='*transit_read(*' transit-read-file FILE 3
 //   valgrind --tool=callgrind --toggle-collect='*rapidjson_dom(*' transit-read-file FILE 3 rapidjson
 //   valgrind --tool=callgrind --toggle-collect='*simdjson_dom(*' transit-read-file FILE 3 simdjson
