@@ -21,7 +21,8 @@ enum class Errc : std::uint8_t {
   bad_tagged_value,   ///< a `["~#tag", rep]` array or `{"~#tag": rep}` object of the wrong shape
   bad_rep,            ///< a representation that does not decode (bad `~u`, `~t`, `~b`, `~z` ...)
   too_deep,           ///< nesting deeper than the reader's limit
-  too_large,          ///< a string, collection or value larger than the reader's limits
+  too_large,          ///< a string, collection or value past the reader's limits, or a JSON
+                      ///< number beyond a double's range
   trailing_data,      ///< more than one value where exactly one was asked for
   wrong_kind,         ///< a Value accessor used on a value of another kind
   invalid_argument,   ///< a Value built from invalid parts (bad big integer digits, ...)
