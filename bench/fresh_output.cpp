@@ -6,7 +6,21 @@
 // with `transit::write` (a fresh std::string each, as a service writing one message per request
 // does) and RUNS writes into one std::string cleared between writes, each followed by RUNS reads.
 // Prints page faults (getrusage minor faults) and microseconds per operation.
+//
+// transit-fresh-output --paired FILE ENCODING [RUNS]: why `transit bench` wrote geojson's
+// MessagePack 1.32x slower than transit-bench (docs/performance.md, "The two benchmarks, round
+// seventeen"). Reads every value of FILE (JSON-Verbose if it ends in .verbose.json, as
+// bench_agreement.py gives `transit bench`, else Transit JSON) and, RUNS times, times four writes
+// in ENCODING by the thread's CPU clock, each right after what precedes it in one of the two
+// tools: A, the loop's write (one Writer and string, right after another such write, as
+// transit-bench); B, `transit bench`'s write (a fresh Writer and string, right after a run of its
+// floor, src/cli/floors.cpp, on the same bytes); C, the loop's write right after the floor's run;
+// D, a fresh write right after a fresh write. Prints A's median and the medians of B/A, C/A and
+// D/A, each ratio taken between writes made a millisecond or so apart, so a change in the
+// machine's speed between them is small: B/A is the whole gap between the tools, D/A what the
+// fresh string and Writer cost, C/A what the floor's run before ours costs.
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +33,9 @@
 #include <string_view>
 #include <vector>
 
+#include "commands.h"
+#include "floors.h"
+#include "sizes.h"
 #include "transit/transit.h"
 
 namespace {
@@ -41,9 +58,79 @@ void report(const char* what, std::string_view encoding, int runs, Op op) {
               std::chrono::duration<double, std::micro>(t1 - t0).count() / runs);
 }
 
+long long thread_cpu_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<long long>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int paired(const std::string& path, const std::string& text, transit::Encoding encoding, int runs) {
+  const bool verbose = path.size() >= 13 && path.ends_with(".verbose.json");
+  std::vector<transit::Value> values;
+  transit::Reader reader(text, verbose ? transit::Encoding::json_verbose : transit::Encoding::json);
+  while (std::optional<transit::Value> v = reader.next()) values.push_back(std::move(*v));
+  transit::WriteOptions options;  // as `transit bench` writes (src/cli/bench.cpp, write_all)
+  options.max_output_bytes = transit::cli::kDefaultMaxOutputBytes;
+  const auto fresh = [&] { return transit::cli::write_values(values, encoding, options).size(); };
+  const std::string bytes = transit::cli::write_values(values, encoding, options);
+  const transit::cli::Floor floor(bytes, encoding);
+  std::string out;
+  transit::StringSink sink(out);
+  transit::Writer writer(sink, encoding);
+  const auto loop = [&] {
+    out.clear();
+    for (const transit::Value& v : values) writer.write(v);
+    writer.flush();
+    return out.size();
+  };
+  const auto timed = [](auto op) {
+    const long long t0 = thread_cpu_ns();
+    if (op() == 0) std::abort();
+    return static_cast<double>(thread_cpu_ns() - t0);
+  };
+  std::vector<double> a, b, c, d;
+  long faults = 0;
+  for (int i = 0; i < runs; ++i) {
+    loop();
+    const double ta = timed(loop);
+    a.push_back(ta);
+    floor.write();
+    const long f0 = minor_faults();
+    b.push_back(timed(fresh) / ta);
+    faults += minor_faults() - f0;
+    floor.write();
+    c.push_back(timed(loop) / ta);
+    fresh();
+    d.push_back(timed(fresh) / ta);
+  }
+  std::printf(
+      "%s %s: A (loop) %.1f us; B/A (fresh after the floor, transit bench) %.3f; C/A (loop "
+      "after the floor) %.3f; D/A (fresh after fresh) %.3f; faults per B %.1f\n",
+      path.c_str(), std::string(transit::encoding_name(encoding)).c_str(), median(a) / 1e3,
+      median(b), median(c), median(d), static_cast<double>(faults) / runs);
+  return EXIT_SUCCESS;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 4 && std::string_view(argv[1]) == "--paired") {
+    std::ifstream file(argv[2], std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::optional<transit::Encoding> encoding = transit::parse_encoding(argv[3]);
+    const int runs = argc > 4 ? std::atoi(argv[4]) : 41;
+    if (!file || !encoding || runs < 1) {
+      std::fprintf(stderr, "usage: transit-fresh-output --paired FILE ENCODING [RUNS]\n");
+      return EXIT_FAILURE;
+    }
+    return paired(argv[2], text.str(), *encoding, runs);
+  }
   if (argc < 2) {
     std::fprintf(stderr, "usage: transit-fresh-output FILE [RUNS] [ORDER]\n");
     return EXIT_FAILURE;
@@ -61,7 +148,8 @@ int main(int argc, char** argv) {
     rest.remove_prefix(std::min(rest.size(), name.size() + 1));
     const std::optional<transit::Encoding> parsed = transit::parse_encoding(name);
     if (!parsed) {
-      std::fprintf(stderr, "transit-fresh-output: unknown encoding '%s'\n", std::string(name).c_str());
+      std::fprintf(stderr, "transit-fresh-output: unknown encoding '%s'\n",
+                   std::string(name).c_str());
       return EXIT_FAILURE;
     }
     const transit::Encoding encoding = *parsed;
