@@ -42,6 +42,11 @@
 #   range of the rounds' ratios is printed beside the median, and beside it how far each tool's
 #   own times moved across the rounds (slowest round / fastest), which says whether a wide range
 #   was the machine (both tools moved) or the pairing.
+# The floors' ratio is the same ratio for the floor each tool times beside ours in the same runs
+# (`transit bench`: a fresh Document or buffer each run, alternated with ours; transit-bench:
+# Floor/RapidJsonDom ... in its loop): where it moves with ours, the two processes ran at different
+# speeds or both sides pay the same fresh-run cost; where ours differs and the floor's does not,
+# the difference is ours. It is shown, never used to correct the ratio.
 # What the pairing cannot take out: `transit bench` alternates each of our runs with one of the
 # floor's (ours, floor, ours, floor ...), while transit-bench runs ours back to back, so our value
 # tree and output are in the cache for the loop and may have been evicted by the floor's run for
@@ -58,35 +63,50 @@ import sys
 import tempfile
 
 ENCODINGS = {"json": "TransitJson", "json-verbose": "TransitVerbose", "msgpack": "TransitMsgpack"}
+# transit-bench's floor for each (op, encoding): what `transit bench` times beside ours
+# (src/cli/floors.cpp) on the same bytes.
+FLOORS = {("read", "json"): "RapidJsonDom", ("write", "json"): "RapidJsonWrite",
+          ("read", "json-verbose"): "RapidJsonDomVerbose",
+          ("write", "json-verbose"): "RapidJsonWriteVerbose",
+          ("read", "msgpack"): "MsgpackUnpack", ("write", "msgpack"): "MsgpackPack"}
 EXAMPLE = "transit-example"
 
 
 def transit_bench_medians(transit_bench, corpus, reps, min_time):
-    """{(op, encoding): median ns} for one corpus from transit-bench's own loop."""
-    pattern = "^(Read|Write)/(%s)/%s$" % ("|".join(ENCODINGS.values()), corpus)
+    """({(op, encoding): median ns}, {(op, encoding): the floor's median ns}) for one corpus from
+    transit-bench's own loop."""
+    pattern = "^((Read|Write)/(%s)|Floor/(%s))/%s$" % ("|".join(ENCODINGS.values()),
+                                                       "|".join(FLOORS.values()), corpus)
     out = subprocess.run(
         [transit_bench, "--benchmark_filter=" + pattern, "--benchmark_repetitions=%d" % reps,
          "--benchmark_min_time=%g" % min_time, "--benchmark_report_aggregates_only=true",
          "--benchmark_format=json"],
         check=True, capture_output=True, text=True).stdout
-    medians = {}
+    medians, floors = {}, {}
     by_name = {v: k for k, v in ENCODINGS.items()}
+    floor_key = {v: k for k, v in FLOORS.items()}
     for b in json.loads(out)["benchmarks"]:
         if b.get("aggregate_name") != "median":
             continue
         op, impl, _ = b["run_name"].split("/")
-        scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
-        medians[(op.lower(), by_name[impl])] = b["cpu_time"] * scale
-    if len(medians) != 2 * len(ENCODINGS):
-        sys.exit("transit-bench timed %d of the 6 reads and writes of %s" % (len(medians), corpus))
-    return medians
+        ns = b["cpu_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
+        if op == "Floor":
+            floors[floor_key[impl]] = ns
+        else:
+            medians[(op.lower(), by_name[impl])] = ns
+    if len(medians) != len(FLOORS) or len(floors) != len(FLOORS):
+        sys.exit("transit-bench timed %d of the 6 reads and writes of %s and %d of their floors"
+                 % (len(medians), corpus, len(floors)))
+    return medians, floors
 
 
 def transit_tool_medians(transit, path, runs):
-    """{(op, encoding): median ns} from `transit bench FILE --json`."""
-    out = subprocess.run([transit, "bench", path, "--json", "--runs", str(runs), "--quiet"],
-                         check=True, capture_output=True, text=True).stdout
-    return {(r["op"], r["encoding"]): r["median_ns"] for r in json.loads(out)["results"]}
+    """({(op, encoding): median ns}, {(op, encoding): the floor's median ns}) from
+    `transit bench FILE --json`."""
+    out = json.loads(subprocess.run([transit, "bench", path, "--json", "--runs", str(runs),
+                                     "--quiet"], check=True, capture_output=True, text=True).stdout)
+    return ({(r["op"], r["encoding"]): r["median_ns"] for r in out["results"]},
+            {(r["op"], r["encoding"]): r["median_ns"] for r in out["floors"]})
 
 
 def spread(times):
@@ -141,24 +161,25 @@ def main():
                     tools[corpus].append(transit_tool_medians(args.transit, path, args.runs))
             print("round %d of %d measured" % (r + 1, args.rounds), file=sys.stderr)
         for corpus in corpora:
-            for key in sorted(loops[corpus][0]):
-                rows.append((corpus, key[0], key[1], [t[key] for t in tools[corpus]],
-                             [l[key] for l in loops[corpus]]))
+            for key in sorted(loops[corpus][0][0]):
+                rows.append((corpus, key[0], key[1], [t[0][key] for t in tools[corpus]],
+                             [l[0][key] for l in loops[corpus]],
+                             [t[1][key] / l[1][key] for t, l in zip(tools[corpus], loops[corpus])]))
     example = os.path.join(args.corpus_dir, EXAMPLE + ".json")
     if with_example and os.path.exists(example):
-        tool = transit_tool_medians(args.transit, example, args.runs)
+        tool = transit_tool_medians(args.transit, example, args.runs)[0]
         for key in sorted(tool):
-            rows.append((EXAMPLE, key[0], key[1], [tool[key]], None))
+            rows.append((EXAMPLE, key[0], key[1], [tool[key]], None, None))
     print("%d rounds a corpus: `transit bench` --runs %d, transit-bench --reps %d of at least %g s"
           % (args.rounds, args.runs, args.reps, args.min_time))
     print()
     print("| corpus | op | encoding | `transit bench` ms | `transit-bench` ms | ratio (median) "
-          "| rounds' ratios | each tool's rounds, slowest / fastest | within 20% |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---|")
+          "| rounds' ratios | each tool's rounds, slowest / fastest | floors' ratio | within 20% |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     agree = pairs = 0
-    for corpus, op, enc, tool_ns, loop_ns in rows:
+    for corpus, op, enc, tool_ns, loop_ns, floor_ratios in rows:
         if loop_ns is None:
-            print("| %s | %s | %s | %.2f | | | | | (no transit-bench corpus) |"
+            print("| %s | %s | %s | %.2f | | | | | | (no transit-bench corpus) |"
                   % (corpus, op, enc, statistics.median(tool_ns) / 1e6))
             continue
         ratios = [t / l for t, l in zip(tool_ns, loop_ns)]
@@ -166,10 +187,11 @@ def main():
         within = 1 / 1.2 <= ratio <= 1.2
         pairs += 1
         agree += within
-        print("| %s | %s | %s | %.2f | %.2f | %.2fx | %.2fx-%.2fx | %.2fx / %.2fx | %s |"
+        print("| %s | %s | %s | %.2f | %.2f | %.2fx | %.2fx-%.2fx | %.2fx / %.2fx | %.2fx | %s |"
               % (corpus, op, enc, statistics.median(tool_ns) / 1e6,
                  statistics.median(loop_ns) / 1e6, ratio, min(ratios), max(ratios),
-                 spread(tool_ns), spread(loop_ns), "yes" if within else "**no**"))
+                 spread(tool_ns), spread(loop_ns), statistics.median(floor_ratios),
+                 "yes" if within else "**no**"))
     print()
     print("%d of %d pairs within 20%%" % (agree, pairs))
 
