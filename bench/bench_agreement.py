@@ -44,14 +44,18 @@
 #   was the machine (both tools moved) or the pairing.
 # The floors' ratio is the same ratio for the floor each tool times beside ours in the same runs
 # (`transit bench`: a fresh Document or buffer each run, alternated with ours; transit-bench:
-# Floor/RapidJsonDom ... in its loop): where it moves with ours, the two processes ran at different
-# speeds or both sides pay the same fresh-run cost; where ours differs and the floor's does not,
-# the difference is ours. It is shown, never used to correct the ratio.
+# Floor/RapidJsonDom ... in its loop, a fresh Document or zone each read, one buffer reused for
+# every write): where it moves with ours, the two processes ran at different speeds or both sides
+# pay the same fresh-run cost (for writes, the floor's own fresh buffer is in it); where ours
+# differs and the floor's does not, the difference is ours. It is shown, never used to correct
+# the ratio.
 # What the pairing cannot take out: `transit bench` alternates each of our runs with one of the
 # floor's (ours, floor, ours, floor ...), while transit-bench runs ours back to back, so our value
-# tree and output are in the cache for the loop and may have been evicted by the floor's run for
-# the user's view; a large tree written fast (geojson's MessagePack write) shows this most
-# (docs/performance.md, "The two benchmarks, round seventeen").
+# tree and output may have left the cache for the user's view and not for the loop (in one
+# process, `transit-fresh-output --paired`: about 3% on geojson's MessagePack write, under load);
+# and one whole process can run faster than the next (the same loop 550-920 us from one process
+# to the next under load), which only the median of many rounds evens out (docs/performance.md,
+# "The two benchmarks, round seventeen").
 # --corpora re-measures some corpora only; transit-example.json (not a transit-bench corpus) is
 # measured by `transit bench` alone, when all corpora are measured or when it is named.
 import argparse
