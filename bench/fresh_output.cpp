@@ -7,18 +7,21 @@
 // does) and RUNS writes into one std::string cleared between writes, each followed by RUNS reads.
 // Prints page faults (getrusage minor faults) and microseconds per operation.
 //
-// transit-fresh-output --paired FILE ENCODING [RUNS]: why `transit bench` wrote geojson's
-// MessagePack 1.32x slower than transit-bench (docs/performance.md, "The two benchmarks, round
-// seventeen"). Reads every value of FILE (JSON-Verbose if it ends in .verbose.json, as
-// bench_agreement.py gives `transit bench`, else Transit JSON) and, RUNS times, times four writes
-// in ENCODING by the thread's CPU clock, each right after what precedes it in one of the two
-// tools: A, the loop's write (one Writer and string, right after another such write, as
-// transit-bench); B, `transit bench`'s write (a fresh Writer and string, right after a run of its
-// floor, src/cli/floors.cpp, on the same bytes); C, the loop's write right after the floor's run;
-// D, a fresh write right after a fresh write. Prints A's median and the medians of B/A, C/A and
-// D/A, each ratio taken between writes made a millisecond or so apart, so a change in the
-// machine's speed between them is small: B/A is the whole gap between the tools, D/A what the
-// fresh string and Writer cost, C/A what the floor's run before ours costs.
+// transit-fresh-output --paired FILE ENCODING [RUNS]: how much of the gap between `transit bench`
+// and transit-bench (geojson's MessagePack write, 1.32x in round sixteen; docs/performance.md,
+// "The two benchmarks, round seventeen") is the way `transit bench` writes. Reads every value of
+// FILE (JSON-Verbose if it ends in .verbose.json, as bench_agreement.py gives `transit bench`,
+// else Transit JSON) and, RUNS times, times four writes in ENCODING by the thread's CPU clock,
+// each right after what precedes it in one of the two tools: A, the loop's write (one Writer and
+// string, right after another such write, as transit-bench); B, `transit bench`'s write (a fresh
+// Writer and string through the CLI's own write_values, right after a run of its floor,
+// src/cli/floors.cpp, on the same bytes); C, the loop's write right after the floor's run; D, a
+// fresh write right after a fresh write. Prints the medians of A and B and of B/A, C/A and D/A,
+// each ratio taken between writes made a millisecond or so apart, so a change in the machine's
+// speed between them is small: B/A is what `transit bench`'s way of writing costs over the loop's
+// in one process, D/A what the fresh string and Writer cost, C/A what the floor's run before ours
+// costs. B's median set beside `transit bench`'s own median of the same write, run as another
+// process just before or after, says how much of the rest is the process.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -93,7 +96,7 @@ int paired(const std::string& path, const std::string& text, transit::Encoding e
     if (op() == 0) std::abort();
     return static_cast<double>(thread_cpu_ns() - t0);
   };
-  std::vector<double> a, b, c, d;
+  std::vector<double> a, b, c, d, b_ns;
   long faults = 0;
   for (int i = 0; i < runs; ++i) {
     loop();
@@ -101,7 +104,8 @@ int paired(const std::string& path, const std::string& text, transit::Encoding e
     a.push_back(ta);
     floor.write();
     const long f0 = minor_faults();
-    b.push_back(timed(fresh) / ta);
+    b_ns.push_back(timed(fresh));
+    b.push_back(b_ns.back() / ta);
     faults += minor_faults() - f0;
     floor.write();
     c.push_back(timed(loop) / ta);
@@ -109,10 +113,10 @@ int paired(const std::string& path, const std::string& text, transit::Encoding e
     d.push_back(timed(fresh) / ta);
   }
   std::printf(
-      "%s %s: A (loop) %.1f us; B/A (fresh after the floor, transit bench) %.3f; C/A (loop "
-      "after the floor) %.3f; D/A (fresh after fresh) %.3f; faults per B %.1f\n",
+      "%s %s: A (loop) %.1f us; B %.1f us; B/A (fresh after the floor, transit bench) %.3f; C/A "
+      "(loop after the floor) %.3f; D/A (fresh after fresh) %.3f; faults per B %.1f\n",
       path.c_str(), std::string(transit::encoding_name(encoding)).c_str(), median(a) / 1e3,
-      median(b), median(c), median(d), static_cast<double>(faults) / runs);
+      median(b_ns) / 1e3, median(b), median(c), median(d), static_cast<double>(faults) / runs);
   return EXIT_SUCCESS;
 }
 
