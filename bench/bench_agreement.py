@@ -156,14 +156,13 @@ def main():
         for r in range(args.rounds):
             for corpus in corpora:
                 path = os.path.join(tmp, corpus + ".verbose.json")
-                if r % 2 == 0:
-                    tools[corpus].append(transit_tool_medians(args.transit, path, args.runs))
-                    loops[corpus].append(transit_bench_medians(args.transit_bench, corpus,
-                                                               args.reps, args.min_time))
-                else:
-                    loops[corpus].append(transit_bench_medians(args.transit_bench, corpus,
-                                                               args.reps, args.min_time))
-                    tools[corpus].append(transit_tool_medians(args.transit, path, args.runs))
+                pair = [lambda: tools[corpus].append(
+                            transit_tool_medians(args.transit, path, args.runs)),
+                        lambda: loops[corpus].append(
+                            transit_bench_medians(args.transit_bench, corpus, args.reps,
+                                                  args.min_time))]
+                for run in (pair if r % 2 == 0 else reversed(pair)):
+                    run()
             print("round %d of %d measured" % (r + 1, args.rounds), file=sys.stderr)
         for corpus in corpora:
             for key in sorted(loops[corpus][0][0]):

@@ -73,7 +73,7 @@ double median(std::vector<double> v) {
 }
 
 int paired(const std::string& path, const std::string& text, transit::Encoding encoding, int runs) {
-  const bool verbose = path.size() >= 13 && path.ends_with(".verbose.json");
+  const bool verbose = path.ends_with(".verbose.json");
   std::vector<transit::Value> values;
   transit::Reader reader(text, verbose ? transit::Encoding::json_verbose : transit::Encoding::json);
   while (std::optional<transit::Value> v = reader.next()) values.push_back(std::move(*v));
