@@ -50,6 +50,31 @@ inline bool is_cacheable(std::string_view s, bool as_map_key) noexcept {
   return high_bits == 0 || utf16_length(s) >= 4;
 }
 
+// Per byte, the cache code digit it is (see kCacheBase), or kCacheSize for none.
+inline constexpr auto kCacheDigitOf = [] {
+  std::array<std::uint16_t, 256> t{};
+  for (std::size_t c = 0; c < 256; ++c)
+    t[c] = static_cast<std::uint16_t>(c - static_cast<unsigned char>(kCacheBase) < kCacheDigits
+                                          ? c - static_cast<unsigned char>(kCacheBase)
+                                          : kCacheSize);
+  return t;
+}();
+static_assert(kCacheSize <= UINT16_MAX && kCacheDigitOf['0'] == 0 &&
+              kCacheDigitOf['0' + 43] == 43 && kCacheDigitOf['0' + 44] == kCacheSize &&
+              kCacheDigitOf['/'] == kCacheSize);
+
+/// The slot named by the cache code `^` + `digit`, or `^` + `high` `low`, by the table of
+/// digits with no test per digit: a byte that is no digit makes the slot kCacheSize or more,
+/// which names none. The caller has told a code of 2 chars from one of 3 by choosing which
+/// to call.
+inline std::size_t cache_slot(char digit) noexcept {
+  return kCacheDigitOf[static_cast<unsigned char>(digit)];
+}
+inline std::size_t cache_slot(char high, char low) noexcept {
+  return kCacheDigitOf[static_cast<unsigned char>(high)] * kCacheDigits +
+         kCacheDigitOf[static_cast<unsigned char>(low)];
+}
+
 // Every cache code, "^0" ... "^[[" (base-44 digits from '0'), as 3 chars and a length.
 inline constexpr auto kCacheCodes = [] {
   std::array<std::array<char, 4>, kCacheSize> t{};
@@ -297,36 +322,22 @@ class ReadCache {
   /// The slot add() filled last: a typed read keeps a note per slot (Decoder::tape_cached).
   std::size_t last_added() const noexcept { return count_ - 1; }
 
-  /// The entry for `code`, 2 or 3 chars starting with '^' (every caller has tested its length
-  /// already: it is not tested again), or nullptr when it is no cache code or names a slot
-  /// not assigned (lookup then says which). Inline, with no error text in it: every repeated
-  /// key of a cached map comes here.
-  const Entry* find(std::string_view code) const noexcept {
-    auto digit = [](char c) { return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase); };
-    std::size_t index = digit(code[1]);
-    if (index >= kCacheDigits) return nullptr;
-    if (code.size() == 3) {
-      const std::size_t low = digit(code[2]);
-      if (low >= kCacheDigits) return nullptr;
-      index = index * kCacheDigits + low;
-    }
-    if (index >= count_) return nullptr;
-    // A slot's address is never null: said so, the caller's test for nullptr goes with this one.
-    const Entry* entry = slots_.data() + index;
-    if (!entry) __builtin_unreachable();
-    return entry;
-  }
+  /// The entry for the cache code `^` + `digit` (find(char)) or `^` + `high` `low`
+  /// (find(char, char)), or nullptr when a char is no digit or the code names a slot not
+  /// assigned (lookup then says which). A caller names the chars after the `^`, so it has
+  /// told a code of 2 chars from one of 3, and there is no length to test here. Inline, with
+  /// no error text in it: every repeated key of a cached map comes here.
+  const Entry* find(char digit) const noexcept { return assigned(cache_slot(digit)); }
+  const Entry* find(char high, char low) const noexcept { return assigned(cache_slot(high, low)); }
 
   /// The entry for a code such as "^1A"; throws Error(bad_cache_code) when the code is
   /// malformed or names a slot not assigned since the last reset.
   const Entry& lookup(std::string_view code) const {
     std::size_t index = kCacheSize;
-    auto digit = [](char c) { return static_cast<std::size_t>(static_cast<unsigned char>(c) - kCacheBase); };
-    if (code.size() == 2 && digit(code[1]) < kCacheDigits) {
-      index = digit(code[1]);
-    } else if (code.size() == 3 && digit(code[1]) < kCacheDigits && digit(code[2]) < kCacheDigits) {
-      index = digit(code[1]) * kCacheDigits + digit(code[2]);
-    }
+    if (code.size() == 2)
+      index = cache_slot(code[1]);
+    else if (code.size() == 3)
+      index = cache_slot(code[1], code[2]);
     if (index >= kCacheSize)
       throw_error(Errc::bad_cache_code, "\"" + std::string(code.substr(0, 16)) + "\" is not a cache code");
     if (index >= count_)
@@ -337,6 +348,16 @@ class ReadCache {
   }
 
  private:
+  // count_ is at most kCacheSize, so a slot of kCacheSize or more (a char that is no digit:
+  // cache_slot) is never assigned.
+  const Entry* assigned(std::size_t slot) const noexcept {
+    if (slot >= count_) return nullptr;
+    // A slot's address is never null: said so, the caller's test for nullptr goes with this one.
+    const Entry* entry = slots_.data() + slot;
+    if (!entry) __builtin_unreachable();
+    return entry;
+  }
+
   std::vector<Entry> slots_;  // grows to the slots used, at most kCacheSize
   std::size_t count_ = 0;     // slots assigned since the last reset or wrap
 };

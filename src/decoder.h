@@ -169,8 +169,9 @@ class Decoder {
     const std::size_t n = raw.size();
     const char first = n != 0 ? raw[0] : '\0';
     if (first == '^') {
-      if (n < 2 || n > 3 || raw[1] == ' ') return string(raw);
-      const ReadCache::Entry* entry = cache_.find(raw);
+      // "^ " names no slot (a space is no digit): string() takes it as a map array's mark.
+      const ReadCache::Entry* entry =
+          n == 2 ? cache_.find(raw[1]) : n == 3 ? cache_.find(raw[1], raw[2]) : nullptr;
       if (!entry) [[unlikely]]
         return string(raw);  // lookup() says what is wrong with the code
       if (entry->is_tag) return start_tagged(ValueAccess::text(entry->value));
@@ -240,17 +241,28 @@ class Decoder {
   /// (the base64 decode refuses any byte outside ASCII): string()'s rules for it with none of
   /// its tests that cannot apply, as checked_tag does for tags.
   [[gnu::noinline]] void checked_base64(std::string_view raw);
-  /// checked_string()'s commonest case, for a backend to try first: a cache code (`^` and one
-  /// or two digits) that names a plain value (no tag). It is placed, and true returned;
-  /// anything else returns false, having done nothing, for checked_string() or string(). Most
-  /// strings of a cached MessagePack document are such codes (25,000 of citm_catalog's 27,000
-  /// a read): here they pay no ASCII test, and the value is copied straight into its slot,
-  /// where deliver() took a Value built aside (a move, and an out-of-line move assignment for
-  /// a container's first item).
-  [[gnu::always_inline]] bool cached_item(std::string_view raw) {
-    if (raw.size() - 2 > 1 || raw[0] != '^' || tape_ || handlers_ || !caching_) return false;
-    const ReadCache::Entry* entry = cache_.find(raw);  // "^ " is no code: nullptr
-    if (!entry || entry->is_tag) return false;
+  /// Whether a backend may hand this value's cache codes to cached_code(): no tape, no user
+  /// handlers, the cache on (never lazy in MessagePack, so it holds for a whole value).
+  bool codes_inline() const noexcept { return !tape_ && !handlers_ && caching_; }
+  /// checked_string()'s commonest case, for a backend that has told a cache code by its own
+  /// framing (MessagePack's fixstr headers of 2 and 3 bytes, and a `^`): `digits`, the one
+  /// (`two` false) or two chars after the `^`. It places the value of the slot they name, or
+  /// starts a cached tag's tagged value, and returns true; false, having done nothing, when
+  /// they name no slot assigned (a char that is no digit, as in `"^ "`), for checked_string()
+  /// to read the text whole. Only while codes_inline(). Most strings of a cached MessagePack
+  /// document are such codes (25,000 of citm_catalog's 27,000 a read): here they pay no
+  /// length test, no ASCII test, and the value is copied straight into its slot, where
+  /// deliver() took a Value built aside (a move, and an out-of-line move assignment for a
+  /// container's first item).
+  [[gnu::always_inline]] bool cached_code(const char* digits, bool two) {
+    const ReadCache::Entry* entry =
+        two ? cache_.find(digits[0], digits[1]) : cache_.find(digits[0]);
+    if (!entry) [[unlikely]]
+      return false;
+    if (entry->is_tag) [[unlikely]] {
+      start_tagged(ValueAccess::text(entry->value));
+      return true;
+    }
     if (!frames_.empty()) {
       // Only a plain array's or map's frame opens deliver()'s two inline paths (place() sets
       // them, never for a tagged value's rep): so an alias, as checked_string() places there.
@@ -267,7 +279,7 @@ class Decoder {
     place_cached(entry->value);
     return true;
   }
-  /// cached_item()'s value where deliver() needs place(): the first item of an array, a
+  /// cached_code()'s value where deliver() needs place(): the first item of an array, a
   /// tagged value's rep, the result.
   [[gnu::noinline]] void place_cached(const Value& v);
   /// string() for the walk of a parsed JSON document (json::emit), whose strings simdjson
@@ -289,7 +301,7 @@ class Decoder {
           return string(raw);
         return open_map_array(frames_.back());
       }
-      const ReadCache::Entry* entry = cache_.find(raw);
+      const ReadCache::Entry* entry = n == 2 ? cache_.find(raw[1]) : cache_.find(raw[1], raw[2]);
       if (!entry) [[unlikely]]
         return string(raw);  // lookup() says what is wrong with the code
       // A cached tag (a set's or list's, on every item of extensions): string() would find
@@ -848,17 +860,6 @@ class Decoder {
   /// written, as the event found it or as it left it; for the one exception to this, a
   /// plain string's text that could not grow, see tape_text_token).
   class TapeWalk {
-    // Per byte, the cache code digit it is (see kCacheBase), or kCacheSize for none.
-    static constexpr auto kCacheDigitOf = [] {
-      std::array<std::uint16_t, 256> t{};
-      for (std::size_t c = 0; c < 256; ++c)
-        t[c] = static_cast<std::uint16_t>(
-            c - static_cast<unsigned char>(kCacheBase) < kCacheDigits ? c - static_cast<unsigned char>(kCacheBase) : kCacheSize);
-      return t;
-    }();
-    static_assert(kCacheSize <= UINT16_MAX && kCacheDigitOf['0'] == 0 && kCacheDigitOf['0' + 43] == 43 &&
-                  kCacheDigitOf['0' + 44] == kCacheSize && kCacheDigitOf['/'] == kCacheSize);
-
    public:
     [[gnu::always_inline]] explicit TapeWalk(Decoder& d) noexcept : d_(d) { load(); }
     TapeWalk(const TapeWalk&) = delete;
@@ -882,17 +883,13 @@ class Decoder {
           return d_.tape_text_token(*out_++, raw);
         }
       } else if (raw.size() >= 2 && raw[0] == '^' && !(raw.size() == 2 && raw[1] == ' ')) {
-        // The slot as tape_cached_inline finds it, by a table of digits with no test per
-        // digit: a byte that is no digit counts kCacheSize, so a malformed code's slot is
-        // kCacheSize or more, which names none.
-        const auto digit = [](char c) -> std::size_t {
-          return kCacheDigitOf[static_cast<unsigned char>(c)];
-        };
+        // The slot as tape_cached_inline finds it (cache_slot: a malformed code's slot is
+        // kCacheSize or more, which names none).
         std::size_t slot = kCacheSize;
         if (raw.size() == 2)
-          slot = digit(raw[1]);
+          slot = cache_slot(raw[1]);
         else if (raw.size() == 3)
-          slot = digit(raw[1]) * kCacheDigits + digit(raw[2]);
+          slot = cache_slot(raw[1], raw[2]);
         // cache_size_ is 0 unless the cache is on and the tape is being written.
         if (slot < cache_size_ && cache_[slot].op == Op::text) {
           if (out_ != room_end_ && count_ < limit_) [[likely]] {

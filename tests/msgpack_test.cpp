@@ -886,7 +886,7 @@ struct ComparedReads {
 };
 
 // A MessagePack map's node is reserved as the map begins (Decoder::sized_map_begin), and a
-// cache code naming a plain value is placed by Decoder::cached_item: a tag as a map's first key
+// cache code naming a plain value is placed by Decoder::cached_code: a tag as a map's first key
 // (map-form tagged values, as a string or as a cache code) must still make the map a tagged
 // value, a tag anywhere else must still be refused, and cache codes as first and later items,
 // as a tag's rep, in "^ " map arrays and naming long (node) values must read as the JSON read
@@ -1668,10 +1668,24 @@ struct PairOutcome {
   std::string error;
   friend bool operator==(const PairOutcome&, const PairOutcome&) = default;
 };
-PairOutcome read_outcome(const std::string& input, const ReadOptions& options) {
+PairOutcome read_outcome(const std::string& input, const ReadOptions& options,
+                         Encoding encoding = Encoding::msgpack) {
   PairOutcome out;
   try {
-    out.value = transit::read(input, Encoding::msgpack, options);
+    out.value = transit::read(input, encoding, options);
+  } catch (const Error& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+// read_outcome() of the first value from a Source that gives `step` bytes at a time.
+PairOutcome source_outcome(const std::string& input, const ReadOptions& options,
+                           Encoding encoding = Encoding::msgpack, std::size_t step = 3) {
+  transit::test::StepSource source(input, step);
+  transit::Reader reader(source, encoding, options);
+  PairOutcome out;
+  try {
+    out.value = reader.next();
   } catch (const Error& e) {
     out.error = e.what();
   }
@@ -1756,15 +1770,7 @@ TEST(MsgpackRead, PairsReadWholeAsTheItemByItemRead) {
         for (std::size_t cut = 1; cut <= input.size(); ++cut)
           out.push_back(read_outcome(input.substr(0, cut), o));
         // From a Source, three bytes at a time.
-        transit::test::StepSource source(input, 3);
-        transit::Reader reader(source, Encoding::msgpack, o);
-        PairOutcome from_source;
-        try {
-          from_source.value = reader.next();
-        } catch (const Error& e) {
-          from_source.error = e.what();
-        }
-        out.push_back(from_source);
+        out.push_back(source_outcome(input, o));
       }
     }
     testing::set_msgpack_pairs_look(512);
@@ -1818,6 +1824,159 @@ TEST(MsgpackRead, PairsReadWholeAsTheItemByItemRead) {
   EXPECT_EQ(stream.next(), late_value);
   EXPECT_EQ(stream.next(), std::nullopt);
   EXPECT_EQ(testing::msgpack_pairs_reads(), reads + 4);
+}
+
+// A cache code is told by the parse loop from its header (a fixstr of 2 or 3 bytes, 0xa2 or
+// 0xa3, that starts with `^`) and placed there (Decoder::cached_code), and ReadCache::find
+// takes the one or two chars its caller names as digits. Texts of 0 to 5 bytes and of 31 and
+// 32 (the last fixstr and the first str8) made of `^`, digits and bytes that are none (`"^ "`,
+// `^\`, `^/`, `^^`...), naming slots assigned, a cached tag and slots not assigned, each as a
+// map key, a value and the input's last item: the shortest MessagePack form reads as the JSON
+// read of the same text (and the JSON read from memory as the JSON read from a Source), the
+// same text as str8, str16 and str32 as the shortest form (but for the error's byte), both
+// parse loops alike, whole, cut at every byte of those last items, and from a Source.
+TEST(MsgpackRead, CacheCodesToldByTheirHeaderReadAsEveryOtherString) {
+  namespace testing = transit::detail::testing;
+  // 50 keys cached (slots 0 to 49, ^0 to ^15) and the tag ~#point (slot 50, ^16); ^17 on are
+  // not assigned. The instant's pair makes the value one the loop that reads pairs whole
+  // reads (with look 512).
+  std::string json_prefix = "[{";
+  std::string mp_prefix = bytes("95 de 00 32");
+  for (int i = 0; i < 50; ++i) {
+    const std::string key = "key" + std::to_string(1000 + i);
+    json_prefix += (i == 0 ? "\"" : ", \"") + key + "\": " + std::to_string(i);
+    mp_prefix += static_cast<char>(0xa0 | key.size()) + key + static_cast<char>(i);
+  }
+  json_prefix += R"(}, ["~#point", 1], ["~#m", 5], )";
+  mp_prefix += bytes("92 a7") + "~#point" + bytes("01 92 a3 7e 23 6d 05");
+
+  const std::string chars = std::string("0156[\\/ ^~a") + '\x7f';
+  std::vector<std::string> texts = {"", "^", "a", "~", "a0", "~0", "00", "ab0", "^^^^^", "^0000",
+                                    "^ 000", "^[[[[", "^1" + std::string(29, '0'),
+                                    "^" + std::string(30, ' '), "^" + std::string(31, '0'),
+                                    "^1" + std::string(30, ' ')};
+  for (const char a : chars) {
+    texts.push_back(std::string("^") + a);
+    for (const char b : chars) texts.push_back(std::string("^") + a + b);
+  }
+  for (const char a : std::string("0[ "))
+    for (const char b : std::string("0[ "))
+      for (const char c : std::string("0[ ")) texts.push_back(std::string("^") + a + b + c);
+
+  const auto json_quoted = [](const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) out += c == '\\' ? std::string("\\\\") : std::string(1, c);
+    return out + "\"";
+  };
+  // The text as fixstr (up to 31 bytes), str8, str16 and str32.
+  const auto encoded = [](const std::string& text, int form) {
+    const auto n = text.size();
+    switch (form) {
+      case 0: return static_cast<char>(0xa0 | n) + text;
+      case 1: return bytes("d9") + static_cast<char>(n) + text;
+      case 2: return bytes("da 00") + static_cast<char>(n) + text;
+      default: return bytes("db 00 00 00") + static_cast<char>(n) + text;
+    }
+  };
+  // The outcome without the error's byte, which moves with the header's size.
+  const auto unplaced = [](PairOutcome o) {
+    const std::size_t at = o.error.find(" at byte ");
+    if (at != std::string::npos)
+      o.error.erase(at, o.error.find_first_not_of("0123456789", at + 9) - at);
+    return o;
+  };
+  const ComparedReads reads_under;
+  const std::vector<std::pair<std::string, ReadOptions>> options = {
+      {"plain", reads_under.plain}, {"handler", reads_under.with_handler},
+      {"builders", reads_under.built}, {"max_depth 2", reads_under.shallow}};
+  // The error's code and path, or the value: what the JSON read must agree with.
+  const auto code_and_path = [](const std::string& input, Encoding encoding, const ReadOptions& o) {
+    std::pair<std::optional<Value>, std::string> out;
+    try {
+      out.first = transit::read(input, encoding, o);
+    } catch (const Error& e) {
+      out.second = std::string(transit::code_name(e.code())) + e.path();
+    }
+    return out;
+  };
+
+  std::size_t codes_placed = 0;
+  const std::size_t pairs_before = testing::msgpack_pairs_reads();
+  std::size_t pairs_expected = 0;
+  for (const std::string& text : texts) {
+    SCOPED_TRACE("text \"" + text + "\" (" + std::to_string(text.size()) + " bytes)");
+    const std::string json =
+        json_prefix + "{" + json_quoted(text) + ": 7}, " + json_quoted(text) + "]";
+    for (const auto& [name, o] : options) {
+      SCOPED_TRACE(name);
+      // JSON from memory and from a Source.
+      EXPECT_EQ(source_outcome(json, o, Encoding::json, 7), read_outcome(json, o, Encoding::json))
+          << "JSON from a Source";
+      PairOutcome shortest;
+      for (int form = text.size() <= 31 ? 0 : 1; form <= 3; ++form) {
+        SCOPED_TRACE("form " + std::to_string(form));
+        const std::string tail =
+            bytes("81") + encoded(text, form) + bytes("07") + encoded(text, form);
+        const std::string input = mp_prefix + tail;
+        testing::set_msgpack_pairs_look(512);
+        const PairOutcome whole = read_outcome(input, o);
+        ++pairs_expected;
+        testing::set_msgpack_pairs_look(0);
+        EXPECT_EQ(read_outcome(input, o), whole) << "the plain loop";
+        testing::set_msgpack_pairs_look(512);
+        if (shortest.value || !shortest.error.empty()) {
+          EXPECT_EQ(unplaced(whole), unplaced(shortest)) << "another str form";
+        } else {
+          shortest = whole;
+          // As the JSON read: the value, or the error's code and path.
+          EXPECT_EQ(code_and_path(input, Encoding::msgpack, o),
+                    code_and_path(json, Encoding::json, o));
+          codes_placed += whole.value.has_value() && text.size() >= 2 && text.size() <= 3 &&
+                          text[0] == '^' && (*whole.value)[4] != Value(text);
+        }
+        // Cut at every byte of the last items: short (or, after an item read whole fails, its
+        // error), by either loop.
+        for (std::size_t cut = mp_prefix.size(); cut < input.size(); ++cut) {
+          const PairOutcome part = read_outcome(input.substr(0, cut), o);
+          EXPECT_FALSE(part.value) << cut;
+          if (whole.value) {
+            EXPECT_NE(part.error.find("truncated"), std::string::npos) << cut;
+          }
+          testing::set_msgpack_pairs_look(0);
+          EXPECT_EQ(read_outcome(input.substr(0, cut), o), part) << cut;
+          testing::set_msgpack_pairs_look(512);
+          pairs_expected += 1;
+        }
+        EXPECT_EQ(source_outcome(input, o), whole) << "from a Source, three bytes at a time";
+      }
+    }
+  }
+  // Past max_string_length (1 to 3) a code is refused as any string is, never placed.
+  for (const std::size_t limit : {1, 2, 3}) {
+    ReadOptions o;
+    o.max_string_length = limit;
+    for (const std::string& text : texts) {
+      if (text.size() > 3) continue;
+      SCOPED_TRACE("max_string_length " + std::to_string(limit) + ", text \"" + text + "\"");
+      const std::string json = "[" + json_quoted(text) + ", {" + json_quoted(text) + ": 1}]";
+      const std::string input =
+          bytes("92") + encoded(text, 0) + bytes("81") + encoded(text, 0) + bytes("01");
+      EXPECT_EQ(code_and_path(input, Encoding::msgpack, o), code_and_path(json, Encoding::json, o));
+    }
+  }
+  // The codes named slots, and the loop that reads pairs whole read every whole value.
+  EXPECT_GE(codes_placed, 40u);
+  EXPECT_GE(testing::msgpack_pairs_reads() - pairs_before, pairs_expected / 2);
+  // A few spelled out: a code of one and of two digits, a key naming the cached tag (a tagged
+  // value in map form), `"^ "` as a plain string in MessagePack, a code at the input's end.
+  EXPECT_EQ(transit::read(mp_prefix + bytes("81 a2 5e 30 07 a3 5e 31 35"), Encoding::msgpack)[4],
+            Value("key1049"));
+  EXPECT_EQ(transit::read(mp_prefix + bytes("81 a2 5e 30 07 a3 5e 31 35"), Encoding::msgpack)[3],
+            Value::map({{Value("key1000"), Value(7)}}));
+  EXPECT_EQ(transit::read(mp_prefix + bytes("81 a3 5e 31 36 07 a2 5e 20"), Encoding::msgpack)[3],
+            Value::tagged("point", 7));
+  EXPECT_EQ(transit::read(mp_prefix + bytes("81 a3 5e 31 36 07 a2 5e 20"), Encoding::msgpack)[4],
+            Value("^ "));
 }
 
 // An array whose items are all inline scalars is finished by ValueAccess::finish_sequence with

@@ -63,7 +63,7 @@ void Decoder::end_pair(Frame& f) {
 void Decoder::end_pair_otherwise(Frame& f) {
   // The frame made the tagged frame start_tagged makes, its rep (if any) on the stack, for
   // end_tagged's rules, errors and decode_tag. A rep in pair_rep_ is an instant's (a UUID's
-  // is there only once built): a cache code's value came as an alias (cached_item's inline
+  // is there only once built): a cache code's value came as an alias (cached_code's inline
   // path), so a counted copy, as place_cached gives a tagged value's rep. A rep that place()
   // put on the stack set has_rep.
   if (f.count != 0) {

@@ -242,7 +242,12 @@ class Parser {
  public:
   Parser(Decoder& decoder, std::size_t available, std::size_t visible, const Limits& limits,
          std::vector<std::uint64_t>& stack)
-      : d_(decoder), available_(available), visible_(visible), limits_(limits), stack_(stack) {}
+      : d_(decoder),
+        available_(available),
+        visible_(visible),
+        limits_(limits),
+        stack_(stack),
+        codes_inline_(!kTape && decoder.codes_inline() && limits.max_string_length >= 3) {}
 
   /// Parses the value at data[off, end): true with `off` past it, false when the bytes run
   /// out first (or at 0xc1: bad_byte() then says where). Errors of the decoder and of the
@@ -291,17 +296,16 @@ class Parser {
   void str(const char* s, std::uint32_t n) {
     if (n > limits_.max_string_length) [[unlikely]]
       length_refused("str", n);
-    if constexpr (kTape) {
+    if constexpr (kTape)
       text(s, n);
-    } else {
-      if (d_.cached_item({s, n})) return;
+    else
       other_text(s, n);
-    }
   }
-  // A cache code (most strings of a cached document) is placed inline in the loop (str),
-  // with no call; every other string comes here, out of line, so that its frame and saved
-  // registers are not on a cache code's way. An instant's or a UUID's tag, `~#m` or `~#u`,
-  // first in an array of 2, is a pair (see Decoder::start_pair), before text()'s tests.
+  // A cache code (most strings of a cached document) is placed inline in the loop, told by
+  // its header (Decoder::cached_code), with no call; every other string comes here, out of
+  // line, so that its frame and saved registers are not on a cache code's way. An instant's
+  // or a UUID's tag, `~#m` or `~#u`, first in an array of 2, is a pair (see
+  // Decoder::start_pair), before text()'s tests.
   [[gnu::noinline]] void other_text(const char* s, std::uint32_t n) {
     if (n == 3 && s[0] == '~' && s[1] == '#' && (s[2] == 'm' || s[2] == 'u') &&
         d_.start_pair(s[2]))
@@ -443,6 +447,9 @@ class Parser {
   std::size_t visible_;    // bytes from the start of the value that the parser is given
   const Limits& limits_;
   std::vector<std::uint64_t>& stack_;
+  // The loop places cache codes itself (Decoder::cached_code): codes_inline(), and a code's 3
+  // bytes within max_string_length, so that str()'s test of the length need not be made.
+  const bool codes_inline_;
   const unsigned char* base_ = nullptr;
   const unsigned char* at_ = nullptr;
   std::uint64_t announced_ = 1;  // items announced so far, the value itself first
@@ -479,6 +486,13 @@ bool Parser<kTape>::loop(const char* data, std::size_t end, std::size_t& off) {
         if (static_cast<std::size_t>(e - p) <= n) return false;
         const char* s = reinterpret_cast<const char*>(p + 1);
         p += 1 + n;
+        if constexpr (!kTape) {
+          // A cache code is `^` and one or two digits: a fixstr of 2 or 3 bytes (0xa2, 0xa3)
+          // starting with `^`. No other string tests for one (a code's bad digit, or `"^ "`:
+          // cached_code declines, and str() reads it whole).
+          if ((b & 0xfe) == 0xa2 && s[0] == '^' && codes_inline_ && d_.cached_code(s + 1, b & 1))
+            goto next;
+        }
         str(s, static_cast<std::uint32_t>(n));
         goto next;
       }
