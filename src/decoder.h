@@ -266,13 +266,14 @@ class Decoder {
     if (!frames_.empty()) {
       // Only a plain array's or map's frame opens deliver()'s two inline paths (place() sets
       // them, never for a tagged value's rep): so an alias, as checked_string() places there.
+      // The slots first, as deliver() tests them: every MessagePack container is counted.
       Frame& f = frames_.back();
-      if (stack_.size() < f.stack_until) {
-        stack_.emplace_back(ValueAccess::alias(entry->value));
-        return true;
-      }
       if (f.count < f.slots_until) {
         new (f.slots.items + f.count++) Value(ValueAccess::alias(entry->value));
+        return true;
+      }
+      if (stack_.size() < f.stack_until) {
+        stack_.emplace_back(ValueAccess::alias(entry->value));
         return true;
       }
     }
