@@ -259,26 +259,30 @@ class Decoder {
         two ? cache_.find(digits[0], digits[1]) : cache_.find(digits[0]);
     if (!entry) [[unlikely]]
       return false;
-    if (entry->is_tag) [[unlikely]] {
-      start_tagged(ValueAccess::text(entry->value));
-      return true;
-    }
+    place_code(*entry);
+    return true;
+  }
+  /// A cache code's entry, found while codes_inline(), placed as string() places it: a tag
+  /// starts its tagged value; a value goes into deliver()'s inline paths as an alias (only a
+  /// plain array's or map's frame opens them: place() sets them, never for a tagged value's
+  /// rep), else by place_cached. With no test of a tape and of the container's kind, which
+  /// deliver() and in_plain_container() would make.
+  [[gnu::always_inline]] void place_code(const ReadCache::Entry& entry) {
+    if (entry.is_tag) [[unlikely]]
+      return start_tagged(ValueAccess::text(entry.value));
     if (!frames_.empty()) {
-      // Only a plain array's or map's frame opens deliver()'s two inline paths (place() sets
-      // them, never for a tagged value's rep): so an alias, as checked_string() places there.
       // The slots first, as deliver() tests them: every MessagePack container is counted.
       Frame& f = frames_.back();
       if (f.count < f.slots_until) {
-        new (f.slots.items + f.count++) Value(ValueAccess::alias(entry->value));
-        return true;
+        new (f.slots.items + f.count++) Value(ValueAccess::alias(entry.value));
+        return;
       }
       if (stack_.size() < f.stack_until) {
-        stack_.emplace_back(ValueAccess::alias(entry->value));
-        return true;
+        stack_.emplace_back(ValueAccess::alias(entry.value));
+        return;
       }
     }
-    place_cached(entry->value);
-    return true;
+    place_cached(entry.value);
   }
   /// cached_code()'s value where deliver() needs place(): the first item of an array, a
   /// tagged value's rep, the result.
@@ -305,14 +309,9 @@ class Decoder {
       const ReadCache::Entry* entry = n == 2 ? cache_.find(raw[1]) : cache_.find(raw[1], raw[2]);
       if (!entry) [[unlikely]]
         return string(raw);  // lookup() says what is wrong with the code
-      // A cached tag (a set's or list's, on every item of extensions): string() would find
-      // the entry again.
-      if (entry->is_tag) return start_tagged(ValueAccess::text(entry->value));
-      if (in_plain_container())  // as in string()
-        deliver(ValueAccess::alias(entry->value));
-      else
-        deliver(entry->value);
-      return;
+      // A cached tag too (a set's or list's, on every item of extensions): string() would
+      // find the entry again.
+      return place_code(*entry);
     }
     if (first == '~') {
       if (n < 2) return string(raw);

@@ -1951,6 +1951,23 @@ TEST(MsgpackRead, CacheCodesToldByTheirHeaderReadAsEveryOtherString) {
       }
     }
   }
+  // JSON's walk places a code itself too (Decoder::place_code): in every kind of place, from
+  // memory as from a Source (RapidJSON, by string()).
+  for (const char* code : {"^0", "^15", "^16", "^17", "^ ", "^\\"}) {
+    const std::string c = std::string("\"") + code + "\"";
+    for (const std::string& tail :
+         {"[\"~#'\", " + c + "], [\"~#set\", [" + c + ", 1]], [\"~#list\", [" + c + "]], 0]",
+          "{" + c + ": [" + c + "]}, [\"~#point\", " + c + "], [\"^ \", " + c + ", " + c + "], 0]",
+          "[\"~#cmap\", [" + c + ", " + c + "]], [" + c + ", [" + c + "]], {" + c + ": " + c + "}, 0]"}) {
+      const std::string json = json_prefix + tail;
+      SCOPED_TRACE(json.substr(json_prefix.size()));
+      const PairOutcome memory = read_outcome(json, ReadOptions{}, Encoding::json);
+      EXPECT_EQ(source_outcome(json, ReadOptions{}, Encoding::json, 5), memory);
+      EXPECT_EQ(source_outcome(json, reads_under.built, Encoding::json, 5),
+                read_outcome(json, reads_under.built, Encoding::json));
+      codes_placed += memory.value.has_value();
+    }
+  }
   // Past max_string_length (1 to 3) a code is refused as any string is, never placed.
   for (const std::size_t limit : {1, 2, 3}) {
     ReadOptions o;
