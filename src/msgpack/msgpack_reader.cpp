@@ -466,6 +466,9 @@ bool Parser<kTape>::loop(const char* data, std::size_t end, std::size_t& off) {
   std::uint64_t left = 1;  // items left in the innermost open container (the value first)
   std::size_t depth = 0;
   std::uint64_t* st = stack_.data();
+  // In a local, not reloaded from the Parser at every string: GCC's code for the whole loop
+  // came out shorter so (geojson MessagePack, its doubles, 2% fewer instructions in the loop).
+  const bool codes_inline = codes_inline_;
   for (;;) {
     if (p == e) [[unlikely]]
       return false;
@@ -490,7 +493,7 @@ bool Parser<kTape>::loop(const char* data, std::size_t end, std::size_t& off) {
           // A cache code is `^` and one or two digits: a fixstr of 2 or 3 bytes (0xa2, 0xa3)
           // starting with `^`. No other string tests for one (a code's bad digit, or `"^ "`:
           // cached_code declines, and str() reads it whole).
-          if ((b & 0xfe) == 0xa2 && s[0] == '^' && codes_inline_ && d_.cached_code(s + 1, b & 1))
+          if ((b & 0xfe) == 0xa2 && s[0] == '^' && codes_inline && d_.cached_code(s + 1, b & 1))
             goto next;
         }
         str(s, static_cast<std::uint32_t>(n));
