@@ -62,6 +62,27 @@ constexpr unsigned char kHeaderSize[32] = {
     1, 1, 1, 1, 2, 3, 5, 3, 4, 6, 5, 9, 2, 3, 5, 9,     // c0-cf
     2, 3, 5, 9, 3, 4, 6, 10, 18, 2, 3, 5, 3, 5, 3, 5};  // d0-df
 
+/// The integer of header byte `b`, 0xcc-0xd3, whose field starts at `q`, as 64 bits: a uint
+/// 8-64 zero-extended, an int 8-64 sign-extended. The one statement of the integer encodings,
+/// for the parse loop (each case calls it with its own byte, so the switch folds away there)
+/// and for Parser::int64_at.
+[[gnu::always_inline]] inline std::uint64_t int_field(unsigned b, const unsigned char* q) noexcept {
+  switch (b) {
+    case 0xcc: return q[0];
+    case 0xcd: return load_be_as<std::uint16_t>(q);
+    case 0xce: return load_be_as<std::uint32_t>(q);
+    case 0xcf: return load_be_as<std::uint64_t>(q);
+    case 0xd0: return static_cast<std::uint64_t>(std::int64_t{static_cast<std::int8_t>(q[0])});
+    case 0xd1:
+      return static_cast<std::uint64_t>(
+          std::int64_t{static_cast<std::int16_t>(load_be_as<std::uint16_t>(q))});
+    case 0xd2:
+      return static_cast<std::uint64_t>(
+          std::int64_t{static_cast<std::int32_t>(load_be_as<std::uint32_t>(q))});
+    default: return load_be_as<std::uint64_t>(q);  // 0xd3
+  }
+}
+
 /// Reads the header at `p` (with `avail` bytes from it on), or returns false when its length
 /// field is not all there yet. The caller checks the rest with `fits`.
 bool read_header(const unsigned char* p, std::size_t avail, Item& item) noexcept {
@@ -325,21 +346,9 @@ class Parser {
     if (b < 0xcc || b > 0xd3) return nullptr;
     const std::size_t h = kHeaderSize[b - 0xc0];
     if (static_cast<std::size_t>(e - q) < h) return nullptr;
-    switch (b) {
-      case 0xcc: v = q[1]; break;
-      case 0xcd: v = load_be_as<std::uint16_t>(q + 1); break;
-      case 0xce: v = load_be_as<std::uint32_t>(q + 1); break;
-      case 0xcf: {
-        const std::uint64_t u = load_be_as<std::uint64_t>(q + 1);
-        if (u > INT64_MAX) return nullptr;  // a big integer: no instant, no UUID half
-        v = static_cast<std::int64_t>(u);
-        break;
-      }
-      case 0xd0: v = static_cast<std::int8_t>(q[1]); break;
-      case 0xd1: v = static_cast<std::int16_t>(load_be_as<std::uint16_t>(q + 1)); break;
-      case 0xd2: v = static_cast<std::int32_t>(load_be_as<std::uint32_t>(q + 1)); break;
-      default: v = static_cast<std::int64_t>(load_be_as<std::uint64_t>(q + 1)); break;
-    }
+    const std::uint64_t u = int_field(b, q + 1);
+    if (b == 0xcf && u > INT64_MAX) return nullptr;  // a big integer: no instant, no UUID half
+    v = static_cast<std::int64_t>(u);
     return q + h;
   }
   // At an array of 2 (`p` at its 0x92): `["~#m", ms]` or `["~#u", [hi, lo]]` with integers
@@ -538,14 +547,17 @@ bool Parser<kTape>::loop(const char* data, std::size_t end, std::size_t& off) {
         case 0xc9: n = load_be_as<std::uint32_t>(q); goto ext;
         case 0xca: d_.floating(std::bit_cast<float>(load_be_as<std::uint32_t>(q))); goto next;
         case 0xcb: d_.floating(std::bit_cast<double>(load_be_as<std::uint64_t>(q))); goto next;
-        case 0xcc: d_.integer(q[0]); goto next;
-        case 0xcd: d_.integer(load_be_as<std::uint16_t>(q)); goto next;
-        case 0xce: d_.integer(load_be_as<std::uint32_t>(q)); goto next;
-        case 0xcf: d_.uinteger(load_be_as<std::uint64_t>(q)); goto next;
-        case 0xd0: d_.integer(static_cast<std::int8_t>(q[0])); goto next;
-        case 0xd1: d_.integer(static_cast<std::int16_t>(load_be_as<std::uint16_t>(q))); goto next;
-        case 0xd2: d_.integer(static_cast<std::int32_t>(load_be_as<std::uint32_t>(q))); goto next;
-        case 0xd3: d_.integer(static_cast<std::int64_t>(load_be_as<std::uint64_t>(q))); goto next;
+        // Each its own case, so that int_field's switch folds away: one case for the seven
+        // signed results ran the switch again, +0.09% to +1.5% instructions a MessagePack read
+        // (citm_catalog the most).
+        case 0xcc: d_.integer(static_cast<std::int64_t>(int_field(0xcc, q))); goto next;
+        case 0xcd: d_.integer(static_cast<std::int64_t>(int_field(0xcd, q))); goto next;
+        case 0xce: d_.integer(static_cast<std::int64_t>(int_field(0xce, q))); goto next;
+        case 0xcf: d_.uinteger(int_field(0xcf, q)); goto next;
+        case 0xd0: d_.integer(static_cast<std::int64_t>(int_field(0xd0, q))); goto next;
+        case 0xd1: d_.integer(static_cast<std::int64_t>(int_field(0xd1, q))); goto next;
+        case 0xd2: d_.integer(static_cast<std::int64_t>(int_field(0xd2, q))); goto next;
+        case 0xd3: d_.integer(static_cast<std::int64_t>(int_field(0xd3, q))); goto next;
         case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
           ext(reinterpret_cast<const char*>(q));
         case 0xd9: n = q[0]; goto str;
