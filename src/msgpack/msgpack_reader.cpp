@@ -275,7 +275,12 @@ class Parser {
   /// limits are thrown unplaced; at() places them.
   bool run(const char* data, std::size_t end, std::size_t& off) {
     if constexpr (!kTape) {
-      if (d_.met_pair() || pairs_ahead(data + off, data + end)) return pairs_loop(data, end, off);
+      if (d_.met_pair() || pairs_ahead(data + off, data + end)) {
+        // The tests' count (testing::msgpack_pairs_reads), here: inside pairs_loop it made
+        // that a call with a frame, 21 instructions a value, where it is a jump (3 with it).
+        ++pairs_reads;
+        return pairs_loop(data, end, off);
+      }
     }
     return loop<false>(data, end, off);
   }
@@ -311,7 +316,6 @@ class Parser {
     return false;
   }
   [[gnu::noinline]] bool pairs_loop(const char* data, std::size_t end, std::size_t& off) {
-    ++pairs_reads;
     return loop<true>(data, end, off);
   }
   void str(const char* s, std::uint32_t n) {
