@@ -20,6 +20,16 @@
 // typed_read its struct; simdjson_dom reuses one parser, as the library does, and frees
 // nothing. `transit::read(*` (the toggle before round seventeen) counts the read without the
 // freeing of its Value, where the floors' functions count their freeing.
+// Counts, not times: timed, the RapidJSON DOM and msgpack-cxx unpack modes are not the floors
+// transit-bench and `transit bench` time. In this process glibc's trim threshold (twice the
+// largest mmapped block freed so far: the file's text, 2.9 MB for geojson) is below the free
+// room a read's Document or zone leaves at the heap's top: each read grows the heap by brk
+// for their chunks and gives it back when they are freed, and the next read faults the pages
+// in again (geojson: 448 and 661 minor faults a read, 3x and
+// 10x the time of a read with them kept; transit::read keeps its arena's blocks: no fault).
+// Instructions barely move (0.002% and 0.016% fewer without the trim). To time them as the
+// other two tools do (no fault a read there), run with
+// GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456.
 // The write modes read FILE once (Transit JSON into a Value, or RapidJSON's Document) and write
 // it N times, as transit-bench's write rows do: one writer (Transit JSON or JSON-Verbose) or
 // RapidJSON Writer, and one output buffer cleared between writes:
