@@ -225,10 +225,24 @@ class Decoder {
   /// Whether MessagePack's reader may deliver a pair it read whole, `["~#m", ms]` (`frames`
   /// 1) or `["~#u", [hi, lo]]` (2), with no frame, tag or rep (instant_whole, uuid_whole):
   /// start_pair's conditions (an untyped read, no handlers, caching) and begin's for the
-  /// arrays the general path would open (below max_depth, a parent with no rep yet). False:
-  /// the reader reads the pair item by item, which reports whatever is wrong.
+  /// arrays the general path would open (may_open). False: the reader reads the pair item by
+  /// item, which reports whatever is wrong. Its tests fail with any of the conditions taken
+  /// out but two that cannot be false where it is asked: caching_ (a MessagePack read always
+  /// caches) and !tape_ (a tape reaches the plain loop only in the reader's fail_at, which
+  /// fails alike either way).
   bool pair_whole_allowed(std::size_t frames) const noexcept {
-    return !tape_ && !handlers_ && caching_ && frames_.size() + frames <= max_depth_ &&
+    return !tape_ && !handlers_ && caching_ && may_open(frames);
+  }
+  /// Whether `frames` (1 or more) containers may begin here, each in the one before: below
+  /// max_depth, and not as a tagged value's second rep. begin()'s rules, for begin_inline,
+  /// json_begin_inline and pair_whole_allowed. (`frames - 1` on the left, so that
+  /// may_open(1) is `size < max_depth_`: `size + frames <=`, which GCC cannot simplify as
+  /// `size + 1` may wrap, cost a JSON read 0.02-0.14% more.) sized_array_begin,
+  /// sized_map_begin and empty_container_inline write the same test out: through this,
+  /// MessagePack's flattened loop ran 0.55-1.03% more instructions (keywords, geojson,
+  /// twitter, citm_catalog).
+  bool may_open(std::size_t frames) const noexcept {
+    return frames_.size() + (frames - 1) < max_depth_ &&
            (frames_.empty() || !frames_.back().has_rep);
   }
   /// Whether start_pair ever began a pair in this decoder's reads: MessagePack's reader then
@@ -377,6 +391,7 @@ class Decoder {
   /// items (the reader's loop parses as many as the header announces), so such a frame never
   /// reaches place() pending, which would reserve a node again.
   void sized_array_begin(std::size_t expected) {
+    // may_open's test written out (see there).
     if (tape_ || frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
         (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
       return begin_checked(FrameKind::array_pending, expected);
@@ -410,6 +425,7 @@ class Decoder {
     // A typed read's map goes to the tape in one call, as begin() sends it.
     if (tape_) [[unlikely]]
       return begin_checked(FrameKind::object_pending, expected);
+    // may_open's test written out (see there).
     if (handlers_ || expected - 1 >= max_items_ || expected > UINT32_MAX / 2 ||
         frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
         (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
@@ -464,6 +480,7 @@ class Decoder {
   /// parse loop ran 0.05% (geojson) to 1.05% (twitter) more instructions a MessagePack
   /// read, keywords 0.46%, citm_catalog 0.72%; JSON reads moved -0.14% to +0.12%.
   [[gnu::always_inline]] bool empty_container_inline(bool map) {
+    // may_open's test written out (see there).
     if (tape_ || handlers_ || frames_.size() >= max_depth_ ||
         (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
       return false;
@@ -678,8 +695,7 @@ class Decoder {
   /// (json_string), 46 instructions a container. MessagePack's loop keeps GCC's choice:
   /// forced inline there, geojson's MessagePack read ran 2% more instructions.
   [[gnu::always_inline]] void begin_inline(FrameKind kind, std::size_t expected) {
-    if (tape_ || frames_.size() >= max_depth_ || frames_.size() == frames_.capacity() ||
-        (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
+    if (tape_ || !may_open(1) || frames_.size() == frames_.capacity()) [[unlikely]]
       return begin_checked(kind, expected);
     // Filled in place: a Frame built aside and copied in stalled on its own parts (see deliver).
     Frame& f = frames_.emplace_back();
@@ -691,13 +707,11 @@ class Decoder {
   /// field by field, where emplace_back() zeroes its 88 bytes first with a `rep stos`, whose
   /// start-up a JSON read's profile put 5% of its time on (citm_catalog). MessagePack's
   /// begin() keeps begin_inline (see Frame).
-  /// Its checks are begin_inline's, written out again: one inline predicate for both (and
-  /// sized_array_begin) made GCC compile MessagePack's loop 0.5% longer (geojson).
+  /// Its checks are begin_inline's, the capacity's first: one inline predicate for all of
+  /// them (and sized_array_begin) made GCC compile MessagePack's loop 0.5% longer (geojson).
   template <bool kPlain = false>
   [[gnu::always_inline]] void json_begin_inline(FrameKind kind, std::size_t expected) {
-    if ((!kPlain && tape_) || frames_.size() >= max_depth_ ||
-        frames_.size() == frames_.capacity() ||
-        (!frames_.empty() && frames_.back().has_rep)) [[unlikely]]
+    if ((!kPlain && tape_) || frames_.size() == frames_.capacity() || !may_open(1)) [[unlikely]]
       return begin_checked(kind, expected);
     frames_.emplace_back(kind, static_cast<std::uint32_t>(stack_.size()), expected);
   }
