@@ -510,6 +510,43 @@ void Decoder::array_end() {
   array_end_frame();
 }
 
+void Decoder::plain_array_end() {
+  Frame& f = frames_.back();
+  // A tagged value first, as array_end_frame takes it (extensions: sets, lists, points).
+  if (f.kind == FrameKind::tagged_array) return end_tagged(f);
+  if (f.slots.items) {
+    if (f.kind == FrameKind::map_array && f.count % 2 == 0) {
+      if (Value* slot = next_slot_of_parent()) {
+        closing_ = true;
+        new (slot) Value(ValueAccess::finish_map(Kind::map, f.slots, f.count));
+        return adopted_by_parent();
+      }
+    } else if (f.kind == FrameKind::array || f.kind == FrameKind::array_pending) {
+      if (Value* slot = next_slot_of_parent()) {
+        closing_ = true;
+        new (slot) Value(ValueAccess::finish_sequence(Kind::array, f.slots, f.count));
+        return adopted_by_parent();
+      }
+    }
+  }
+  array_end_frame();
+}
+
+void Decoder::plain_map_end() {
+  Frame& f = frames_.back();
+  // A tagged value first, as map_end_frame takes it (JSON-Verbose's `{"~#set": [...]}`).
+  if (f.kind == FrameKind::tagged_object) return end_tagged(f);
+  if ((f.kind == FrameKind::object || f.kind == FrameKind::object_pending) && f.slots.items &&
+      f.count % 2 == 0) {
+    if (Value* slot = next_slot_of_parent()) {
+      closing_ = true;
+      new (slot) Value(ValueAccess::finish_map(Kind::map, f.slots, f.count));
+      return adopted_by_parent();
+    }
+  }
+  map_end_frame();
+}
+
 void Decoder::array_end_frame() {
   Frame& f = frames_.back();
   // A tagged value first, before this path's registers are saved: MessagePack's instants

@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "json/readable_padding.h"
 #include "support/exemplars.h"
+#include "support/step_source.h"
 #include "transit/transit.h"
 
 namespace {
@@ -288,6 +289,115 @@ TEST(JsonSimdjson, EmptyContainersReadTheSameBothWays) {
       EXPECT_STREQ(e.what(), "transit: too_deep at byte 1 (line 1, column 2) in $[0]: nesting deeper than 1 levels");
     }
   }
+}
+
+// The plain walk ends a "^ " map array, an object and an array built in their own slots
+// straight into their parent's next slot (Decoder::plain_array_end, plain_map_end), and
+// anything else (a tagged value, a rep, the top level, a map with a key left over) by the
+// general path: read as RapidJSON reads them, from memory and from a Source cut into 7-byte
+// pieces, with keys cached and not, short and long, composite, duplicated first, in the
+// middle and last, at sizes around the duplicate check's steps (2, 8, 64 entries), with the
+// collection and depth limits at their edges, and deep enough for Value::kMaxDepth.
+TEST(JsonSimdjson, MapEndsInThePlainWalkReadTheSameBothWays) {
+  // `n` entries, the key of entry i from `key(i)`, its value [i]; the entry at `dup` (if
+  // below n) repeats entry 0's key.
+  const auto map_text = [](std::size_t n, bool object, std::size_t dup, auto key) {
+    std::string text = object ? "{" : "[\"^ \"";
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i != 0 || !object) text += ",";
+      text += (i == dup && i != 0 ? key(0) : key(i)) + (object ? ":" : ",") + "[" +
+              std::to_string(i) + "]";
+    }
+    return text + (object ? "}" : "]");
+  };
+  const auto keyword = [](std::size_t i) { return "\"~:k" + std::to_string(i) + "\""; };
+  const auto short_string = [](std::size_t i) { return "\"" + std::to_string(i % 1000) + "\""; };
+  const auto long_string = [](std::size_t i) {
+    return "\"a key long enough to live in a node " + std::to_string(i) + "\"";
+  };
+  const auto composite = [](std::size_t i) { return "[" + std::to_string(i) + ",\"x\"]"; };
+  std::vector<std::string> texts;
+  for (std::size_t n : {0, 1, 2, 3, 4, 8, 9, 10, 63, 64, 65, 300}) {
+    for (std::size_t dup : {std::size_t{0}, std::size_t{1}, n / 2, n - 1}) {
+      for (bool object : {false, true}) {
+        const std::string kw = map_text(n, object, dup, keyword);
+        texts.push_back(kw);
+        // The same keys again, now cache codes, inside an array, a map array and a tag.
+        texts.push_back("[" + kw + "," + kw + "]");
+        texts.push_back("[\"^ \",\"~:outer\"," + kw + ",\"^0\"," + kw + "]");
+        texts.push_back("[\"~#set\",[" + kw + "," + kw + "]]");
+        texts.push_back("{\"~#list\":[" + kw + "]}");
+        texts.push_back("[\"~#point\"," + kw + "]");
+        texts.push_back("[" + map_text(n, object, dup, short_string) + "]");
+        texts.push_back("[" + map_text(n, object, dup, long_string) + "," +
+                        map_text(n, object, dup, long_string) + "]");
+      }
+      texts.push_back("[" + map_text(n, false, dup, composite) + "]");
+    }
+  }
+  // A key left without a value, inside an array and inside a map array.
+  texts.push_back("[[\"^ \",\"~:a\",1,\"~:b\"]]");
+  texts.push_back("[\"^ \",\"~:a\",[\"^ \",\"^0\",1,\"~:b\"]]");
+  texts.push_back("[{\"~:a\":1},[\"^ \",\"^0\",1,\"^0\"]]");
+  for (const std::string& text : texts) expect_same(text);
+
+  // Limits at their edges: a map array's count is its items ("^ " too), an object's its
+  // entries; the depth of a map in an array is 2.
+  for (std::size_t limit : {2, 3, 4, 5, 8, 9, 17, 18}) {
+    ReadOptions options;
+    options.max_collection_length = limit;
+    for (std::size_t n : {1, 2, 4, 8, 9}) {
+      expect_same("[" + map_text(n, false, 0, keyword) + "]", options);
+      expect_same("[" + map_text(n, true, 0, keyword) + "]", options);
+    }
+  }
+  for (std::size_t depth : {1, 2, 3}) {
+    ReadOptions options;
+    options.max_depth = depth;
+    for (const char* text : {"[[\"^ \",\"~:a\",1]]", "[{\"~:a\":1}]", "[[\"^ \",\"~:a\",[1]]]",
+                             "[[\"^ \",\"~:a\",[\"^ \",\"^0\",1]]]", "[[[\"^ \",\"~:a\",1]]]"})
+      expect_same(text, options);
+  }
+  // Past Value::kMaxDepth (1,000) in map arrays and objects, within the reader's depth limit:
+  // refused where the 1,000th level is finished, with the same path.
+  ReadOptions deep;
+  deep.max_depth = 2000;
+  for (std::size_t levels : {999, 1000, 1001}) {
+    std::string arrays, objects;
+    for (std::size_t i = 0; i < levels; ++i) arrays += "[\"^ \",\"~:a\",";
+    arrays += "1" + std::string(levels, ']');
+    for (std::size_t i = 0; i < levels; ++i) objects += "{\"~:a\":";
+    objects += "1" + std::string(levels, '}');
+    expect_same(arrays, deep);
+    expect_same(objects, deep);
+  }
+
+  // From a Source, cut into pieces (RapidJSON's stream reader), the same values and errors as
+  // from memory (simdjson).
+  for (std::size_t t = 0; t < texts.size(); t += 7) {
+    std::string memory_error, stream_error;
+    Value from_memory, from_stream;
+    try {
+      from_memory = transit::read(texts[t], Encoding::json);
+    } catch (const Error& e) {
+      memory_error = e.what();
+    }
+    try {
+      transit::test::StepSource source(texts[t], 7);
+      transit::Reader reader(source, Encoding::json);
+      if (auto v = reader.next()) from_stream = std::move(*v);
+    } catch (const Error& e) {
+      stream_error = e.what();
+    }
+    EXPECT_EQ(memory_error, stream_error) << texts[t].substr(0, 200);
+    EXPECT_EQ(from_memory, from_stream) << texts[t].substr(0, 200);
+  }
+
+  // What the walk builds: the last value of a duplicate key, the first key's place kept.
+  EXPECT_EQ(transit::read("[[\"^ \",\"~:key\",1,\"~:b\",2,\"^0\",3]]", Encoding::json),
+            Value::array({Value::map({{Value::keyword("key"), 3}, {Value::keyword("b"), 2}})}));
+  EXPECT_EQ(transit::read("[{\"~:a\":1,\"~:b\":2,\"~:a\":3}]", Encoding::json_verbose),
+            Value::array({Value::map({{Value::keyword("a"), 3}, {Value::keyword("b"), 2}})}));
 }
 
 // A read handler that reads JSON inside a read (so the per-thread parser is in use).

@@ -730,7 +730,7 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         if constexpr (kTape)
           w.array_end();
         else
-          d.array_end();
+          d.json_array_end<kPlain>();
         break;
       case '{':
         if constexpr (kTape) {
@@ -745,7 +745,7 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         if constexpr (kTape)
           w.map_end();
         else
-          d.map_end();
+          d.json_map_end<kPlain>();
         break;
       default:
         if constexpr (kTape) w.finish();
