@@ -759,7 +759,7 @@ struct ValueAccess::Adoption {
   static_assert(static_cast<unsigned>(Kind::object) < 32);
   detail::Arena* arena;
   std::uint32_t deepest = 0;          // the greatest height of a child node
-  std::uint32_t empty_container = 0;  // 1 once an inline child is an (empty) container
+  std::uint32_t inline_kinds = 0;     // a bit for the kind of each inline child taken
   std::int64_t borrowed = 0;          // children borrowed so far, whose counts go back
   bool foreign = false;               // a child from elsewhere was taken
 
@@ -777,12 +777,13 @@ struct ValueAccess::Adoption {
         }
       }
     } else {
-      // One shift of a mask of the container kinds: no compare and set.
-      empty_container |= kContainerKinds >> static_cast<unsigned>(child.small_.kind) & 1;
+      // A bit per kind, gathered: whether one was an (empty) container is asked once, in
+      // finish(), where a test here of each child's kind cost two instructions more a child.
+      inline_kinds |= 1U << static_cast<unsigned>(child.small_.kind);
     }
   }
   // Measures again (the children kept after a compaction), keeping what was borrowed.
-  void remeasure() noexcept { deepest = empty_container = 0; }
+  void remeasure() noexcept { deepest = inline_kinds = 0; }
 
   // Gives `node` (of `kind`, `size` items or entries), whose children were all taken, its
   // arena, its height and the count of the Value returned. Past Value::kMaxDepth it throws
@@ -793,7 +794,8 @@ struct ValueAccess::Adoption {
     borrowed = 0;
     node->arena = arena;
     if (foreign) arena->list_foreign(kind, node);
-    const std::uint32_t height = std::max(deepest, empty_container);
+    // An empty container, held inline, is one level deep.
+    const std::uint32_t height = std::max(deepest, (inline_kinds & kContainerKinds) != 0 ? 1U : 0U);
     if (height >= Value::kMaxDepth) too_deep();
     node->height = height + 1;
     arena->count_born();
