@@ -113,6 +113,41 @@ TEST(DeepValue, DepthCountsLevels) {
   EXPECT_EQ(transit::read(R"([[],{"a":[1]},["~#deep",[[]]],"~qabc"])").depth(), 4u);
 }
 
+// A container read into an arena counts an empty container among its children, held inline,
+// as a level (the Adoption's pass over the children): in maps of each size the duplicate
+// check takes apart (1, 2, 3 to 8, 9 and more entries), in arrays, first and last, from JSON,
+// JSON-Verbose and MessagePack; and a key's earlier value replaced by a later one no longer
+// counts, nor does a scalar that replaced an empty container.
+TEST(DeepValue, EmptyContainersReadIntoAnArenaCountALevel) {
+  const auto map_of = [](std::size_t n, std::size_t at, const std::string& value) {
+    std::string text = "[\"^ \"";
+    for (std::size_t i = 0; i < n; ++i)
+      text += ",\"~:k" + std::to_string(i) + "\"," + (i == at ? value : std::to_string(i));
+    return text + "]";
+  };
+  for (std::size_t n : {1, 2, 3, 8, 9, 20}) {
+    for (std::size_t at : {std::size_t{0}, n - 1}) {
+      SCOPED_TRACE(testing::Message() << n << " entries, the container at " << at);
+      for (const std::string value : {"[]", "{}", "[\"^ \"]", "[\"~#set\",[]]", "[\"~#list\",[]]"}) {
+        const Value map = transit::read(map_of(n, at, value));
+        EXPECT_EQ(map.depth(), 2u) << value;
+        EXPECT_EQ(transit::read("[" + map_of(n, at, value) + "]").depth(), 3u) << value;
+        for (const transit::Encoding enc : {transit::Encoding::json_verbose, transit::Encoding::msgpack})
+          EXPECT_EQ(transit::read(transit::write(map, enc), enc).depth(), 2u) << value;
+      }
+      EXPECT_EQ(transit::read(map_of(n, at, "1")).depth(), 1u);
+    }
+  }
+  EXPECT_EQ(transit::read(R"([1,[],2])").depth(), 2u);
+  EXPECT_EQ(transit::read(R"([[]])").depth(), 2u);
+  EXPECT_EQ(transit::read(R"([1,2,{}])").depth(), 2u);
+  EXPECT_EQ(transit::read(R"([1,2,"x"])").depth(), 1u);
+  EXPECT_EQ(transit::read(R"(["^ ","~:k",[],"~:k",1])").depth(), 1u);
+  EXPECT_EQ(transit::read(R"(["^ ","~:k",1,"~:k",[]])").depth(), 2u);
+  EXPECT_EQ(transit::read(R"(["^ ","~:k",[],"~:j",2,"~:k",1])").depth(), 1u);
+  EXPECT_EQ(transit::read(R"(["^ ","~:k",{},"~:a",1,"~:b",2,"~:c",3,"~:d",4,"~:e",5,"~:f",6,"~:g",7,"~:k",1])").depth(), 1u);
+}
+
 TEST(DeepValue, DocSample) {
   // doc-sample begin
   transit::Value v = transit::Value::array({});
