@@ -184,8 +184,10 @@ struct ValueAccess {
   /// A text of `kind` (string, keyword, symbol ...) of at most kInlineText bytes, built in
   /// registers as two whole words with no call: the same bits as Value(s) or
   /// Value::keyword(s), whose short texts are built here too. For the decoder's short map keys
-  /// and keywords, the most common items of a read.
-  static Value inline_text(Kind kind, std::string_view s) noexcept {
+  /// and keywords, the most common items of a read. Always inline: left to GCC, the walk of
+  /// simdjson's document called it for every keyword (JSON-Verbose's keys, 29 instructions
+  /// a call; keywords JSON-Verbose 0.65% fewer a read inline).
+  [[gnu::always_inline]] static Value inline_text(Kind kind, std::string_view s) noexcept {
     Value v;  // zero bytes, so that equal inline values have equal bits
     const std::size_t n = s.size();
     if constexpr (std::endian::native == std::endian::little) {

@@ -400,6 +400,30 @@ TEST(JsonSimdjson, MapEndsInThePlainWalkReadTheSameBothWays) {
             Value::array({Value::map({{Value::keyword("a"), 3}, {Value::keyword("b"), 2}})}));
 }
 
+// Keywords and symbols of every length around the inline text's bounds (ValueAccess::
+// inline_text, inline in every reader), as keys and values, from JSON, JSON-Verbose and
+// MessagePack: the Values Value::keyword and Value::symbol build, and the same both ways.
+TEST(JsonSimdjson, KeywordsOfEveryShortLengthReadAsBuilt) {
+  for (std::size_t n = 0; n <= 17; ++n) {
+    const std::string name = std::string("abcdefghijklmnopq").substr(0, n);
+    for (const char* prefix : {"~:", "~$"}) {
+      const Value built = prefix[1] == ':' ? Value::keyword(name) : Value::symbol(name);
+      const std::string text = std::string(prefix) + name;
+      const std::string verbose = "{\"" + text + "\":\"" + text + "\"}";
+      const std::string json = "[\"^ \",\"" + text + "\",\"" + text + "\"]";
+      SCOPED_TRACE(verbose);
+      expect_same(verbose);
+      expect_same(json);
+      expect_same("[" + json + "," + json + "]");
+      const Value map = Value::map({{built, built}});
+      EXPECT_EQ(transit::read(verbose, Encoding::json_verbose), map);
+      EXPECT_EQ(transit::read(json, Encoding::json), map);
+      EXPECT_EQ(transit::read(transit::write(map, Encoding::msgpack), Encoding::msgpack), map);
+      EXPECT_EQ(transit::read(json, Encoding::json).entries()[0].first.as_string(), name);
+    }
+  }
+}
+
 // A read handler that reads JSON inside a read (so the per-thread parser is in use).
 TEST(JsonSimdjson, NestedReadInAHandler) {
   transit::ReadHandlers handlers;
