@@ -381,6 +381,19 @@ class Decoder {
   [[gnu::always_inline]] void json_map_begin(std::size_t expected) {
     json_begin_inline<kPlain>(FrameKind::object_pending, expected);
   }
+  /// json_map_begin() of a plain walk (plain_walk()) for an object whose first key is
+  /// neither a tag nor a cache code (json::is_plain_first_key), so a plain map: its node of
+  /// `expected` entries reserved at once, as sized_map_begin() reserves a MessagePack map's,
+  /// so that its first key, as every item after it, goes straight into it (deliver's inline
+  /// path) and not through place() (JSON-Verbose: every map). Anything the checks refuse
+  /// begins as json_map_begin() begins it.
+  [[gnu::noinline]] void plain_object_begin(std::size_t expected) {
+    if (expected - 1 >= max_items_ || expected > UINT32_MAX / 2 || frames_.size() >= max_depth_ ||
+        frames_.size() == frames_.capacity() || (!frames_.empty() && frames_.back().has_rep))
+        [[unlikely]]
+      return begin_checked(FrameKind::object_pending, expected);
+    frames_.emplace_back(static_cast<std::uint32_t>(stack_.size()), expected);
+  }
   /// array_begin() for MessagePack: the frame written once by its constructor, where
   /// begin_inline's emplace_back() zeroes all of it first (a `rep stos`), as JSON's walk's
   /// json_begin_inline does. A counted array of a read with no user handlers has its node reserved

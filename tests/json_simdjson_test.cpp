@@ -335,6 +335,35 @@ TEST(JsonSimdjson, MapEndsInThePlainWalkReadTheSameBothWays) {
       texts.push_back("[" + map_text(n, false, dup, composite) + "]");
     }
   }
+  // Objects whose first key may make them other than a plain map (a tag, a cache code, "^ ",
+  // an escape), and those that cannot, whose node the plain walk reserves at their begin
+  // (Decoder::plain_object_begin): as a value, a rep (first and second), a key, in a cmap.
+  for (const char* first : {"\"\"", "\"~\"", "\"^\"", "\"^ \"", "\"^0\"", "\"^1\"",
+                            "\"~#set\"", "\"~#point\"", "\"~#\"", "\"~~#set\"", "\"~:kw\"",
+                            "\"~:keyword-key\"", "\"~$sym\"", "\"~i12\"", "\"plain\"",
+                            "\"a plain key long enough for a node\""}) {
+    const std::string object = std::string("{") + first + ":[1,2]}";
+    const std::string two = std::string("{") + first + ":[1,2],\"~:other\":3}";
+    for (const std::string& text :
+         {object, two, "[" + object + "]", "[" + two + "," + two + "]",
+          "[{\"~:keyword-key\":1}," + object + "," + two + "]",
+          "[\"~:keyword-key\",\"^0\"," + object + "]", "[\"~#point\"," + object + "]",
+          "[\"~#point\"," + object + "," + two + "]", "{\"~#point\":" + two + "}",
+          "[\"~#cmap\",[" + object + "," + two + "]]", "[\"^ \",\"~:k\"," + two + "]",
+          "{\"~#set\":[" + object + "]}", "[[\"^ \",\"~:x\",1]," + object + "]"}) {
+      expect_same(text);
+      for (std::size_t limit : {1, 2, 3}) {
+        ReadOptions options;
+        options.max_collection_length = limit;
+        expect_same(text, options);
+      }
+      for (std::size_t depth : {1, 2, 3}) {
+        ReadOptions options;
+        options.max_depth = depth;
+        expect_same(text, options);
+      }
+    }
+  }
   // A key left without a value, inside an array and inside a map array.
   texts.push_back("[[\"^ \",\"~:a\",1,\"~:b\"]]");
   texts.push_back("[\"^ \",\"~:a\",[\"^ \",\"^0\",1,\"~:b\"]]");

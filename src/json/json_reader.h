@@ -585,6 +585,16 @@ inline bool is_map_array_mark(std::uint64_t word, const std::uint8_t* strings) n
   return length == 2 && s[4] == '^' && s[5] == ' ';
 }
 
+/// Whether a word of simdjson's tape, an object's first key, is a string that can only be a
+/// plain map's key: not a tag (`~#...`) and not a cache code (`^...`, which may name one).
+inline bool is_plain_first_key(std::uint64_t word, const std::uint8_t* strings) noexcept {
+  const std::uint8_t* const s = strings + (word & simdjson::internal::JSON_VALUE_MASK);
+  std::uint32_t length;
+  std::memcpy(&length, s, sizeof length);
+  // The string buffer holds a NUL after each string: s[5] is read only when length >= 1.
+  return length == 0 || (s[4] != '^' && (s[4] != '~' || length < 2 || s[5] != '#'));
+}
+
 /// Gives the decoder the events RapidJSON's handler gives for the same text, in the same
 /// order, read straight off the tape of simdjson's document (simdjson 3's doc/tape.md): one
 /// 64-bit word per token, its type in the top byte and a 56-bit payload, in document order,
@@ -737,6 +747,8 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
           w.map_begin(tape_items(word, true));
         } else if (is_empty_container(word) && d.empty_container_inline(true)) {
           ++i;  // its '}'
+        } else if (kPlain && is_plain_first_key(tape[i + 1], strings)) {
+          d.plain_object_begin(announced_items(word));
         } else {
           d.json_map_begin<kPlain>(announced_items(word));
         }
