@@ -536,15 +536,8 @@ void Decoder::plain_map_end() {
   Frame& f = frames_.back();
   // A tagged value first, as map_end_frame takes it (JSON-Verbose's `{"~#set": [...]}`).
   if (f.kind == FrameKind::tagged_object) return end_tagged(f);
-  if ((f.kind == FrameKind::object || f.kind == FrameKind::object_pending) && f.slots.items &&
-      f.count % 2 == 0) {
-    if (Value* slot = next_slot_of_parent()) {
-      closing_ = true;
-      new (slot) Value(ValueAccess::finish_map(Kind::map, f.slots, f.count));
-      return adopted_by_parent();
-    }
-  }
-  map_end_frame();
+  // MessagePack's map end, whose common case is this one (its test for a tape is false).
+  sized_map_end();
 }
 
 void Decoder::array_end_frame() {

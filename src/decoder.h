@@ -418,24 +418,17 @@ class Decoder {
     frames_.emplace_back(static_cast<std::uint32_t>(stack_.size()), expected, Frame::kArrayNode);
   }
   void array_end();
-  /// array_end() and map_end() for the walk of simdjson's document (json::emit). In a plain
-  /// walk (`kPlain`, see json_string), which writes no tape, plain_array_end() and
-  /// plain_map_end() take a container built in its own slots and finished into its
+  /// array_end() (`array`) or map_end() for the walk of simdjson's document (json::emit).
+  /// In a plain walk (`kPlain`, see json_string), which writes no tape, plain_array_end()
+  /// and plain_map_end() take a container built in its own slots and finished into its
   /// parent's next slot (keywords: 34,349 `"^ "` map arrays a read), where array_end() and
   /// array_end_frame() were two calls and the latter saved six registers for its other paths.
   template <bool kPlain = false>
-  [[gnu::always_inline]] void json_array_end() {
+  [[gnu::always_inline]] void json_end(bool array) {
     if constexpr (kPlain)
-      plain_array_end();
+      array ? plain_array_end() : plain_map_end();
     else
-      array_end();
-  }
-  template <bool kPlain = false>
-  [[gnu::always_inline]] void json_map_end() {
-    if constexpr (kPlain)
-      plain_map_end();
-    else
-      map_end();
+      array ? array_end() : map_end();
   }
   /// array_end() and map_end() of a plain walk (plain_walk()): no taping test; a `"^ "` map
   /// array (plain_array_end) or a JSON object (plain_map_end) in its own slots, finished

@@ -740,7 +740,7 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         if constexpr (kTape)
           w.array_end();
         else
-          d.json_array_end<kPlain>();
+          d.json_end<kPlain>(true);
         break;
       case '{':
         if constexpr (kTape) {
@@ -757,7 +757,7 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
         if constexpr (kTape)
           w.map_end();
         else
-          d.json_map_end<kPlain>();
+          d.json_end<kPlain>(false);
         break;
       default:
         if constexpr (kTape) w.finish();
