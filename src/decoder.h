@@ -388,9 +388,10 @@ class Decoder {
   /// path) and not through place() (JSON-Verbose: every map). Anything the checks refuse
   /// begins as json_map_begin() begins it.
   [[gnu::noinline]] void plain_object_begin(std::size_t expected) {
-    if (expected - 1 >= max_items_ || expected > UINT32_MAX / 2 || frames_.size() >= max_depth_ ||
-        frames_.size() == frames_.capacity() || (!frames_.empty() && frames_.back().has_rep))
-        [[unlikely]]
+    // may_open itself: out of line, this is not the flattened MessagePack loop that writes
+    // the test out (see may_open).
+    if (expected - 1 >= max_items_ || expected > UINT32_MAX / 2 || !may_open(1) ||
+        frames_.size() == frames_.capacity()) [[unlikely]]
       return begin_checked(FrameKind::object_pending, expected);
     frames_.emplace_back(static_cast<std::uint32_t>(stack_.size()), expected);
   }

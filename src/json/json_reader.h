@@ -591,7 +591,8 @@ inline bool is_plain_first_key(std::uint64_t word, const std::uint8_t* strings) 
   const std::uint8_t* const s = strings + (word & simdjson::internal::JSON_VALUE_MASK);
   std::uint32_t length;
   std::memcpy(&length, s, sizeof length);
-  // The string buffer holds a NUL after each string: s[5] is read only when length >= 1.
+  // s[4] is the string's first byte (a NUL after an empty one); s[5] is read only when
+  // length >= 2.
   return length == 0 || (s[4] != '^' && (s[4] != '~' || length < 2 || s[5] != '#'));
 }
 
