@@ -107,11 +107,21 @@ inline std::string_view cache_code(std::size_t index) noexcept {
 /// Generation stamps are 32 bits. When the stamp wraps (after 2^32 resets: one per top-level
 /// value, and one per 1936 cached strings) every slot is cleared once and counting starts
 /// again at 1, so that no slot stamped 2^32 resets ago can pass for a live one.
+///
+/// A cache destroyed leaves its tables to the next one made on the same thread (one spare per
+/// thread, the larger kept; see cache.cpp): a service that makes a Writer per message would
+/// otherwise grow both tables from 64 slots, zeroing and rehashing them, on every message
+/// (citm_catalog: 8 allocations, 84 KB zeroed, 4 rehashes of each table; docs/performance.md,
+/// "Fresh writes, round nineteen"). The tables carry their generation with them, so taking
+/// them is a reset(): nothing is cleared.
 class WriteCache {
  public:
-  // The table starts small and doubles as it fills: most values cache a few strings, and a
-  // one-shot write of a small value must not pay for a table sized for 1936 of them.
-  WriteCache() : slots_(kMinSlots), key_(&process_hash_key()), k0_(key_->k0), k1_(key_->k1) {}
+  // Without a spare, the table starts small and doubles as it fills: most values cache a few
+  // strings, and a one-shot write of a small value must not pay for a table sized for 1936.
+  WriteCache() : key_(&process_hash_key()), k0_(key_->k0), k1_(key_->k1) { adopt_spare(); }
+  ~WriteCache() { leave_spare(); }
+  WriteCache(const WriteCache&) = delete;
+  WriteCache& operator=(const WriteCache&) = delete;
 
   void reset() noexcept {
     if (++generation_ == 0) [[unlikely]]
@@ -180,7 +190,14 @@ class WriteCache {
   }
 
   /// Sets the generation stamp, as if that many resets had happened: for tests of the wrap.
-  void set_generation_for_testing(std::uint32_t generation) noexcept { generation_ = generation; }
+  /// Every slot is freed first, so that no stamp left by an earlier owner of the tables
+  /// passes for the one set.
+  void set_generation_for_testing(std::uint32_t generation) noexcept {
+    restart_generations();
+    generation_ = generation;
+  }
+  /// The text table's slots: for tests that a cache took its thread's spare tables.
+  std::size_t slots_for_testing() const noexcept { return slots_.size(); }
 
  private:
   // At most half full keeps probe chains short; at the entry limit that is 4096 slots.
@@ -242,6 +259,14 @@ class WriteCache {
     generation_ = 1;
   }
 
+  // Takes this thread's spare tables, or makes the smallest; gives ours to the spare when
+  // larger than it (cache.cpp).
+  void adopt_spare();
+  void leave_spare() noexcept;
+
+ public:
+  // The two tables' slots, and the tables one cache leaves to the next (cache.cpp), whose
+  // stamps are `generation` or older.
   struct Slot {
     std::uint32_t generation = 0;
     std::uint32_t hash = 0;
@@ -249,12 +274,6 @@ class WriteCache {
     std::uint32_t size = 0;
     std::uint16_t code = 0;
   };
-  // Keyed (src/hash.h), so that the strings of one value cannot be chosen to share a probe
-  // chain; 16 bytes a multiply, as cached strings are keys and keywords, mostly 5 to 30 bytes.
-  std::uint32_t hash(std::string_view s) const noexcept {
-    return static_cast<std::uint32_t>(keyed_bytes(*key_, s.data(), s.size()));
-  }
-
   // The code's characters are kept in the slot ("^X" and a NUL, or "^XY"), so that a hit,
   // every repeated key, reads one slot and no table of codes.
   struct ValueSlot {
@@ -263,7 +282,21 @@ class WriteCache {
     std::array<char, 3> code{};
     char kind = 0;
   };
+  struct Tables {
+    std::vector<Slot> slots;
+    std::vector<ValueSlot> values;
+    std::string text;  // capacity only
+    std::uint32_t generation = 0;
+  };
+
+ private:
   static_assert(sizeof(ValueSlot) == 24);
+  // Keyed (src/hash.h), so that the strings of one value cannot be chosen to share a probe
+  // chain; 16 bytes a multiply, as cached strings are keys and keywords, mostly 5 to 30 bytes.
+  std::uint32_t hash(std::string_view s) const noexcept {
+    return static_cast<std::uint32_t>(keyed_bytes(*key_, s.data(), s.size()));
+  }
+
   // Keyed too: the bits of an inline value are its characters, which the input chooses. One
   // folded multiply of the two keyed words: this runs for every keyword and map key written.
   std::size_t value_slot(std::uint64_t a, std::uint64_t b, char kind, std::size_t mask) const noexcept {

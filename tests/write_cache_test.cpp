@@ -8,7 +8,9 @@
 #include <rapidjson/writer.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cache.h"
@@ -133,6 +135,143 @@ TEST(WriteCacheText, EqualKeysInSeparateNodesShareACode) {
   const std::string msgpack = transit::write(Value::array({a, b}), Encoding::msgpack);
   EXPECT_NE(msgpack.find("\xa2^0"), std::string::npos);
   EXPECT_EQ(transit::read(msgpack, Encoding::msgpack), Value::array({a, b}));
+}
+
+// ---- the spare tables: a cache leaves its tables to the next one made on its thread ------------
+
+// Each test runs in a thread of its own, whose spare starts empty.
+template <class F>
+void on_new_thread(F f) {
+  std::thread(f).join();
+}
+
+// Grows a cache's text table past 64 slots: 600 strings take 2048 (at most half full).
+void fill(WriteCache& cache, std::vector<Value>& keep) {
+  for (int i = 0; i < 600; ++i) {
+    const std::string name = "key" + std::to_string(i);
+    keep.push_back(transit::kw(name));
+    ASSERT_TRUE(cache.find_or_add("~:" + name).empty());
+    cache.remember(keep.back(), ':');
+  }
+}
+
+TEST(WriteCacheSpare, TheFirstCacheOfAThreadStartsSmall) {
+  on_new_thread([] {
+    WriteCache cache;
+    EXPECT_EQ(cache.slots_for_testing(), 64u);
+  });
+}
+
+// A cache grown to 2048 slots (its stamps `generation`, when given), then destroyed: its tables
+// become the thread's spare.
+void leave_large_tables(std::vector<Value>& keys, std::uint32_t generation = 0) {
+  WriteCache large;
+  if (generation != 0) large.set_generation_for_testing(generation);
+  fill(large, keys);
+  ASSERT_EQ(large.slots_for_testing(), 2048u);
+}
+
+TEST(WriteCacheSpare, ANewCacheTakesTheTablesTheLastOneLeftWithNothingInThem) {
+  on_new_thread([] {
+    std::vector<Value> keys;
+    leave_large_tables(keys);
+    WriteCache next;
+    EXPECT_EQ(next.slots_for_testing(), 2048u);  // taken, not grown again from 64
+    // Nothing of the first cache's value is found: by identity or by text, the codes start
+    // again at ^0, as a new cache's do.
+    EXPECT_TRUE(next.find_value(keys[0], ':').empty());
+    EXPECT_TRUE(next.find_value(keys[599], ':').empty());
+    EXPECT_TRUE(next.find_or_add("~:key599").empty());
+    EXPECT_TRUE(next.find_or_add("~:key0").empty());
+    EXPECT_EQ(next.find_or_add("~:key599"), "^0");
+    EXPECT_EQ(next.find_or_add("~:key0"), "^1");
+    // A cache made while `next` holds the tables starts small.
+    WriteCache other;
+    EXPECT_EQ(other.slots_for_testing(), 64u);
+  });
+}
+
+TEST(WriteCacheSpare, TheLargerTablesAreKept) {
+  on_new_thread([] {
+    std::vector<Value> keys;
+    {
+      WriteCache large;
+      fill(large, keys);
+      WriteCache small;  // the spare is empty while `large` lives
+      EXPECT_EQ(small.slots_for_testing(), 64u);
+    }  // small leaves 64 slots, then large leaves 2048 in their place
+    WriteCache next;
+    EXPECT_EQ(next.slots_for_testing(), 2048u);
+    {
+      WriteCache small;
+    }  // the spare is empty again: small's 64 slots go to it
+    {
+      WriteCache again;
+      EXPECT_EQ(again.slots_for_testing(), 64u);
+    }
+  });
+}
+
+// Stamps left in the tables by their earlier owner are never live for the next, whatever the
+// generation the test sets.
+TEST(WriteCacheSpare, TakenTablesWrapLikeNewOnes) {
+  on_new_thread([] {
+    std::vector<Value> keys;
+    leave_large_tables(keys, UINT32_MAX);
+    WriteCache next;  // takes them and resets: the stamp wraps, every slot freed
+    EXPECT_TRUE(next.find_value(keys[7], ':').empty());
+    EXPECT_TRUE(next.find_or_add("~:key7").empty());
+    EXPECT_EQ(next.find_or_add("~:key7"), "^0");
+    next.set_generation_for_testing(2);
+    EXPECT_TRUE(next.find_or_add("~:key8").empty());
+    EXPECT_EQ(next.find_or_add("~:key8"), "^1");
+  });
+}
+
+// A cache destroyed after its thread's spare (here a thread_local made before the spare, as a
+// Writer in static storage is destroyed after the main thread's thread_locals) frees its own
+// tables and does not touch the spare's. Without that guard the tables would be moved into a
+// destroyed object and leak: LeakSanitizer reports it in the sanitizer build.
+TEST(WriteCacheSpare, ACacheOutlivingItsThreadsSpareFreesItsTables) {
+  struct Late {
+    std::unique_ptr<WriteCache> cache;
+    std::vector<Value> keys;
+    ~Late() { cache.reset(); }
+  };
+  on_new_thread([] {
+    thread_local Late late;  // before the spare: destroyed after it
+    late.cache = std::make_unique<WriteCache>();
+    fill(*late.cache, late.keys);
+  });
+}
+
+// Fresh Writers, each taking the tables the last one left, write what one Writer reused writes:
+// the same bytes and cache codes, in every encoding, past the 1936 codes' wrap; and a small
+// value after a large one is written as by a first Writer.
+TEST(WriteCacheSpare, FreshWritersWriteWhatOneWriterWrites) {
+  std::vector<Value> entries;
+  for (int i = 0; i < 2500; ++i) {
+    entries.push_back(Value::map({{transit::kw("name" + std::to_string(i % 2100)), i},
+                                  {Value("a string key " + std::to_string(i % 300)), transit::kw("k" + std::to_string(i % 50) + "value")}}));
+  }
+  const Value large = Value::array(entries);
+  const Value small = Value::map({{transit::kw("first"), 1}, {Value("second"), transit::kw("first")}});
+  for (const Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+    on_new_thread([&] {
+      const std::string small_first = transit::write(small, e);
+      std::string reused;
+      transit::StringSink sink(reused);
+      transit::Writer writer(sink, e);
+      for (const Value* v : {&large, &small, &large}) {
+        reused.clear();
+        writer.write(*v);
+        writer.flush();
+        EXPECT_EQ(transit::write(*v, e), reused) << transit::encoding_name(e);
+      }
+      EXPECT_EQ(transit::write(small, e), small_first) << transit::encoding_name(e);
+      EXPECT_EQ(transit::read(transit::write(large, e), e), large);
+    });
+  }
 }
 
 // ---- the JSON writer's strings -----------------------------------------------------------------
