@@ -8,7 +8,14 @@
 
 namespace transit::detail {
 
+/// The base64 kernels (codec.h's base64_encode_to and base64_decode_plain run one of them).
+enum class Base64Kernel : unsigned char { scalar, avx2, vbmi };
+
 #if defined(__x86_64__)
+/// The best kernel this CPU runs, chosen once before main from the two flags below (in their
+/// translation unit, so after them); scalar for any static initializer that runs first.
+extern const Base64Kernel kBase64Best;
+
 /// Whether this CPU (and OS) runs AVX2; set once, before main, by CPUID. Read as false by any
 /// static initializer that runs first, which then takes the scalar path.
 extern const bool kBase64HaveAvx2;
@@ -24,6 +31,21 @@ std::size_t base64_encode_avx2(const unsigned char* in, std::size_t size, char* 
 /// then the bytes written mean nothing). Requires kBase64HaveAvx2.
 std::size_t base64_decode_avx2(const unsigned char* in, std::size_t chars, char* out,
                                bool& valid) noexcept;
+
+/// Whether this CPU (and OS) runs AVX-512 VBMI, BW and BMI2 with the zmm state enabled; set
+/// once, before main, as kBase64HaveAvx2 is. False under valgrind, which has no AVX-512.
+extern const bool kBase64HaveVbmi;
+
+/// Encodes all of `in` with its padding (what base64_encode_to_scalar writes), 48 bytes to 64
+/// chars a step and the tail by masked loads and stores: reads no byte past `in + size` and
+/// writes none past the returned end. Requires kBase64HaveVbmi.
+char* base64_encode_vbmi(const unsigned char* in, std::size_t size, char* out) noexcept;
+
+/// Decodes all `chars` of plain base64 (no padding among them; chars % 4 != 1) into exactly
+/// the bytes base64_plain_size counts, 64 chars to 48 bytes a step and the tail by masked loads
+/// and stores, reading and writing nothing past them. False when any char is outside the
+/// alphabet (and then the bytes written mean nothing). Requires kBase64HaveVbmi.
+bool base64_decode_vbmi(const unsigned char* in, std::size_t chars, char* out) noexcept;
 #endif
 
 }  // namespace transit::detail

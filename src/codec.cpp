@@ -287,24 +287,77 @@ char* base64_encode_to_scalar(std::span<const std::byte> data, char* p) noexcept
   return p;
 }
 
-char* base64_encode_to(std::span<const std::byte> data, char* p) noexcept {
+namespace {
+
 #if defined(__x86_64__)
-  // The vector kernel takes whole blocks of 24 bytes; the scalar code the rest (under 28).
-  if (data.size() >= 28 && kBase64HaveAvx2) {
+// The AVX2 kernel for blocks of 24 bytes, the scalar code for the rest (under 28).
+char* base64_encode_to_avx2(std::span<const std::byte> data, char* p) noexcept {
+  if (data.size() >= 28) {
     const std::size_t done =
         base64_encode_avx2(reinterpret_cast<const unsigned char*>(data.data()), data.size(), p);
     data = data.subspan(done);
     p += done / 3 * 4;
   }
-#endif
   return base64_encode_to_scalar(data, p);
+}
+#endif
+
+}  // namespace
+
+char* base64_encode_to(Base64Kernel kernel, std::span<const std::byte> data, char* p) noexcept {
+#if defined(__x86_64__)
+  // AVX2 asked first: under valgrind (no AVX-512) the test costs what it cost before VBMI.
+  if (kernel == Base64Kernel::avx2) return base64_encode_to_avx2(data, p);
+  if (kernel == Base64Kernel::vbmi) {
+    return base64_encode_vbmi(reinterpret_cast<const unsigned char*>(data.data()), data.size(),
+                              p);
+  }
+#endif
+  (void)kernel;
+  return base64_encode_to_scalar(data, p);
+}
+
+char* base64_encode_to(std::span<const std::byte> data, char* p) noexcept {
+#if defined(__x86_64__)
+  return base64_encode_to(kBase64Best, data, p);
+#else
+  return base64_encode_to_scalar(data, p);
+#endif
+}
+
+bool base64_kernel_available(Base64Kernel kernel) noexcept {
+  switch (kernel) {
+#if defined(__x86_64__)
+    case Base64Kernel::vbmi:
+      return kBase64HaveVbmi;
+    case Base64Kernel::avx2:
+      return kBase64HaveAvx2;
+#endif
+    case Base64Kernel::scalar:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string_view base64_kernel_name(Base64Kernel kernel) noexcept {
+  switch (kernel) {
+    case Base64Kernel::vbmi:
+      return "vbmi";
+    case Base64Kernel::avx2:
+      return "avx2";
+    case Base64Kernel::scalar:
+      break;
+  }
+  return "scalar";
 }
 
 std::string_view base64_kernel_name() noexcept {
 #if defined(__x86_64__)
-  if (kBase64HaveAvx2) return "avx2";
-#endif
+  return base64_kernel_name(kBase64Best);
+#else
   return "scalar";
+#endif
 }
 
 void base64_encode(std::span<const std::byte> data, std::string& out) {
@@ -456,19 +509,42 @@ bool base64_decode_plain_scalar(std::string_view text, char* out) noexcept {
   return base64_decode_chars(reinterpret_cast<const unsigned char*>(text.data()), n, out);
 }
 
-bool base64_decode_plain(std::string_view text, char* out) noexcept {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = base64_plain_chars(text);
-  if (n == kNotPlainBase64) return false;
+namespace {
+
+// `n` chars of plain base64 at `s` decoded by `kernel`.
+inline bool base64_decode_chars(Base64Kernel kernel, const unsigned char* s, std::size_t n,
+                                char* out) noexcept {
 #if defined(__x86_64__)
-  // The vector kernel takes whole blocks of 32 chars; the scalar code the rest (under 32).
-  if (n >= 32 && kBase64HaveAvx2) {
+  // The AVX2 kernel for blocks of 32 chars, the scalar code for the rest (under 32); asked
+  // first, as base64_encode_to does.
+  if (kernel == Base64Kernel::avx2 && n >= 32) {
     bool valid = false;
     const std::size_t done = base64_decode_avx2(s, n, out, valid);
     return base64_decode_chars(s + done, n - done, out + done / 4 * 3) && valid;
   }
+  if (kernel == Base64Kernel::vbmi) return base64_decode_vbmi(s, n, out);
 #endif
+  (void)kernel;
   return base64_decode_chars(s, n, out);
+}
+
+}  // namespace
+
+bool base64_decode_plain(std::string_view text, char* out) noexcept {
+  const std::size_t n = base64_plain_chars(text);
+  if (n == kNotPlainBase64) return false;
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+#if defined(__x86_64__)
+  return base64_decode_chars(kBase64Best, s, n, out);
+#else
+  return base64_decode_chars(s, n, out);
+#endif
+}
+
+bool base64_decode_plain(Base64Kernel kernel, std::string_view text, char* out) noexcept {
+  const std::size_t n = base64_plain_chars(text);
+  if (n == kNotPlainBase64) return false;
+  return base64_decode_chars(kernel, reinterpret_cast<const unsigned char*>(text.data()), n, out);
 }
 
 // ---- UUID --------------------------------------------------------------------------------------

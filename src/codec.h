@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "base64_simd.h"
 #include "transit/value.h"
 
 namespace transit::detail {
@@ -51,15 +52,27 @@ std::size_t base64_plain_size(std::string_view text) noexcept;
 /// tables, with no test per char: bad chars are found once, at the end. False on any char
 /// outside the alphabet (whitespace included), and then the bytes written mean nothing.
 /// Accepts what base64_decode accepts of text with no whitespace, and gives the same bytes.
-/// On x86-64 with AVX2 (checked once, at run time) both base64_encode_to and this decode
-/// blocks of 24 bytes / 32 chars with vector instructions and leave the rest to the scalar code.
+/// On x86-64 the kernel is chosen once, at run time: with AVX-512 VBMI both base64_encode_to
+/// and this take the whole text 48 bytes / 64 chars a step; else with AVX2 blocks of 24 bytes /
+/// 32 chars, the rest left to the scalar code.
 bool base64_decode_plain(std::string_view text, char* out) noexcept;
-/// The scalar code alone, as every CPU runs it: base64_encode_to and base64_decode_plain give
-/// exactly what these give (the tests compare them).
+/// The base64 kernels. base64_encode_to and base64_decode_plain run the one
+/// base64_kernel_name() names; the tests and the benchmarks run each the CPU has.
+inline constexpr Base64Kernel kBase64Kernels[] = {Base64Kernel::scalar, Base64Kernel::avx2,
+                                                  Base64Kernel::vbmi};
+/// Whether this CPU (and OS) runs `kernel`; scalar always.
+bool base64_kernel_available(Base64Kernel kernel) noexcept;
+/// "scalar", "avx2" or "vbmi".
+std::string_view base64_kernel_name(Base64Kernel kernel) noexcept;
+/// The kernel base64_encode_to and base64_decode_plain run on this CPU.
+std::string_view base64_kernel_name() noexcept;
+/// base64_encode_to and base64_decode_plain with `kernel`, which must be available: each
+/// kernel gives exactly what the scalar one gives (the tests compare them).
+char* base64_encode_to(Base64Kernel kernel, std::span<const std::byte> data, char* out) noexcept;
+bool base64_decode_plain(Base64Kernel kernel, std::string_view text, char* out) noexcept;
+/// The scalar code alone, as every CPU runs it.
 char* base64_encode_to_scalar(std::span<const std::byte> data, char* out) noexcept;
 bool base64_decode_plain_scalar(std::string_view text, char* out) noexcept;
-/// The kernel base64_encode_to and base64_decode_plain run on this CPU: "avx2" or "scalar".
-std::string_view base64_kernel_name() noexcept;
 
 // ---- UUID --------------------------------------------------------------------------------------
 
