@@ -64,6 +64,8 @@ void transit_write(benchmark::State& state, const Corpus& c, Encoding encoding, 
 /// Registers the JSON and MessagePack suites for one corpus, verifying the floors' results.
 void register_json_benchmarks(const Corpus& c);
 void register_msgpack_benchmarks(const Corpus& c);
+/// The base64 kernels alone, each this CPU has (bench/codec_bench.cpp).
+void register_codec_benchmarks();
 /// Typed reads (read<T>) of twitter and citm_catalog into structs; nothing for other corpora.
 void register_typed_benchmarks(const Corpus& c);
 

@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     if (sizes_only) return EXIT_SUCCESS;
   }
 
+  register_codec_benchmarks();
   for (const auto& c : corpora) {
     register_json_benchmarks(*c);
     register_msgpack_benchmarks(*c);
