@@ -49,9 +49,10 @@ Value decode_scalar(char tag, std::string_view rest) {
     case 'b': {
       // The plain form Transit writers emit is decoded straight into the value; anything
       // else (line breaks, odd padding, a bad char) by base64_decode, which decides.
-      if (const std::size_t size = base64_plain_size(rest); size != kNotPlainBase64) {
+      if (const std::size_t chars = base64_plain_chars(rest); chars != kNotPlainBase64) {
         Value v;
-        if (base64_decode_plain(rest, ValueAccess::init_text_to_fill(v, Kind::bytes, size))) return v;
+        char* out = ValueAccess::init_text_to_fill(v, Kind::bytes, base64_plain_bytes(chars));
+        if (base64_decode_plain_chars(rest.data(), chars, out)) return v;
       }
       if (auto bytes = base64_decode(rest)) return Value::bytes(*bytes);
       bad_rep(tag, rest, "not base64");

@@ -302,9 +302,11 @@ char* base64_encode_to_avx2(std::span<const std::byte> data, char* p) noexcept {
 }
 #endif
 
-}  // namespace
-
-char* base64_encode_to(Base64Kernel kernel, std::span<const std::byte> data, char* p) noexcept {
+// `data` encoded by `kernel`; inlined into both entry points, so that the dispatched one makes
+// no second call.
+[[gnu::always_inline]] inline char* encode_with(Base64Kernel kernel,
+                                                std::span<const std::byte> data,
+                                                char* p) noexcept {
 #if defined(__x86_64__)
   // AVX2 asked first: under valgrind (no AVX-512) the test costs what it cost before VBMI.
   if (kernel == Base64Kernel::avx2) return base64_encode_to_avx2(data, p);
@@ -317,9 +319,15 @@ char* base64_encode_to(Base64Kernel kernel, std::span<const std::byte> data, cha
   return base64_encode_to_scalar(data, p);
 }
 
+}  // namespace
+
+char* base64_encode_to(Base64Kernel kernel, std::span<const std::byte> data, char* p) noexcept {
+  return encode_with(kernel, data, p);
+}
+
 char* base64_encode_to(std::span<const std::byte> data, char* p) noexcept {
 #if defined(__x86_64__)
-  return base64_encode_to(kBase64Best, data, p);
+  return encode_with(kBase64Best, data, p);
 #else
   return base64_encode_to_scalar(data, p);
 #endif
@@ -438,24 +446,11 @@ constexpr auto kBase64Shifted = [] {
   return t;
 }();
 
-// The chars of plain base64 `text` before its padding, or kNotPlainBase64.
-std::size_t base64_plain_chars(std::string_view text) noexcept {
-  std::size_t n = text.size();
-  if (n % 4 == 0) {
-    // Padded (or a multiple of 4 with no padding needed): one or two '=' at the very end.
-    if (n != 0 && text[n - 1] == '=') --n;
-    if (n % 4 == 3 && text[n - 1] == '=') --n;
-  }
-  // One char left over holds fewer than 8 bits: not base64 (base64_decode says so).
-  return n % 4 == 1 ? kNotPlainBase64 : n;
-}
-
 }  // namespace
 
 std::size_t base64_plain_size(std::string_view text) noexcept {
   const std::size_t n = base64_plain_chars(text);
-  if (n == kNotPlainBase64) return n;
-  return n / 4 * 3 + (n % 4 == 0 ? 0 : n % 4 - 1);
+  return n == kNotPlainBase64 ? n : base64_plain_bytes(n);
 }
 
 namespace {
@@ -511,8 +506,8 @@ bool base64_decode_plain_scalar(std::string_view text, char* out) noexcept {
 
 namespace {
 
-// `n` chars of plain base64 at `s` decoded by `kernel`.
-inline bool base64_decode_chars(Base64Kernel kernel, const unsigned char* s, std::size_t n,
+// `n` chars of plain base64 at `s` decoded by `kernel`; inlined into both entry points.
+[[gnu::always_inline]] inline bool base64_decode_chars(Base64Kernel kernel, const unsigned char* s, std::size_t n,
                                 char* out) noexcept {
 #if defined(__x86_64__)
   // The AVX2 kernel for blocks of 32 chars, the scalar code for the rest (under 32); asked
@@ -538,6 +533,15 @@ bool base64_decode_plain(std::string_view text, char* out) noexcept {
   return base64_decode_chars(kBase64Best, s, n, out);
 #else
   return base64_decode_chars(s, n, out);
+#endif
+}
+
+bool base64_decode_plain_chars(const char* text, std::size_t chars, char* out) noexcept {
+  const auto* s = reinterpret_cast<const unsigned char*>(text);
+#if defined(__x86_64__)
+  return base64_decode_chars(kBase64Best, s, chars, out);
+#else
+  return base64_decode_chars(s, chars, out);
 #endif
 }
 

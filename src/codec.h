@@ -47,6 +47,21 @@ std::optional<std::string> base64_decode(std::string_view text);
 /// kNotPlainBase64 (base64_decode then decides).
 inline constexpr std::size_t kNotPlainBase64 = static_cast<std::size_t>(-1);
 std::size_t base64_plain_size(std::string_view text) noexcept;
+/// The chars of plain base64 `text` before its padding, or kNotPlainBase64; and the bytes so
+/// many plain chars decode to. base64_plain_size is the two in one.
+constexpr std::size_t base64_plain_chars(std::string_view text) noexcept {
+  std::size_t n = text.size();
+  if (n % 4 == 0) {
+    // Padded (or a multiple of 4 with no padding needed): one or two '=' at the very end.
+    if (n != 0 && text[n - 1] == '=') --n;
+    if (n % 4 == 3 && text[n - 1] == '=') --n;
+  }
+  // One char left over holds fewer than 8 bits: not base64 (base64_decode says so).
+  return n % 4 == 1 ? kNotPlainBase64 : n;
+}
+constexpr std::size_t base64_plain_bytes(std::size_t chars) noexcept {
+  return chars / 4 * 3 + (chars % 4 == 0 ? 0 : chars % 4 - 1);
+}
 /// Decodes plain base64 (base64_plain_size(text) is not kNotPlainBase64) into exactly that
 /// many bytes at `out` (writing nowhere else), four chars to three bytes a step through
 /// tables, with no test per char: bad chars are found once, at the end. False on any char
@@ -56,6 +71,9 @@ std::size_t base64_plain_size(std::string_view text) noexcept;
 /// and this take the whole text 48 bytes / 64 chars a step; else with AVX2 blocks of 24 bytes /
 /// 32 chars, the rest left to the scalar code.
 bool base64_decode_plain(std::string_view text, char* out) noexcept;
+/// base64_decode_plain of the first `chars` of a text, base64_plain_chars(text): for a caller
+/// that sized its output from them, so that the padding is not looked for twice.
+bool base64_decode_plain_chars(const char* text, std::size_t chars, char* out) noexcept;
 /// The base64 kernels. base64_encode_to and base64_decode_plain run the one
 /// base64_kernel_name() names; the tests and the benchmarks run each the CPU has.
 inline constexpr Base64Kernel kBase64Kernels[] = {Base64Kernel::scalar, Base64Kernel::avx2,
