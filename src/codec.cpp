@@ -342,15 +342,9 @@ bool base64_kernel_available(Base64Kernel kernel) noexcept {
 }
 
 std::string_view base64_kernel_name(Base64Kernel kernel) noexcept {
-  switch (kernel) {
-    case Base64Kernel::vbmi:
-      return "vbmi";
-    case Base64Kernel::avx2:
-      return "avx2";
-    case Base64Kernel::scalar:
-      break;
-  }
-  return "scalar";
+  // In the enum's order.
+  constexpr std::string_view kNames[] = {"scalar", "avx2", "vbmi"};
+  return kNames[static_cast<std::size_t>(kernel)];
 }
 
 std::string_view base64_kernel_name() noexcept {
