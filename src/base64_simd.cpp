@@ -216,7 +216,8 @@ TRANSIT_VBMI inline __m512i load_table(const unsigned char* t) noexcept {
   return _mm512_load_si512(t);
 }
 
-// The first n bits set, n up to 64 (bzhi keeps all 64 for any n >= 64).
+// The first n bits set, n from 0 to 64 (bzhi keeps all 64 for n from 64 to 255; it reads only
+// the index's low byte, and every caller passes 64 or less).
 TRANSIT_VBMI inline __mmask64 first(std::size_t n) noexcept {
   return _bzhi_u64(~std::uint64_t{0}, static_cast<unsigned>(n));
 }
