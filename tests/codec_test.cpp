@@ -396,6 +396,28 @@ TEST_P(Base64Kernels, AcceptExactlyTheAlphabet) {
   }
 }
 
+// The split form a reader uses (handlers/ground.cpp: the plain chars found once, the output
+// sized from them) decodes what base64_decode_plain decodes, and the sizes agree, padded and
+// not, on every length 0..100 and on texts that are not plain.
+TEST(Base64, PlainCharsThenDecodeIsThePlainDecode) {
+  std::mt19937 rng(21);
+  for (std::size_t len = 0; len <= 100; ++len) {
+    const std::string bytes = random_bytes(len, rng);
+    const std::string encoded = b64(bytes);
+    const std::string unpadded = encoded.substr(0, encoded.find('='));
+    for (const std::string& text : {encoded, unpadded, encoded + "=", unpadded + "A"}) {
+      const std::size_t chars = base64_plain_chars(text);
+      ASSERT_EQ(chars == kNotPlainBase64, base64_plain_size(text) == kNotPlainBase64) << text;
+      if (chars == kNotPlainBase64) continue;
+      ASSERT_EQ(base64_plain_bytes(chars), base64_plain_size(text)) << text;
+      const auto split = [chars](std::string_view t, char* out) {
+        return base64_decode_plain_chars(t.data(), chars, out);
+      };
+      EXPECT_EQ(decode_with(split, text), decode_with(kDispatchedDecode, text)) << text;
+    }
+  }
+}
+
 // Large texts (a few MB, as the benchmarks use) round-trip through each kernel.
 TEST_P(Base64Kernels, RoundTripLargeBuffers) {
   const auto encode = encoder(GetParam());
