@@ -37,38 +37,50 @@ Blobs make_blobs(const std::vector<std::size_t>& sizes) {
   return b;
 }
 
+// Every blob of `b` encoded by `kernel` into `out`, one after another.
+char* encode_all(Base64Kernel kernel, const Blobs& b, std::string& out) {
+  const char* in = b.bytes.data();
+  char* p = out.data();
+  for (const std::size_t n : b.sizes) {
+    p = detail::base64_encode_to(kernel, std::as_bytes(std::span(in, n)), p);
+    in += n;
+  }
+  return p;
+}
+
+// Every blob's text decoded by `kernel` into `out`; false if any is refused.
+bool decode_all(Base64Kernel kernel, const Blobs& b, std::string& out) {
+  const char* in = b.text.data();
+  char* p = out.data();
+  bool ok = true;
+  for (const std::size_t n : b.sizes) {
+    const std::size_t chars = detail::base64_length(n);
+    ok &= detail::base64_decode_plain(kernel, std::string_view(in, chars), p);
+    in += chars;
+    p += n;
+  }
+  return ok;
+}
+
+// Each checks its kernel's output once before it times it.
 void encode(benchmark::State& state, Base64Kernel kernel, const Blobs& b) {
   std::string out(b.text.size(), '\0');
+  encode_all(kernel, b, out);
+  if (out != b.text) return state.SkipWithError("encode differs");
   for (auto _ : state) {
-    const char* in = b.bytes.data();
-    char* p = out.data();
-    for (const std::size_t n : b.sizes) {
-      p = detail::base64_encode_to(kernel, std::as_bytes(std::span(in, n)), p);
-      in += n;
-    }
-    benchmark::DoNotOptimize(p);
+    benchmark::DoNotOptimize(encode_all(kernel, b, out));
     benchmark::ClobberMemory();
   }
-  if (out != b.text) state.SkipWithError("encode differs");
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(b.bytes.size()));
 }
 
 void decode(benchmark::State& state, Base64Kernel kernel, const Blobs& b) {
   std::string out(b.bytes.size(), '\0');
-  bool ok = true;
+  if (!decode_all(kernel, b, out) || out != b.bytes) return state.SkipWithError("decode differs");
   for (auto _ : state) {
-    const char* in = b.text.data();
-    char* p = out.data();
-    for (const std::size_t n : b.sizes) {
-      const std::size_t chars = detail::base64_length(n);
-      ok &= detail::base64_decode_plain(kernel, std::string_view(in, chars), p);
-      in += chars;
-      p += n;
-    }
-    benchmark::DoNotOptimize(ok);
+    benchmark::DoNotOptimize(decode_all(kernel, b, out));
     benchmark::ClobberMemory();
   }
-  if (!ok || out != b.bytes) state.SkipWithError("decode differs");
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(b.bytes.size()));
 }
 
