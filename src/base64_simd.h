@@ -11,7 +11,10 @@ namespace transit::detail {
 /// The base64 kernels (codec.h's base64_encode_to and base64_decode_plain run one of them).
 enum class Base64Kernel : unsigned char { scalar, avx2, vbmi };
 
-#if defined(__x86_64__)
+#if !defined(__x86_64__)
+/// Elsewhere the scalar code is the only kernel.
+inline constexpr Base64Kernel kBase64Best = Base64Kernel::scalar;
+#else
 /// The best kernel this CPU runs, chosen once before main from the two flags below (in their
 /// translation unit, so after them); scalar for any static initializer that runs first.
 extern const Base64Kernel kBase64Best;

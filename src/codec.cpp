@@ -319,11 +319,7 @@ char* base64_encode_to(Base64Kernel kernel, std::span<const std::byte> data, cha
 }
 
 char* base64_encode_to(std::span<const std::byte> data, char* p) noexcept {
-#if defined(__x86_64__)
   return encode_with(kBase64Best, data, p);
-#else
-  return base64_encode_to_scalar(data, p);
-#endif
 }
 
 bool base64_kernel_available(Base64Kernel kernel) noexcept {
@@ -347,13 +343,7 @@ std::string_view base64_kernel_name(Base64Kernel kernel) noexcept {
   return kNames[static_cast<std::size_t>(kernel)];
 }
 
-std::string_view base64_kernel_name() noexcept {
-#if defined(__x86_64__)
-  return base64_kernel_name(kBase64Best);
-#else
-  return "scalar";
-#endif
-}
+std::string_view base64_kernel_name() noexcept { return base64_kernel_name(kBase64Best); }
 
 void base64_encode(std::span<const std::byte> data, std::string& out) {
   const std::size_t start = out.size();
@@ -493,9 +483,10 @@ bool base64_decode_plain_scalar(std::string_view text, char* out) noexcept {
 
 namespace {
 
-// `n` chars of plain base64 at `s` decoded by `kernel`; inlined into both entry points.
-[[gnu::always_inline]] inline bool base64_decode_chars(Base64Kernel kernel, const unsigned char* s, std::size_t n,
-                                char* out) noexcept {
+// `n` chars of plain base64 at `s` decoded by `kernel` (the scalar base64_decode_chars for what
+// no vector kernel takes); inlined into the entry points, as encode_with is.
+[[gnu::always_inline]] inline bool decode_with(Base64Kernel kernel, const unsigned char* s,
+                                               std::size_t n, char* out) noexcept {
 #if defined(__x86_64__)
   // The AVX2 kernel for blocks of 32 chars, the scalar code for the rest (under 32); asked
   // first, as base64_encode_to does.
@@ -512,30 +503,18 @@ namespace {
 
 }  // namespace
 
-bool base64_decode_plain(std::string_view text, char* out) noexcept {
-  const std::size_t n = base64_plain_chars(text);
-  if (n == kNotPlainBase64) return false;
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-#if defined(__x86_64__)
-  return base64_decode_chars(kBase64Best, s, n, out);
-#else
-  return base64_decode_chars(s, n, out);
-#endif
-}
-
-bool base64_decode_plain_chars(const char* text, std::size_t chars, char* out) noexcept {
-  const auto* s = reinterpret_cast<const unsigned char*>(text);
-#if defined(__x86_64__)
-  return base64_decode_chars(kBase64Best, s, chars, out);
-#else
-  return base64_decode_chars(s, chars, out);
-#endif
-}
-
 bool base64_decode_plain(Base64Kernel kernel, std::string_view text, char* out) noexcept {
   const std::size_t n = base64_plain_chars(text);
   if (n == kNotPlainBase64) return false;
-  return base64_decode_chars(kernel, reinterpret_cast<const unsigned char*>(text.data()), n, out);
+  return decode_with(kernel, reinterpret_cast<const unsigned char*>(text.data()), n, out);
+}
+
+bool base64_decode_plain(std::string_view text, char* out) noexcept {
+  return base64_decode_plain(kBase64Best, text, out);
+}
+
+bool base64_decode_plain_chars(const char* text, std::size_t chars, char* out) noexcept {
+  return decode_with(kBase64Best, reinterpret_cast<const unsigned char*>(text), chars, out);
 }
 
 // ---- UUID --------------------------------------------------------------------------------------
