@@ -50,7 +50,8 @@ void WriteCache::leave_spare() noexcept {
   if (spare_gone) return;
   Tables& s = spare.tables;
   if (slots_.size() <= s.slots.size()) return;  // the spare is as large: ours are freed
-  held_.clear();
+  // held_ goes with this cache; the text's bytes need not wait in the spare for the next
+  // owner's reset().
   text_.clear();
   if (text_.capacity() > kSpareText) std::string().swap(text_);
   s.slots = std::move(slots_);
