@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 namespace walk {
@@ -14,6 +15,10 @@ namespace walk {
 // line in simdjson_walk.cpp (compiled for the baseline target), standing in for the decoder.
 struct Sink {
   std::uint64_t sum = 0;
+  // check-fused sets it: then every event, its kind and its whole value (a string's bytes, a
+  // double's bits) is also hashed into `hash`, so that two walks agree only on the same events
+  bool strict = false;
+  std::uint64_t hash = 0;
   void null();
   void boolean(bool b);
   void integer(std::int64_t i);
@@ -32,6 +37,28 @@ struct Sink {
 // and LZCNT (haswell_supported()).
 bool ondemand_haswell(char* buffer, std::size_t length, std::size_t capacity, Sink& d);
 bool haswell_supported();
+
+// simdjson's stage 1 through its compiled kernel's public virtuals, then a stage 2 of our own
+// over the structural index, delivering to the Sink with no tape (simdjson_fused.cpp). The text
+// is `padded`: `length` bytes, then SIMDJSON_PADDING zero bytes.
+class Fused {
+ public:
+  explicit Fused(std::size_t capacity);  // the longest text it will read
+  ~Fused();
+  Fused(const Fused&) = delete;
+  Fused& operator=(const Fused&) = delete;
+  // Stage 1 only; gives the Sink the number of tokens. False where stage 1 refuses the text.
+  bool stage1(const char* padded, std::size_t length, Sink& d);
+  // Stage 1, then the walk: the same events as the tape walk, in the same order, with the same
+  // values; with_counts false passes 0 as every array's count (no pass to count them). False on
+  // anything the tape's stage 2 would refuse (and, rarely, on a double std::from_chars calls
+  // out of range, where simdjson reads an underflow as 0).
+  bool read(const char* padded, std::size_t length, bool with_counts, Sink& d);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace walk
 
