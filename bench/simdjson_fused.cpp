@@ -14,10 +14,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -136,8 +139,8 @@ bool Fused::State::string(const std::uint8_t* p, const std::uint8_t* next, std::
 // Every token that is not a container. Numbers as the tape's stage 2 takes them (its
 // parse_number): JSON's grammar; an integer in int64 as signed, above it to UINT64_MAX as
 // unsigned, beyond that refused; with a fraction or exponent a double, correctly rounded
-// (std::from_chars; where it reports out of range, as simdjson reads an underflow as 0 and
-// refuses an overflow, this says "not read" and the reader's fallback decides).
+// (std::from_chars; where it reports out of range, an underflow is a signed 0 and an overflow
+// refused, as simdjson has them).
 bool Fused::State::scalar(const std::uint8_t* p, const std::uint8_t* next, std::uint8_t*& cursor,
                           Sink& d) {
   switch (*p) {
@@ -183,6 +186,12 @@ bool Fused::State::scalar(const std::uint8_t* p, const std::uint8_t* next, std::
     double x;
     const auto [ptr, ec] = std::from_chars(reinterpret_cast<const char*>(p),
                                            reinterpret_cast<const char*>(s), x);
+    if (ec == std::errc::result_out_of_range) {  // simdjson reads an underflow as a signed 0
+      const std::string token(reinterpret_cast<const char*>(p), static_cast<std::size_t>(s - p));
+      if (std::fabs(std::strtod(token.c_str(), nullptr)) >= 1) return false;  // an overflow
+      d.floating(negative ? -0.0 : 0.0);
+      return true;
+    }
     if (ec != std::errc() || ptr != reinterpret_cast<const char*>(s)) return false;
     d.floating(x);
     return true;

@@ -51,8 +51,7 @@ class Fused {
   bool stage1(const char* padded, std::size_t length, Sink& d);
   // Stage 1, then the walk: the same events as the tape walk, in the same order, with the same
   // values; with_counts false passes 0 as every array's count (no pass to count them). False on
-  // anything the tape's stage 2 would refuse (and, rarely, on a double std::from_chars calls
-  // out of range, where simdjson reads an underflow as 0).
+  // anything the tape's stage 2 would refuse.
   bool read(const char* padded, std::size_t length, bool with_counts, Sink& d);
 
  private:
