@@ -55,7 +55,7 @@ struct Fused::State {
   bool count_arrays(const std::uint8_t* buf, const std::uint32_t* idx, std::uint32_t n);
   bool scalar(const std::uint8_t* p, const std::uint8_t* next, std::uint8_t*& cursor, Sink& d);
   bool string(const std::uint8_t* p, const std::uint8_t* next, std::uint8_t*& cursor, Sink& d);
-  bool walk(const std::uint8_t* buf, std::size_t length, Counts counts, Sink& d);
+  bool walk(const std::uint8_t* buf, std::size_t length, bool with_counts, Sink& d);
 };
 
 Fused::Fused(std::size_t capacity) : state_(std::make_unique<State>()) {
@@ -77,12 +77,12 @@ bool Fused::stage1(const char* padded, std::size_t length, Sink& d) {
   return true;
 }
 
-bool Fused::read(const char* padded, std::size_t length, Counts counts, Sink& d) {
+bool Fused::read(const char* padded, std::size_t length, bool with_counts, Sink& d) {
   if (!state_->impl) return false;
   const auto* buf = reinterpret_cast<const std::uint8_t*>(padded);
   if (state_->impl->stage1(buf, length, simdjson::stage1_mode::regular) != simdjson::SUCCESS)
     return false;
-  return state_->walk(buf, length, counts, d);
+  return state_->walk(buf, length, with_counts, d);
 }
 
 // What the tape has and the index has not: an array's item count, which the tape's stage 2
@@ -113,34 +113,6 @@ bool Fused::State::count_arrays(const std::uint8_t* buf, const std::uint32_t* id
   }
   return true;
 }
-
-// Counts::near: an array's count by a scan of the index ahead of the walk, from its first
-// token, while it stays within kAhead tokens (the lines the walk reads next, so the scan
-// brings them in rather than reading the index twice); 0 (none announced, as where the tape's
-// count saturates) for an array whose end is further. It trusts the grammar (the walk checks).
-constexpr std::uint32_t kAhead = 4096;
-
-namespace {
-
-std::uint32_t count_ahead(const std::uint8_t* buf, const std::uint32_t* idx, std::uint32_t first,
-                          std::uint32_t n) {
-  if (buf[idx[first]] == ']') return 0;
-  std::uint32_t items = 1;
-  std::uint32_t depth = 0;
-  const std::uint32_t end = n - first > kAhead ? first + kAhead : n;
-  for (std::uint32_t k = first; k < end; ++k) {
-    const std::uint8_t c = buf[idx[k]];
-    if (c == ']' || c == '}') {
-      if (depth == 0) return items;
-      --depth;
-    }
-    depth += static_cast<std::uint32_t>(c == '[' || c == '{');
-    items += static_cast<std::uint32_t>(c == ',' && depth == 0);
-  }
-  return 0;
-}
-
-}  // namespace
 
 // A string token at p (its opening quote); `next` is the next token. Between the closing quote
 // and the next token there is only whitespace (stage 1 marks any other character after a
@@ -244,11 +216,11 @@ bool Fused::State::scalar(const std::uint8_t* p, const std::uint8_t* next, std::
 // array_continue, scope_end, document_end) and the same checks, delivering to the Sink.
 // idx[n] is the text's length, where the padded copy holds a 0 byte: no token, so reading one
 // past the last token fails the grammar there, never reads beyond.
-bool Fused::State::walk(const std::uint8_t* buf, std::size_t length, Counts mode, Sink& d) {
+bool Fused::State::walk(const std::uint8_t* buf, std::size_t length, bool with_counts, Sink& d) {
   const std::uint32_t* const idx = impl->structural_indexes.get();
   const std::uint32_t n = impl->n_structural_indexes;
   if (n == 0 || buf[length] != 0) return false;
-  if (mode == Counts::exact && !count_arrays(buf, idx, n)) return false;
+  if (with_counts && !count_arrays(buf, idx, n)) return false;
   std::uint8_t* cursor = scratch.get();
   std::uint32_t i = 0;
   std::size_t depth = 0;
@@ -294,11 +266,7 @@ object_continue:
 array_begin:
   if (depth >= max_depth) return false;
   scopes[depth++] = 1;
-  switch (mode) {
-    case Counts::exact: d.array_begin(std::min(counts[array++], kCountMask)); break;
-    case Counts::none: d.array_begin(0); break;
-    case Counts::near: d.array_begin(count_ahead(buf, idx, i, n)); break;
-  }
+  d.array_begin(with_counts ? std::min(counts[array++], kCountMask) : 0);
   p = buf + idx[i++];
   if (*p == ']') {
     d.array_end();

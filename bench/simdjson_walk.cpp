@@ -18,8 +18,6 @@
 //                 the same order, with the same values (arrays' counts from one pass over the
 //                 index first), no tape, no string buffer
 //   stage1-fused-nocount  the same without the counting pass: every array's count is 0
-//   stage1-fused-near  the same, each array's count by a scan ahead from its start, where its
-//                 end is within 4,096 tokens (else 0, as where the tape's count saturates)
 //   check-fused   reads FILE once with `dom` and once with `stage1-fused` into two sinks that
 //                 also hash every event whole, prints both checksums and hashes and fails
 //                 unless both read it with equal ones, or both refuse it (N is not used)
@@ -177,12 +175,9 @@ struct Walker {
   if (mode == "ondemand-haswell")
     return walk::ondemand_haswell(w.copy.data(), w.text.size(), capacity, d);
   if (mode == "stage1") return w.fused.stage1(w.copy.data(), w.text.size(), d);
-  using Counts = walk::Fused::Counts;
-  if (mode == "stage1-fused") return w.fused.read(w.copy.data(), w.text.size(), Counts::exact, d);
+  if (mode == "stage1-fused") return w.fused.read(w.copy.data(), w.text.size(), true, d);
   if (mode == "stage1-fused-nocount")
-    return w.fused.read(w.copy.data(), w.text.size(), Counts::none, d);
-  if (mode == "stage1-fused-near")
-    return w.fused.read(w.copy.data(), w.text.size(), Counts::near, d);
+    return w.fused.read(w.copy.data(), w.text.size(), false, d);
   return walk::walk_document(w.ondemand, w.copy.data(), w.text.size(), capacity, d);
 }
 
@@ -192,7 +187,7 @@ int main(int argc, char** argv) {
   if (argc != 4) {
     std::fprintf(stderr,
                  "usage: transit-simdjson-walk FILE N dom|dom-in-place|ondemand|ondemand-haswell|"
-                 "stage1|stage1-fused|stage1-fused-nocount|stage1-fused-near|check-fused\n");
+                 "stage1|stage1-fused|stage1-fused-nocount|check-fused\n");
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -203,7 +198,7 @@ int main(int argc, char** argv) {
   const std::string mode = argv[3];
   if (mode != "dom" && mode != "dom-in-place" && mode != "ondemand" &&
       mode != "ondemand-haswell" && mode != "stage1" && mode != "stage1-fused" &&
-      mode != "stage1-fused-nocount" && mode != "stage1-fused-near" && mode != "check-fused") {
+      mode != "stage1-fused-nocount" && mode != "check-fused") {
     std::fprintf(stderr, "unknown mode %s\n", argv[3]);
     return 2;
   }

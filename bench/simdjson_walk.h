@@ -50,13 +50,9 @@ class Fused {
   // Stage 1 only; gives the Sink the number of tokens. False where stage 1 refuses the text.
   bool stage1(const char* padded, std::size_t length, Sink& d);
   // Stage 1, then the walk: the same events as the tape walk, in the same order, with the same
-  // values (with Counts::exact). False on anything the tape's stage 2 would refuse.
-  enum class Counts {
-    exact,  // each array's item count, from one pass over the index before the walk
-    none,   // 0 for every array (none announced), no pass
-    near,   // an array's count where its end is within 4,096 tokens, by a scan ahead; else 0
-  };
-  bool read(const char* padded, std::size_t length, Counts counts, Sink& d);
+  // values; with_counts false passes 0 as every array's count (no pass to count them). False on
+  // anything the tape's stage 2 would refuse.
+  bool read(const char* padded, std::size_t length, bool with_counts, Sink& d);
 
  private:
   struct State;
