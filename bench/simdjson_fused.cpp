@@ -225,13 +225,19 @@ bool Fused::State::walk(const std::uint8_t* buf, std::size_t length, bool with_c
   std::uint32_t i = 0;
   std::size_t depth = 0;
   std::size_t array = 0;
+  // A value at p: a container's opening token (say which), or a scalar, read here.
+  enum { kScalar, kObject, kArray, kWrong };
+  const auto value = [&](const std::uint8_t* at) {
+    if (*at == '{') return kObject;
+    if (*at == '[') return kArray;
+    return scalar(at, buf + idx[i], cursor, d) ? kScalar : kWrong;
+  };
   const std::uint8_t* p = buf + idx[i++];
-  switch (*p) {
-    case '{': goto object_begin;
-    case '[': goto array_begin;
-    default:
-      if (!scalar(p, buf + idx[i], cursor, d)) return false;
-      goto document_end;
+  switch (value(p)) {
+    case kObject: goto object_begin;
+    case kArray: goto array_begin;
+    case kScalar: goto document_end;
+    default: return false;
   }
 
 object_begin:
@@ -239,19 +245,16 @@ object_begin:
   scopes[depth++] = 0;
   d.map_begin();
   p = buf + idx[i++];
-  if (*p == '}') {
-    d.map_end();
-    goto scope_end;
-  }
+  if (*p == '}') goto object_end;
 object_field:
   if (*p != '"' || !string(p, buf + idx[i], cursor, d)) return false;
   if (buf[idx[i++]] != ':') return false;
   p = buf + idx[i++];
-  switch (*p) {
-    case '{': goto object_begin;
-    case '[': goto array_begin;
-    default:
-      if (!scalar(p, buf + idx[i], cursor, d)) return false;
+  switch (value(p)) {
+    case kObject: goto object_begin;
+    case kArray: goto array_begin;
+    case kScalar: break;
+    default: return false;
   }
 object_continue:
   p = buf + idx[i++];
@@ -260,6 +263,7 @@ object_continue:
     goto object_field;
   }
   if (*p != '}') return false;
+object_end:
   d.map_end();
   goto scope_end;
 
@@ -268,24 +272,22 @@ array_begin:
   scopes[depth++] = 1;
   d.array_begin(with_counts ? std::min(counts[array++], kCountMask) : 0);
   p = buf + idx[i++];
-  if (*p == ']') {
-    d.array_end();
-    goto scope_end;
-  }
+  if (*p == ']') goto array_end;
 array_value:
-  switch (*p) {
-    case '{': goto object_begin;
-    case '[': goto array_begin;
-    default:
-      if (!scalar(p, buf + idx[i], cursor, d)) return false;
+  switch (value(p)) {
+    case kObject: goto object_begin;
+    case kArray: goto array_begin;
+    case kScalar: break;
+    default: return false;
   }
 array_continue:
-  p = buf + idx[i++];
-  if (*p == ',') {
-    p = buf + idx[i++];
+  if (buf[idx[i]] == ',') {
+    p = buf + idx[i + 1];
+    i += 2;
     goto array_value;
   }
-  if (*p != ']') return false;
+  if (buf[idx[i++]] != ']') return false;
+array_end:
   d.array_end();
   goto scope_end;
 
