@@ -226,17 +226,17 @@ bool Fused::State::walk(const std::uint8_t* buf, std::size_t length, bool with_c
   std::size_t depth = 0;
   std::size_t array = 0;
   // A value at p: a container's opening token (say which), or a scalar, read here.
-  enum { kScalar, kObject, kArray, kWrong };
+  enum { kReadScalar, kOpensObject, kOpensArray, kWrong };
   const auto value = [&](const std::uint8_t* at) {
-    if (*at == '{') return kObject;
-    if (*at == '[') return kArray;
-    return scalar(at, buf + idx[i], cursor, d) ? kScalar : kWrong;
+    if (*at == '{') return kOpensObject;
+    if (*at == '[') return kOpensArray;
+    return scalar(at, buf + idx[i], cursor, d) ? kReadScalar : kWrong;
   };
   const std::uint8_t* p = buf + idx[i++];
   switch (value(p)) {
-    case kObject: goto object_begin;
-    case kArray: goto array_begin;
-    case kScalar: goto document_end;
+    case kOpensObject: goto object_begin;
+    case kOpensArray: goto array_begin;
+    case kReadScalar: goto document_end;
     default: return false;
   }
 
@@ -251,9 +251,9 @@ object_field:
   if (buf[idx[i++]] != ':') return false;
   p = buf + idx[i++];
   switch (value(p)) {
-    case kObject: goto object_begin;
-    case kArray: goto array_begin;
-    case kScalar: break;
+    case kOpensObject: goto object_begin;
+    case kOpensArray: goto array_begin;
+    case kReadScalar: break;
     default: return false;
   }
 object_continue:
@@ -275,9 +275,9 @@ array_begin:
   if (*p == ']') goto array_end;
 array_value:
   switch (value(p)) {
-    case kObject: goto object_begin;
-    case kArray: goto array_begin;
-    case kScalar: break;
+    case kOpensObject: goto object_begin;
+    case kOpensArray: goto array_begin;
+    case kReadScalar: break;
     default: return false;
   }
 array_continue:
