@@ -28,8 +28,10 @@
 // an object (On-Demand reads a scalar document by another API), as the corpora are.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -148,9 +150,9 @@ bool walk_tape(const simdjson::dom::document& doc, Sink& d) {
 }
 
 struct Walker {
-  explicit Walker(std::string_view t) : text(t), copy(t), fused(t.size()) {
-    std::memset(copy.data() + t.size(), 0, simdjson::SIMDJSON_PADDING);  // the fused walk's end
-  }
+  // padded_string zeroes its padding, and nothing here writes there: the fused walk's end,
+  // which Fused::read checks.
+  explicit Walker(std::string_view t) : text(t), copy(t), fused(t.size()) {}
   std::string_view text;
   simdjson::padded_string copy;  // dom-in-place's padded text; ondemand's and stage1's copy
   simdjson::dom::parser dom;
@@ -183,11 +185,19 @@ struct Walker {
 
 }  // namespace
 
+// Every MODE, in the header comment's order.
+constexpr std::string_view kModes[] = {"dom", "dom-in-place", "ondemand", "ondemand-haswell",
+                                       "stage1", "stage1-fused", "stage1-fused-nocount",
+                                       "check-fused"};
+
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr,
-                 "usage: transit-simdjson-walk FILE N dom|dom-in-place|ondemand|ondemand-haswell|"
-                 "stage1|stage1-fused|stage1-fused-nocount|check-fused\n");
+  const bool known = argc == 4 && std::find(std::begin(kModes), std::end(kModes),
+                                            std::string_view(argv[3])) != std::end(kModes);
+  if (!known) {
+    if (argc == 4) std::fprintf(stderr, "unknown mode %s\n", argv[3]);
+    std::string modes;
+    for (std::string_view m : kModes) (modes += modes.empty() ? "" : "|") += m;
+    std::fprintf(stderr, "usage: transit-simdjson-walk FILE N %s\n", modes.c_str());
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -196,12 +206,6 @@ int main(int argc, char** argv) {
   const std::string text = buffer.str();
   const int n = std::atoi(argv[2]);
   const std::string mode = argv[3];
-  if (mode != "dom" && mode != "dom-in-place" && mode != "ondemand" &&
-      mode != "ondemand-haswell" && mode != "stage1" && mode != "stage1-fused" &&
-      mode != "stage1-fused-nocount" && mode != "check-fused") {
-    std::fprintf(stderr, "unknown mode %s\n", argv[3]);
-    return 2;
-  }
   if (mode == "ondemand-haswell" && !walk::haswell_supported()) {
     std::fprintf(stderr, "this CPU cannot run simdjson's haswell kernel\n");
     return 2;
