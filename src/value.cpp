@@ -1455,6 +1455,11 @@ std::size_t ValueAccess::arena_bytes(const Value& v) noexcept {
   return static_cast<const detail::Arena*>(v.wide_.u.node->arena)->block_bytes();
 }
 
+std::size_t ValueAccess::arena_used_bytes(const Value& v) noexcept {
+  if (!v.on_heap() || !v.wide_.u.node->arena) return 0;
+  return static_cast<const detail::Arena*>(v.wide_.u.node->arena)->allocated();
+}
+
 Value Value::detach() const {
   // Inside a reader's scope (a read handler detaching what it keeps) new nodes would go to
   // the arena being built: build on the heap.

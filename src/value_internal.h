@@ -234,6 +234,9 @@ struct ValueAccess {
   /// The heap bytes of the arena `v` lives in (its blocks, headers included), or 0 when `v`
   /// is inline or on the heap: what a read document holds, whatever pooled blocks served it.
   static std::size_t arena_bytes(const Value& v) noexcept;
+  /// The bytes of that arena's blocks its nodes took (bumped), or 0 as arena_bytes: what a
+  /// document's nodes hold, padding and unused slots included, without the blocks' free ends.
+  static std::size_t arena_used_bytes(const Value& v) noexcept;
   /// An array, list or set from `items` (moved from). Sets drop duplicates. An array or list
   /// leaves every item of `items` moved from (null) once it returns, so that a caller may
   /// drop them with no destructor run (the decoder's value stack does); a set does not.
