@@ -78,6 +78,8 @@ Value& Decoder::place() {
           reserve_stack(f.expected);
         else  // returned straight into the frame (see open_map_slots)
           new (&f.slots) ValueAccess::Slots(ValueAccess::reserve_sequence(f.expected));
+      } else if (f.expected == 0) {
+        guess_slots(f, false);
       }
       break;
     case FrameKind::object_pending:
@@ -86,6 +88,8 @@ Value& Decoder::place() {
       f.kind = FrameKind::object;
       if (f.expected != 0 && f.expected <= max_items_ && !f.slots.items)
         reserve_map_slots(f, f.expected);
+      else if (f.expected == 0)
+        guess_slots(f, true);
       break;
     case FrameKind::tagged_array:
     case FrameKind::tagged_object:
@@ -131,9 +135,16 @@ Value& Decoder::place_in_slots(Frame& f) {
   if (f.kind != FrameKind::array) {
     // A map's slots (reserve_map_slots) hold keys and values: `count` counts both, and
     // the slots hold no more entries than the limit allows.
-    if (f.count == f.slots.capacity)
-      throw_error(Errc::syntax, "map has more entries than the " +
-                                    std::to_string(f.slots.capacity / 2) + " it announced");
+    if (f.count == f.slots.capacity) {
+      if (f.expected != 0)
+        throw_error(Errc::syntax, "map has more entries than the " +
+                                      std::to_string(f.slots.capacity / 2) + " it announced");
+      // Slots of a guessed size (guess_slots), grown up to the limit: past it, the error the
+      // stack's items would raise here.
+      if (f.count / 2 >= max_items_) too_many_items();
+      if (!ValueAccess::extend_slots(f.slots, 2 * std::min<std::size_t>(f.slots.capacity, max_items_), true))
+        return spill_to_stack(f);
+    }
     f.slots_until = f.slots.capacity;
     return *new (f.slots.items + f.count++) Value();
   }
@@ -142,11 +153,40 @@ Value& Decoder::place_in_slots(Frame& f) {
     if (f.expected != 0)
       throw_error(Errc::syntax, "array has more items than the " +
                                     std::to_string(f.slots.capacity) + " it announced");
-    ValueAccess::grow_sequence(f.slots, std::min<std::size_t>(2 * f.count, max_items_));
+    const std::size_t grown = std::min<std::size_t>(2 * f.count, max_items_);
+    if (!f.slots.arena)
+      ValueAccess::grow_sequence(f.slots, grown);
+    else if (!ValueAccess::extend_slots(f.slots, grown, false))
+      return spill_to_stack(f);
   }
   // Up to the slots' end and the limit, the next items go straight in (deliver).
   f.slots_until = static_cast<std::uint32_t>(std::min<std::size_t>(f.slots.capacity, max_items_));
   return *new (f.slots.items + f.count++) Value();
+}
+
+Value& Decoder::spill_to_stack(Frame& f) {
+  // The innermost frame's items are all in its slots: nothing of it is on the stack.
+  reserve_stack(2 * std::size_t{f.count});
+  for (std::uint32_t i = 0; i < f.count; ++i) stack_.emplace_back(std::move(f.slots.items[i]));
+  ValueAccess::abandon_sequence(f.slots, f.count);  // moved from: nothing left to release
+  f.count = 0;
+  f.slots_until = 0;
+  return place();  // on the stack from now on, with every check of its items there
+}
+
+void Decoder::guess_slots(Frame& f, bool map) {
+  // A user's builder takes the items from the stack, and a limit of 0 is reported there.
+  if (handlers_ || max_items_ == 0) return;
+  const std::size_t guess =
+      std::max<std::size_t>((map ? map_guesses_ : array_guesses_)[depth_slot(f)], kLeastGuess);
+  if (map)  // keys and values: whole entries, and no more than the limit allows
+    open_map_slots(f, std::min<std::size_t>((guess + 1) / 2, max_items_));
+  else  // returned straight into the frame (see open_map_slots)
+    new (&f.slots) ValueAccess::Slots(ValueAccess::reserve_sequence(std::min(guess, max_items_)));
+}
+
+void Decoder::trim_guessed(Frame& f) noexcept {
+  ValueAccess::trim_slots(f.slots, f.count, f.kind != FrameKind::array);
 }
 
 void Decoder::reserve_map_slots_checked(Frame& f, std::size_t entries) {
@@ -335,6 +375,8 @@ void Decoder::string(std::string_view raw) {
   const Value& v = deliver(decode_string(raw));
   if (cacheable) cache_add(v, false);
 }
+
+void Decoder::validated_string(std::string_view raw) { checked_string(raw, false); }
 
 void Decoder::json_scalar_string(std::string_view raw) {
   // Only a map key is cacheable (no keyword, symbol or tag comes here).

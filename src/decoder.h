@@ -159,6 +159,11 @@ class Decoder {
   /// checked_tag, another `~X` scalar to json_scalar_string; a typed read's string to
   /// tape_walk_string. Everything else (`"^ "`, escapes, bad codes, user handlers, a lazy
   /// cache) goes to string(), which applies the same rules.
+  /// checked_string() for text whose UTF-8 RapidJSON's events leave to the caller, who has
+  /// checked it: out of line, so that JSON's unit, whose walk of simdjson's document takes
+  /// json_string(), keeps its code as it was (inline there, its read of keywords ran 1.2%
+  /// more instructions).
+  [[gnu::noinline]] void validated_string(std::string_view raw);
   [[gnu::always_inline]] void checked_string(std::string_view raw, bool ascii) {
     if (tape_ || handlers_ || !caching_) [[unlikely]] {
       // A typed read's cache code goes to the tape as the walk of a parsed JSON document
@@ -419,6 +424,18 @@ class Decoder {
     frames_.emplace_back(static_cast<std::uint32_t>(stack_.size()), expected, Frame::kArrayNode);
   }
   void array_end();
+  /// array_end() and map_end() for a backend whose events announce no counts (RapidJSON's,
+  /// from a Source or in memory): a plain container built in slots of a guessed size
+  /// (guess_slots) gives back the room it did not use, while its node is still its arena's
+  /// last allocation, and its length is the guess for the next one at its depth.
+  void uncounted_array_end() {
+    if (!frames_.empty()) settle_guess(frames_.back());
+    array_end();
+  }
+  void uncounted_map_end() {
+    if (!frames_.empty()) settle_guess(frames_.back());
+    map_end();
+  }
   /// array_end() (`array`) or map_end() for the walk of simdjson's document (json::emit).
   /// In a plain walk (`kPlain`, see json_string), which writes no tape, plain_array_end()
   /// and plain_map_end() take a container built in its own slots and finished into its
@@ -638,6 +655,46 @@ class Decoder {
     open_map_slots(f, entries);
   }
   void reserve_map_slots_checked(Frame& f, std::size_t entries);
+  /// A plain array or map (`map`: an object or a map array) whose count nobody announced,
+  /// at its first item: its items go into slots of a guessed size (the length of the last
+  /// such container closed at its depth, at least kLeastGuess), which grow as they fill
+  /// (place_in_slots) where they stand while their node is the arena's last allocation (a
+  /// container of scalars and inline text allocates nothing between its items), else
+  /// spill onto the stack (spill_to_stack). So its items take deliver's inline path into their node, as a
+  /// counted container's do, not the value stack and a copy from it at the end. Nothing
+  /// with user handlers (a builder takes the items from the stack) or a limit of 0 (which
+  /// the stack's path reports): the frame then stays on the stack.
+  [[gnu::noinline]] void guess_slots(Frame& f, bool map);
+  /// Guessed slots that are full and cannot grow where they stand (a child or a long string
+  /// was allocated after them): their items move onto the stack, where the container is
+  /// built from now on, as one with no guess is, rather than to a bigger node (which would
+  /// leave the old one unused in the arena); the slot of the next item.
+  Value& spill_to_stack(Frame& f);
+  /// At a container's end (uncounted_array_end): a guessed container's length becomes the
+  /// guess at its depth, and the room it did not use is given back if it can be.
+  void settle_guess(Frame& f) noexcept {
+    if (f.expected != 0) return;  // counted
+    const bool map = f.kind == FrameKind::object || f.kind == FrameKind::object_pending ||
+                     f.kind == FrameKind::map_array;
+    if (!map && f.kind != FrameKind::array) return;
+    // Its length, in its slots or, spilled there, on the stack (nothing of it in the other).
+    const std::size_t items = f.slots.items ? f.count : stack_.size() - f.start;
+    (map ? map_guesses_ : array_guesses_)[depth_slot(f)] =
+        static_cast<std::uint32_t>(items < kMostGuess ? items : kMostGuess);
+    if (f.count < f.slots.capacity) trim_guessed(f);
+  }
+  /// settle_guess() of slots with room unused (out of line).
+  [[gnu::noinline]] void trim_guessed(Frame& f) noexcept;
+  std::size_t depth_slot(const Frame& f) const noexcept {
+    return static_cast<std::size_t>(&f - frames_.data()) % kGuessDepths;
+  }
+  static constexpr std::size_t kGuessDepths = 64;
+  // Slots first reserved for a container with no count (a map's keys and values counted
+  // apart), and the most a guess asks for: a long container's length does not make its
+  // sibling, which may be short and not the arena's last allocation at its end, hold room
+  // for as many.
+  static constexpr std::size_t kLeastGuess = 4;
+  static constexpr std::size_t kMostGuess = 1024;
   void open_map_slots(Frame& f, std::size_t entries) {
     // Returned straight into the frame: assigned, the 32 bytes went through a temporary on
     // the stack, stored field by field and loaded again by 16-byte loads that waited for
@@ -659,6 +716,8 @@ class Decoder {
         reserve_map_slots(f, (f.expected - 1) / 2);
       else
         reserve_stack(f.expected - 1);
+    } else if (f.expected == 0) {
+      guess_slots(f, true);
     }
   }
   /// Frees the node reserved for pending frame `f`, still empty, when its first item makes it
@@ -1403,6 +1462,11 @@ class Decoder {
   union {
     Value pair_rep_;
   };
+  // The guesses of guess_slots, by depth (modulo kGuessDepths): the length of the last array,
+  // and the keys and values of the last map, closed there with slots of a guessed size.
+  // Kept from one value to the next: a stream's values are often alike.
+  std::array<std::uint32_t, kGuessDepths> array_guesses_{};
+  std::array<std::uint32_t, kGuessDepths> map_guesses_{};
 };
 
 }  // namespace transit::detail

@@ -282,6 +282,14 @@ struct ValueAccess {
   /// holds the old block and the new one at once. (A Value may be moved bitwise: nothing
   /// points into one.)
   static void grow_sequence(Slots& slots, std::size_t capacity);
+  /// Enlarges slots of an arena (a sequence's, or a map's: `map`) to `capacity` where they
+  /// stand, when they are still its last allocation (nothing allocated since: a container of
+  /// scalars and inline text so far) and its block has room: false, changing nothing,
+  /// otherwise (heap slots too). For a reader that guessed a container's size.
+  static bool extend_slots(Slots& slots, std::size_t capacity, bool map) noexcept;
+  /// Gives back the room past the first `used` slots (rounded up to whole entries for a map),
+  /// when the slots are still their arena's last allocation; else leaves them as they are.
+  static void trim_slots(Slots& slots, std::uint32_t used, bool map) noexcept;
   /// The array or list (not a set, which drops duplicates) of the first `size` items of
   /// `slots`, which it takes over; `slots` is left empty. Throws Error(too_deep) past
   /// Value::kMaxDepth, as every builder does, leaving nothing of the node behind.

@@ -95,14 +95,14 @@ class SaxHandler {
     const std::string_view text(s, n);
     check_length(text, "string");
     if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
-    d_.string(text);
+    d_.validated_string(text);
     return done();
   }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) { return String(s, n, copy); }
   bool StartObject() { return token(1), at(), d_.map_begin(), done(); }
-  bool EndObject(rapidjson::SizeType) { return token(1), at(), d_.map_end(), done(); }
+  bool EndObject(rapidjson::SizeType) { return token(1), at(), d_.uncounted_map_end(), done(); }
   bool StartArray() { return token(1), at(), d_.array_begin(), done(); }
-  bool EndArray(rapidjson::SizeType) { return token(1), at(), d_.array_end(), done(); }
+  bool EndArray(rapidjson::SizeType) { return token(1), at(), d_.uncounted_array_end(), done(); }
 
  private:
   void at() {
