@@ -168,7 +168,9 @@ Value& Decoder::spill_to_stack(Frame& f) {
   // The innermost frame's items are all in its slots: nothing of it is on the stack.
   reserve_stack(2 * std::size_t{f.count});
   for (std::uint32_t i = 0; i < f.count; ++i) stack_.emplace_back(std::move(f.slots.items[i]));
-  ValueAccess::abandon_sequence(f.slots, f.count);  // moved from: nothing left to release
+  // Moved from, nothing left to release: given back when nothing came after them (their
+  // block had no room to grow them), else left unused.
+  ValueAccess::release_slots(f.slots, f.kind != FrameKind::array);
   f.count = 0;
   f.slots_until = 0;
   return place();  // on the stack from now on, with every check of its items there

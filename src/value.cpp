@@ -1000,6 +1000,12 @@ bool ValueAccess::extend_slots(Slots& slots, std::size_t capacity, bool map) noe
   return true;
 }
 
+void ValueAccess::release_slots(Slots& slots, bool map) noexcept {
+  if (auto* arena = static_cast<detail::Arena*>(slots.arena))
+    arena->shrink(slots.node, slots_bytes(map, slots.capacity), 0);
+  abandon_sequence(slots, 0);
+}
+
 void ValueAccess::trim_slots(Slots& slots, std::uint32_t used, bool map) noexcept {
   auto* arena = static_cast<detail::Arena*>(slots.arena);
   // A map's slots keep room for whole entries: an odd count is an error reported with them.

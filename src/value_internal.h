@@ -287,6 +287,9 @@ struct ValueAccess {
   /// scalars and inline text so far) and its block has room: false, changing nothing,
   /// otherwise (heap slots too). For a reader that guessed a container's size.
   static bool extend_slots(Slots& slots, std::size_t capacity, bool map) noexcept;
+  /// Frees slots whose items were all moved out (nothing to destroy): given back to their
+  /// arena when they are still its last allocation, else left unused in its block.
+  static void release_slots(Slots& slots, bool map) noexcept;
   /// Gives back the room past the first `used` slots (rounded up to whole entries for a map),
   /// when the slots are still their arena's last allocation; else leaves them as they are.
   static void trim_slots(Slots& slots, std::uint32_t used, bool map) noexcept;

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: Apache-2.0
+// Containers whose count nobody announced (RapidJSON's events: every read from a Source, and
+// in-memory text simdjson leaves to RapidJSON) are built in slots of a guessed size, grown
+// where they stand while they are their arena's last allocation, spilled onto the value stack
+// when they are not, and given back their unused room at their end when they can be
+// (Decoder::guess_slots). Whatever the guesses, a read must give the values and the errors
+// (code, byte, path, message) of a read with counts (simdjson's walk), and the tree must not
+// grow where nothing was allocated after a container.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend.h"
+#include "support/step_source.h"
+#include "transit/transit.h"
+#include "value_internal.h"
+
+namespace {
+
+using transit::Encoding;
+using transit::Error;
+using transit::ReadOptions;
+using transit::Value;
+
+// Every value of `text` and the error that ended it, if any.
+struct Outcome {
+  std::vector<Value> values;
+  std::string error;
+  friend bool operator==(const Outcome&, const Outcome&) = default;
+  friend std::ostream& operator<<(std::ostream& out, const Outcome& o) {
+    for (const Value& v : o.values) out << transit::write(v, Encoding::json_verbose) << " ";
+    return out << (o.error.empty() ? "end" : o.error);
+  }
+};
+
+template <class MakeReader>
+Outcome read_all(MakeReader make) {
+  Outcome o;
+  try {
+    transit::Reader reader = make();
+    while (auto v = reader.next()) o.values.push_back(std::move(*v));
+  } catch (const Error& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
+// With counts: simdjson's walk (RapidJSON's when the library is built without simdjson).
+Outcome counted(std::string_view text, const ReadOptions& options) {
+  Outcome o;
+  const auto reader = transit::detail::make_json_reader(text, options);
+  try {
+    while (auto v = reader->next()) o.values.push_back(std::move(*v));
+  } catch (const Error& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
+// With no counts: RapidJSON in memory.
+Outcome uncounted(std::string_view text, const ReadOptions& options) {
+  Outcome o;
+  const auto reader = transit::detail::make_json_reader(text, options, false);
+  try {
+    while (auto v = reader->next()) o.values.push_back(std::move(*v));
+  } catch (const Error& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
+// With no counts from a Source handing out `step` bytes at a time.
+Outcome from_source(const std::string& text, std::size_t step, const ReadOptions& options) {
+  Outcome o;
+  try {
+    transit::test::StepSource source(text, step);
+    transit::Reader reader(source, Encoding::json, options);
+    while (auto v = reader.next()) o.values.push_back(std::move(*v));
+  } catch (const Error& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
+// All three reads agree, the Source cut at every `step` (1: at every byte).
+void expect_same(const std::string& text, const ReadOptions& options = {}, std::size_t step = 1) {
+  const Outcome reference = counted(text, options);
+  EXPECT_EQ(uncounted(text, options), reference) << "text: " << text.substr(0, 300);
+  EXPECT_EQ(from_source(text, step, options), reference) << "text: " << text.substr(0, 300);
+}
+
+std::string ints(int n, int from = 0) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(from + i);
+  return s;
+}
+
+// A map array of `n` keyword keys (inline: 13 bytes at most) and integer values.
+std::string map_array(int n) {
+  std::string s = "[\"^ \"";
+  for (int i = 0; i < n; ++i) s += ",\"~:k" + std::to_string(i) + "\"," + std::to_string(i);
+  return s + "]";
+}
+
+// The bytes a document's nodes took in its arena (ValueAccess::arena_used_bytes).
+std::size_t used(const Value& v) { return transit::ValueAccess::arena_used_bytes(v); }
+
+Value read_source(const std::string& text, std::size_t step = 64 * 1024) {
+  transit::test::StepSource source(text, step);
+  transit::Reader reader(source, Encoding::json);
+  auto v = reader.next();
+  EXPECT_TRUE(v.has_value());
+  return v ? std::move(*v) : Value();
+}
+
+// Arrays and maps of scalars and inline keys allocate nothing between their items: their
+// slots grow where they stand, and give back what they did not use, so the tree is the one a
+// read with counts builds, to the byte.
+TEST(Uncounted, ContainersOfScalarsGrowInPlaceToTheBytesOfACountedRead) {
+  for (const int n : {1, 3, 4, 5, 8, 9, 100, 1000, 5000}) {
+    SCOPED_TRACE(n);
+    for (const std::string& text : {"[" + ints(n) + "]", map_array(n), "[" + map_array(n) + "]"}) {
+      expect_same(text, {}, 4096);
+      const Value memory = transit::read(text, Encoding::json);
+      const Value source = read_source(text);
+      ASSERT_EQ(source, memory);
+      EXPECT_EQ(used(source), used(memory)) << text.substr(0, 100);
+    }
+  }
+  // JSON objects (JSON-Verbose) too.
+  std::string object = "{";
+  for (int i = 0; i < 50; ++i) object += std::string(i ? "," : "") + "\"~:k" + std::to_string(i) + "\":" + std::to_string(i);
+  object += "}";
+  expect_same(object, {}, 4096);
+  EXPECT_EQ(used(read_source(object)), used(transit::read(object, Encoding::json)));
+}
+
+// A container whose slots are full when a child or a long string was allocated after them
+// moves onto the value stack and is built from there, as with no guess; the tree holds at
+// most the slots it gave up more than a counted read's.
+TEST(Uncounted, SlotsWithAChildAfterThemMoveToTheStack) {
+  const std::string long_text = "a string too long to be inline";
+  for (const int n : {4, 5, 6, 9, 17, 100}) {
+    SCOPED_TRACE(n);
+    std::string arrays = "[", strings = "[", maps = "[\"^ \"", mixed = "[";
+    for (int i = 0; i < n; ++i) {
+      arrays += std::string(i ? "," : "") + "[" + ints(i % 3 + 1, i) + "]";
+      strings += std::string(i ? "," : "") + "\"" + long_text + std::to_string(i) + "\"";
+      maps += ",\"~:k" + std::to_string(i) + "\",[" + std::to_string(i) + "]";
+      // A scalar, then a child: grown in place first, then spilled.
+      mixed += std::string(i ? "," : "") + (i % 5 == 4 ? "[\"" + long_text + "\"]" : std::to_string(i));
+    }
+    for (const std::string& text : {arrays + "]", strings + "]", maps + "]", mixed + "]"}) {
+      expect_same(text);
+      const Value memory = transit::read(text, Encoding::json);
+      const Value source = read_source(text);
+      ASSERT_EQ(source, memory);
+      // The slots given up (at most kLeastGuess's, of 4 entries), beside the counted nodes.
+      EXPECT_LE(used(source), used(memory) + 4 * 2 * sizeof(Value) + 64) << text.substr(0, 100);
+    }
+  }
+}
+
+// The guess at a depth is the length of the last container closed there: a shorter one after
+// a long one gives its room back when nothing came after it; with a long string after it the
+// room stays, and the values are right either way.
+TEST(Uncounted, AGuessTooBigGivesItsRoomBack) {
+  const std::string text = "[[" + ints(60) + "],[1,2,3],[" + ints(60) + "],[4]]";
+  expect_same(text);
+  const Value memory = transit::read(text, Encoding::json);
+  const Value source = read_source(text);
+  ASSERT_EQ(source, memory);
+  EXPECT_EQ(used(source), used(memory));
+  // The same for maps, by depth and kind apart from arrays.
+  const std::string maps = "[" + map_array(40) + "," + map_array(2) + ",[" + ints(30) + "]," + map_array(3) + "]";
+  expect_same(maps);
+  EXPECT_EQ(used(read_source(maps)), used(transit::read(maps, Encoding::json)));
+  // Not the arena's last allocation at its end: its room stays, its values are right.
+  const std::string kept = "[[" + ints(60) + "],[1,\"a string too long to be inline\"],[2]]";
+  expect_same(kept);
+  // Guesses carry from one value of a stream to the next, whatever their shape.
+  expect_same("[" + ints(50) + "] [1] " + map_array(30) + " {\"~:a\":1} [[1,2,3]] [[\"^ \"]] []");
+}
+
+// The forms decided by a container's first item, in guessed containers and around them: map
+// arrays (`"^ "`), tagged values (`["~#tag", rep]`, `{"~#tag": rep}`), sets, lists, cmaps,
+// cache codes, duplicate keys, empty containers, quotes.
+TEST(Uncounted, TransitFormsInsideGuessedContainers) {
+  const std::vector<std::string> texts = {
+      R"([["^ ","~:a",1,"~:b",2,"^0",3,"~:c",4,"~:d",5,"~:e",6],["^ ","^0",7]])",
+      R"(["~#set",[1,2,3,4,5,6,7,8,9,10]])",
+      R"([["~#set",[1,2,2,3,4,5,6,7,8,9]],["~#list",[1,2,3,4,5,6,7,8,9,10]],["~#list",[]]])",
+      R"(["~#cmap",[["^ ","~:a",1],2,[1,2],3,[1,2,3,4,5,6],4,"x",5]])",
+      R"(["~#'",[1,2,3,4,5,6]])",
+      R"([["^ ","~:kw-one",["~#set",["~:kw-one","^0","~:kw-two","^1"]],"^1",["^ ","^0","^1"]]])",
+      R"([["~#point",[1,2,3,4,5]],["~#point",[1,2]],["~#unknown-tag",["^ ","~:a",1]]])",
+      R"([["^ "],["^ ","~:a",[]],[[]],[{}],["~#set",[]]])",
+      R"({"~#set":[1,2,3,4,5,6,7,8,9]})",
+      R"([{"~:a":1,"~:b":2,"~:a":3,"~:c":4,"~:d":5,"~:e":6}])",
+      R"([{"~#list":[1,2,3,4,5]},{"~:a":{"~:b":{"~:c":[1,2,3,4,5,6,7,8]}}}])",
+      R"(["~#m",1234567890])",
+      R"([["~#u",[1,2]],"~u5a2cbea3-e8c6-428b-b525-21239370dd55",["~#m",12]])",
+      R"([["^ ","~:key-long-enough",1],["^ ","^0",2,"^0",3,"~:another-long-key",4,"^1",5]])",
+  };
+  for (const std::string& text : texts) expect_same(text);
+}
+
+// Errors keep their code, byte, path and message: odd map arrays, a tag not first, second
+// reps, a cache code with no entry, in guessed containers grown or spilled.
+TEST(Uncounted, ErrorsInGuessedContainersAreTheCountedReadsErrors) {
+  const std::vector<std::string> texts = {
+      R"(["^ ","~:a",1,"~:b"])",
+      R"([["^ ","~:a",1,"~:b",2,"~:c",3,"~:d",4,"~:e"]])",
+      R"([["^ ","~:a",[1],"~:b",2,"~:c",3,"~:d",4,"~:e",[5],"~:f"]])",
+      R"([1,2,3,4,5,"~#tag",6])",
+      R"([1,2,3,4,5,6,7,8,9,"^9"])",
+      R"([["~#set",[1],[2]]])",
+      R"([["~#cmap",[1,2,3]]])",
+      R"([1,2,3,4,5,"~i12x"])",
+      R"([["^ ","~:a",1,"~:b",2,"~:c",3,"~:d",4,"~:e",5,"~:f",{"~#set":1,"~:g":2}]])",
+  };
+  for (const std::string& text : texts) {
+    expect_same(text);
+    EXPECT_FALSE(counted(text, {}).error.empty()) << text;
+  }
+}
+
+// max_collection_length hit while slots grow (guesses of 4 entries or items doubling to 8,
+// 16...), where they spill, and at 0 (no slots: the stack reports it): the counted read's
+// error, at the same item.
+TEST(Uncounted, LimitsHitWhileGrowing) {
+  for (std::size_t limit = 0; limit <= 18; ++limit) {
+    SCOPED_TRACE(limit);
+    ReadOptions options;
+    options.max_collection_length = limit;
+    for (const int n : {1, 3, 4, 5, 7, 8, 9, 16, 17, 19}) {
+      if (static_cast<std::size_t>(n) > limit + 2 && n != 19) continue;
+      std::string object = "{";
+      for (int i = 0; i < n; ++i) object += std::string(i ? "," : "") + "\"~:k" + std::to_string(i) + "\":" + std::to_string(i);
+      object += "}";
+      std::string spilled = "[";
+      for (int i = 0; i < n; ++i) spilled += std::string(i ? "," : "") + (i % 3 == 2 ? "\"a string too long to be inline\"" : std::to_string(i));
+      spilled += "]";
+      for (const std::string& text : {"[" + ints(n) + "]", map_array(n), object, spilled,
+                                      "[" + map_array(n) + "," + map_array(n + 1) + "]",
+                                      "[[" + ints(n) + "],[" + ints(n + 1) + "]]"})
+        expect_same(text, options);
+    }
+  }
+  // Nothing to spare past the limit: exactly the limit's items read, one more refused.
+  ReadOptions five;
+  five.max_collection_length = 5;
+  EXPECT_EQ(from_source("[" + ints(5) + "]", 1, five).error, "");
+  EXPECT_NE(from_source("[" + ints(6) + "]", 1, five).error, "");
+  EXPECT_EQ(from_source(map_array(5), 1, five).error, "");
+  EXPECT_NE(from_source(map_array(6), 1, five).error, "");
+}
+
+// Depth limits, with guessed containers at every level.
+TEST(Uncounted, DepthLimitsWithGuessedContainers) {
+  for (const std::size_t depth : {1u, 2u, 3u, 10u, 70u}) {
+    ReadOptions options;
+    options.max_depth = depth;
+    for (const std::size_t levels : {depth - 1, depth, depth + 1}) {
+      std::string arrays, maps;
+      for (std::size_t i = 0; i < levels; ++i) arrays += "[1,2,3,4,5,";
+      arrays += "6" + std::string(levels, ']');
+      for (std::size_t i = 0; i < levels; ++i) maps += R"(["^ ","~:a",1,"~:b",2,"~:c",3,"~:d",4,"~:e",)";
+      maps += "1" + std::string(levels, ']');
+      if (levels == 0) continue;
+      expect_same(arrays, options, 3);
+      expect_same(maps, options, 3);
+    }
+  }
+}
+
+// A user's builder sees the items: with handlers the containers stay on the stack.
+TEST(Uncounted, UserBuildersStillSeeEveryItem) {
+  transit::ReadHandlers handlers;
+  std::size_t arrays = 0, maps = 0;
+  handlers.set_array_builder([&](std::span<Value> items) {
+    ++arrays;
+    return Value::list(std::vector<Value>(items.begin(), items.end()));
+  });
+  handlers.set_map_builder([&](std::span<Value> flat) {
+    ++maps;
+    return Value(static_cast<std::int64_t>(flat.size()));
+  });
+  ReadOptions options;
+  options.handlers = &handlers;
+  const std::string text = "[[" + ints(9) + "]," + map_array(7) + "]";
+  expect_same(text, options);
+  arrays = maps = 0;
+  const Outcome o = from_source(text, 5, options);
+  ASSERT_TRUE(o.error.empty()) << o.error;
+  EXPECT_EQ(o.values[0].size(), 2u);
+  EXPECT_EQ(o.values[0][0].kind(), transit::Kind::list);
+  EXPECT_EQ(o.values[0][1], Value(std::int64_t{14}));
+  EXPECT_EQ(arrays, 2u);
+  EXPECT_EQ(maps, 1u);
+}
+
+}  // namespace
