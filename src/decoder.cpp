@@ -179,8 +179,14 @@ Value& Decoder::spill_to_stack(Frame& f) {
 void Decoder::guess_slots(Frame& f, bool map) {
   // A user's builder takes the items from the stack, and a limit of 0 is reported there.
   if (handlers_ || max_items_ == 0) return;
-  const std::size_t guess =
-      std::max<std::size_t>((map ? map_guesses_ : array_guesses_)[depth_slot(f)], kLeastGuess);
+  const std::size_t slot = guess_slot(f, map);
+  guess_at_[(frames_.size() - 1) % kGuessDepths] = static_cast<std::uint16_t>(slot);
+  const std::size_t last = guesses_[slot];
+  // A map's guess is at least kFirstGuess keys and values: a map one entry longer than the
+  // last would grow (keywords: 1.8 M instructions more a read with the last length alone);
+  // an array's is the last length, if any (geojson's coordinate pairs: one trim a pair at
+  // 4, 2.1 M more).
+  const std::size_t guess = last > kFirstGuess || (last != 0 && !map) ? last : kFirstGuess;
   if (map)  // keys and values: whole entries, and no more than the limit allows
     open_map_slots(f, std::min<std::size_t>((guess + 1) / 2, max_items_));
   else  // returned straight into the frame (see open_map_slots)

@@ -66,6 +66,11 @@ struct ValueAccess {
     out.raw_ = raw;
     return out;
   }
+  /// A mix of `v`'s two words, the same for equal inline values and for aliases of one node:
+  /// a reader's guess of a container's size by the key it is the value of.
+  static std::uint64_t bits_mix(const Value& v) noexcept {
+    return (v.raw_.a * 0x9E3779B97F4A7C15u) ^ (v.raw_.b * 0xC2B2AE3D27D4EB4Fu);
+  }
   /// `slot = alias(v)`, at the cost of a 16-byte store when neither holds a count.
   static void assign_alias(Value& slot, const Value& v) noexcept {
     if ((slot.small_.flags & (Value::kHeap | Value::kBorrowed)) != Value::kHeap &&
