@@ -139,15 +139,6 @@ class ChunkSource final : public Source {
   std::size_t chunk_;
 };
 
-void transit_read(benchmark::State& state, const Corpus& c, const std::string& input) {
-  if (!(read(input, Encoding::json) == c.value)) fail(c.name, "transit::read result differs");
-  for (auto _ : state) {
-    Value v = read(input, Encoding::json);
-    benchmark::DoNotOptimize(v);
-  }
-  report(state, input.size(), c.values);
-}
-
 // A read from a Source (a `transit convert`, a service reading a socket): the text handed
 // out in 64 KiB chunks (ReadOptions::chunk_size's default), a fresh Reader each iteration as
 // transit_read makes a fresh read. RapidJSON parses it, whose events announce no counts, so
@@ -160,10 +151,13 @@ Value read_from_source(const std::string& input, Encoding encoding) {
   return std::move(*v);
 }
 
-void transit_source_read(benchmark::State& state, const Corpus& c, const std::string& input) {
-  if (!(read_from_source(input, Encoding::json) == c.value)) fail(c.name, "Source read result differs");
+// transit::read of `input`, or (kSource) its read from a Source.
+template <bool kSource = false>
+void transit_read(benchmark::State& state, const Corpus& c, const std::string& input) {
+  const auto once = [&] { return kSource ? read_from_source(input, Encoding::json) : read(input, Encoding::json); };
+  if (!(once() == c.value)) fail(c.name, kSource ? "Source read result differs" : "transit::read result differs");
   for (auto _ : state) {
-    Value v = read_from_source(input, Encoding::json);
+    Value v = once();
     benchmark::DoNotOptimize(v);
   }
   report(state, input.size(), c.values);
@@ -207,7 +201,7 @@ void register_json_benchmarks(const Corpus& c) {
 #endif
   add("Floor/RapidJsonWrite", [&json](benchmark::State& s) { floor_write(s, json); });
   add("Read/TransitJson", [&c](benchmark::State& s) { transit_read(s, c, c.json); });
-  add("Read/TransitJsonSource", [&c](benchmark::State& s) { transit_source_read(s, c, c.json); });
+  add("Read/TransitJsonSource", [&c](benchmark::State& s) { transit_read<true>(s, c, c.json); });
   add("Write/TransitJson", [&c](benchmark::State& s) {
     transit_write(s, c, Encoding::json, false, c.json);
   });
@@ -218,7 +212,7 @@ void register_json_benchmarks(const Corpus& c) {
 #endif
   add("Floor/RapidJsonWriteVerbose", [&verbose](benchmark::State& s) { floor_write(s, verbose); });
   add("Read/TransitVerbose", [&c](benchmark::State& s) { transit_read(s, c, c.verbose); });
-  add("Read/TransitVerboseSource", [&c](benchmark::State& s) { transit_source_read(s, c, c.verbose); });
+  add("Read/TransitVerboseSource", [&c](benchmark::State& s) { transit_read<true>(s, c, c.verbose); });
   add("Write/TransitVerbose", [&c](benchmark::State& s) {
     transit_write(s, c, Encoding::json_verbose, false, c.verbose);
   });
