@@ -78,8 +78,6 @@ Value& Decoder::place() {
           reserve_stack(f.expected);
         else  // returned straight into the frame (see open_map_slots)
           new (&f.slots) ValueAccess::Slots(ValueAccess::reserve_sequence(f.expected));
-      } else if (f.expected == 0) {
-        guess_slots(f, false);
       }
       break;
     case FrameKind::object_pending:
@@ -88,8 +86,6 @@ Value& Decoder::place() {
       f.kind = FrameKind::object;
       if (f.expected != 0 && f.expected <= max_items_ && !f.slots.items)
         reserve_map_slots(f, f.expected);
-      else if (f.expected == 0)
-        guess_slots(f, true);
       break;
     case FrameKind::tagged_array:
     case FrameKind::tagged_object:
@@ -135,16 +131,9 @@ Value& Decoder::place_in_slots(Frame& f) {
   if (f.kind != FrameKind::array) {
     // A map's slots (reserve_map_slots) hold keys and values: `count` counts both, and
     // the slots hold no more entries than the limit allows.
-    if (f.count == f.slots.capacity) {
-      if (f.expected != 0)
-        throw_error(Errc::syntax, "map has more entries than the " +
-                                      std::to_string(f.slots.capacity / 2) + " it announced");
-      // Slots of a guessed size (guess_slots), grown up to the limit: past it, the error the
-      // stack's items would raise here.
-      if (f.count / 2 >= max_items_) too_many_items();
-      if (!ValueAccess::extend_slots(f.slots, 2 * std::min<std::size_t>(f.slots.capacity, max_items_), true))
-        return spill_to_stack(f);
-    }
+    if (f.count == f.slots.capacity)
+      throw_error(Errc::syntax, "map has more entries than the " +
+                                    std::to_string(f.slots.capacity / 2) + " it announced");
     f.slots_until = f.slots.capacity;
     return *new (f.slots.items + f.count++) Value();
   }
@@ -153,48 +142,11 @@ Value& Decoder::place_in_slots(Frame& f) {
     if (f.expected != 0)
       throw_error(Errc::syntax, "array has more items than the " +
                                     std::to_string(f.slots.capacity) + " it announced");
-    const std::size_t grown = std::min<std::size_t>(2 * f.count, max_items_);
-    if (!f.slots.arena)
-      ValueAccess::grow_sequence(f.slots, grown);
-    else if (!ValueAccess::extend_slots(f.slots, grown, false))
-      return spill_to_stack(f);
+    ValueAccess::grow_sequence(f.slots, std::min<std::size_t>(2 * f.count, max_items_));
   }
   // Up to the slots' end and the limit, the next items go straight in (deliver).
   f.slots_until = static_cast<std::uint32_t>(std::min<std::size_t>(f.slots.capacity, max_items_));
   return *new (f.slots.items + f.count++) Value();
-}
-
-Value& Decoder::spill_to_stack(Frame& f) {
-  // The innermost frame's items are all in its slots: nothing of it is on the stack.
-  reserve_stack(2 * std::size_t{f.count});
-  for (std::uint32_t i = 0; i < f.count; ++i) stack_.emplace_back(std::move(f.slots.items[i]));
-  // Moved from, nothing left to release: given back when nothing came after them (their
-  // block had no room to grow them), else left unused.
-  ValueAccess::release_slots(f.slots, f.kind != FrameKind::array);
-  f.count = 0;
-  f.slots_until = 0;
-  return place();  // on the stack from now on, with every check of its items there
-}
-
-void Decoder::guess_slots(Frame& f, bool map) {
-  // A user's builder takes the items from the stack, and a limit of 0 is reported there.
-  if (handlers_ || max_items_ == 0) return;
-  const std::size_t slot = guess_slot(f, map);
-  guess_at_[(frames_.size() - 1) % kGuessDepths] = static_cast<std::uint16_t>(slot);
-  const std::size_t last = guesses_[slot];
-  // A map's guess is at least kFirstGuess keys and values: a map one entry longer than the
-  // last would grow (keywords: 1.8 M instructions more a read with the last length alone);
-  // an array's is the last length, if any (geojson's coordinate pairs: one trim a pair at
-  // 4, 2.1 M more).
-  const std::size_t guess = last > kFirstGuess || (last != 0 && !map) ? last : kFirstGuess;
-  if (map)  // keys and values: whole entries, and no more than the limit allows
-    open_map_slots(f, std::min<std::size_t>((guess + 1) / 2, max_items_));
-  else  // returned straight into the frame (see open_map_slots)
-    new (&f.slots) ValueAccess::Slots(ValueAccess::reserve_sequence(std::min(guess, max_items_)));
-}
-
-void Decoder::trim_guessed(Frame& f) noexcept {
-  ValueAccess::trim_slots(f.slots, f.count, f.kind != FrameKind::array);
 }
 
 void Decoder::reserve_map_slots_checked(Frame& f, std::size_t entries) {

@@ -159,10 +159,11 @@ class Decoder {
   /// checked_tag, another `~X` scalar to json_scalar_string; a typed read's string to
   /// tape_walk_string. Everything else (`"^ "`, escapes, bad codes, user handlers, a lazy
   /// cache) goes to string(), which applies the same rules.
-  /// checked_string() for text whose UTF-8 RapidJSON's events leave to the caller, who has
-  /// checked it: out of line, so that JSON's unit, whose walk of simdjson's document takes
-  /// json_string(), keeps its code as it was (inline there, its read of keywords ran 1.2%
-  /// more instructions).
+  /// checked_string() for the strings of RapidJSON's events (a Source, or text simdjson
+  /// leaves to RapidJSON), whose UTF-8 the caller has checked: their cache codes, keywords,
+  /// short strings and map keys take its inline paths, not string()'s tests. Out of line, so
+  /// that JSON's unit, whose walk of simdjson's document takes json_string(), keeps its code
+  /// as it was (checked_string inline there made keywords' JSON read 1.2% more instructions).
   [[gnu::noinline]] void validated_string(std::string_view raw);
   [[gnu::always_inline]] void checked_string(std::string_view raw, bool ascii) {
     if (tape_ || handlers_ || !caching_) [[unlikely]] {
@@ -424,18 +425,6 @@ class Decoder {
     frames_.emplace_back(static_cast<std::uint32_t>(stack_.size()), expected, Frame::kArrayNode);
   }
   void array_end();
-  /// array_end() and map_end() for a backend whose events announce no counts (RapidJSON's,
-  /// from a Source or in memory): a plain container built in slots of a guessed size
-  /// (guess_slots) gives back the room it did not use, while its node is still its arena's
-  /// last allocation, and its length is the guess for the next one at its depth.
-  void uncounted_array_end() {
-    if (!frames_.empty()) settle_guess(frames_.back());
-    array_end();
-  }
-  void uncounted_map_end() {
-    if (!frames_.empty()) settle_guess(frames_.back());
-    map_end();
-  }
   /// array_end() (`array`) or map_end() for the walk of simdjson's document (json::emit).
   /// In a plain walk (`kPlain`, see json_string), which writes no tape, plain_array_end()
   /// and plain_map_end() take a container built in its own slots and finished into its
@@ -655,60 +644,6 @@ class Decoder {
     open_map_slots(f, entries);
   }
   void reserve_map_slots_checked(Frame& f, std::size_t entries);
-  /// A plain array or map (`map`: an object or a map array) whose count nobody announced,
-  /// at its first item: its items go into slots of a guessed size (the length of the last
-  /// such container closed as the value of the same key, or at its depth; kFirstGuess if none), which grow as they fill
-  /// (place_in_slots) where they stand while their node is the arena's last allocation (a
-  /// container of scalars and inline text allocates nothing between its items), else
-  /// spill onto the stack (spill_to_stack). So its items take deliver's inline path into their node, as a
-  /// counted container's do, not the value stack and a copy from it at the end. Nothing
-  /// with user handlers (a builder takes the items from the stack) or a limit of 0 (which
-  /// the stack's path reports): the frame then stays on the stack.
-  [[gnu::noinline]] void guess_slots(Frame& f, bool map);
-  /// Guessed slots that are full and cannot grow where they stand (a child or a long string
-  /// was allocated after them): their items move onto the stack, where the container is
-  /// built from now on, as one with no guess is, rather than to a bigger node (which would
-  /// leave the old one unused in the arena); the slot of the next item.
-  Value& spill_to_stack(Frame& f);
-  /// At a container's end (uncounted_array_end): a guessed container's length becomes the
-  /// guess at its depth, and the room it did not use is given back if it can be.
-  void settle_guess(Frame& f) noexcept {  // `f`: the innermost frame
-    // Counted; or empty, or a tagged value: never guessed.
-    if (f.expected != 0 || (f.kind != FrameKind::array && f.kind != FrameKind::object &&
-                            f.kind != FrameKind::map_array))
-      return;
-    // Its length, in its slots or, spilled there, on the stack (nothing of it in the other).
-    const std::size_t items = f.slots.items ? f.count : stack_.size() - f.start;
-    guesses_[guess_at_[(frames_.size() - 1) % kGuessDepths]] =
-        static_cast<std::uint32_t>(items < kMostGuess ? items : kMostGuess);
-    if (f.count < f.slots.capacity) trim_guessed(f);
-  }
-  /// settle_guess() of slots with room unused (out of line).
-  [[gnu::noinline]] void trim_guessed(Frame& f) noexcept;
-  /// Where guess_slots keeps its guess for the innermost frame `f`, an array or a map
-  /// (`map`): by the key it is the value of, when its parent is a map (a record's "user" map
-  /// and its "tags" array are told apart at one depth), else by its depth.
-  std::size_t guess_slot(const Frame& f, bool map) const noexcept {
-    const std::size_t depth = frames_.size() - 1;
-    std::size_t slot = depth % kGuessDepths;
-    if (depth != 0) {
-      const Frame& p = (&f)[-1];
-      if (p.kind == FrameKind::object || p.kind == FrameKind::map_array) {
-        // The key is the parent's last item: in its slots, or just below this frame's start.
-        const Value* key = p.slots.items ? (p.count % 2 == 1 ? p.slots.items + p.count - 1 : nullptr)
-                                         : ((f.start - p.start) % 2 == 1 ? &stack_[f.start - 1] : nullptr);
-        if (key) slot = kGuessDepths + (ValueAccess::bits_mix(*key) >> 57);  // 128 slots by key
-      }
-    }
-    return 2 * slot + map;
-  }
-  static constexpr std::size_t kGuessDepths = 64;
-  // The guess where none was made yet, or the last was empty (a map's keys and values
-  // counted apart), and the most a guess asks for: a long container's length does not make
-  // its sibling, which may be short and not the arena's last allocation at its end, hold
-  // room for as many.
-  static constexpr std::size_t kFirstGuess = 4;
-  static constexpr std::size_t kMostGuess = 1024;
   void open_map_slots(Frame& f, std::size_t entries) {
     // Returned straight into the frame: assigned, the 32 bytes went through a temporary on
     // the stack, stored field by field and loaded again by 16-byte loads that waited for
@@ -730,8 +665,6 @@ class Decoder {
         reserve_map_slots(f, (f.expected - 1) / 2);
       else
         reserve_stack(f.expected - 1);
-    } else if (f.expected == 0) {
-      guess_slots(f, true);
     }
   }
   /// Frees the node reserved for pending frame `f`, still empty, when its first item makes it
@@ -1476,16 +1409,6 @@ class Decoder {
   union {
     Value pair_rep_;
   };
-  // The guesses of guess_slots (see guess_slot): the length of the last array, and the keys
-  // and values of the last map, closed at a depth or as the value of a key. Kept from one
-  // value to the next: a stream's values are often alike.
-  std::array<std::uint32_t, 2 * (kGuessDepths + 128)> guesses_{};
-  // By depth (modulo kGuessDepths), where the open container there took its guess, for
-  // settle_guess: kept here, not in the Frame, whose every byte more moved the counted
-  // paths' code (keywords' JSON read 0.28% more instructions with a field in its padding).
-  // A container with no guess (user handlers) updates the slot its depth took last: a
-  // guess, wrong or right, changes no value read.
-  std::array<std::uint16_t, kGuessDepths> guess_at_{};
 };
 
 }  // namespace transit::detail

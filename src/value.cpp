@@ -235,26 +235,6 @@ struct Arena : ArenaHeader {
     allocated_ += bytes;
     return p;
   }
-  // Grows the allocation of `old_bytes` at `p` to `new_bytes` where it stands, when it is
-  // the current block's last one and the block has room: false, changing nothing, otherwise.
-  bool try_extend(void* p, std::size_t old_bytes, std::size_t new_bytes) noexcept {
-    old_bytes = (old_bytes + 7) & ~std::size_t{7};
-    new_bytes = (new_bytes + 7) & ~std::size_t{7};
-    if (!is_last(p, old_bytes) || head_->size - head_->used < new_bytes - old_bytes) return false;
-    head_->used += new_bytes - old_bytes;
-    allocated_ += new_bytes - old_bytes;
-    return true;
-  }
-  // Gives back the end of the allocation of `old_bytes` at `p` past its first `new_bytes`,
-  // when it is the current block's last one (else the bytes stay unused with the block).
-  bool shrink(void* p, std::size_t old_bytes, std::size_t new_bytes) noexcept {
-    old_bytes = (old_bytes + 7) & ~std::size_t{7};
-    new_bytes = (new_bytes + 7) & ~std::size_t{7};
-    if (!is_last(p, old_bytes)) return false;
-    head_->used -= old_bytes - new_bytes;
-    allocated_ -= old_bytes - new_bytes;
-    return true;
-  }
   // Inline in every builder: a bump of the current block; the block change is out of line.
   [[gnu::always_inline]] void* allocate(std::size_t bytes) {
     if (void* p = try_allocate(bytes)) [[likely]]
@@ -320,10 +300,6 @@ struct Arena : ArenaHeader {
     ArenaBlock* block = take_block(bytes, size);
     block->next = head_;
     head_ = block;
-  }
-
-  bool is_last(const void* p, std::size_t bytes) noexcept {
-    return head_ && static_cast<const char*>(p) + bytes == head_->data() + head_->used;
   }
 
   static constexpr std::size_t kMaxBlock = std::size_t{1} << 20;
@@ -975,13 +951,6 @@ ValueAccess::Slots ValueAccess::reserve_growable_sequence(std::size_t capacity) 
   return {node, node->items(), n, nullptr};
 }
 
-namespace {
-// The bytes of a node of `capacity` slots: a sequence's items, or a map's keys and values.
-std::size_t slots_bytes(bool map, std::size_t capacity) noexcept {
-  return map ? MapNode::bytes_for(capacity / 2) : sizeof(SeqNode) + capacity * sizeof(Value);
-}
-}  // namespace
-
 void ValueAccess::grow_sequence(Slots& slots, std::size_t capacity) {
   const std::uint32_t n = detail::checked_size(capacity);
   // On failure the slots stay as they were, for abandon_sequence.
@@ -989,30 +958,6 @@ void ValueAccess::grow_sequence(Slots& slots, std::size_t capacity) {
   if (!grown) throw std::bad_alloc();
   auto* node = static_cast<SeqNode*>(grown);
   slots = {node, node->items(), n, nullptr};
-}
-
-bool ValueAccess::extend_slots(Slots& slots, std::size_t capacity, bool map) noexcept {
-  auto* arena = static_cast<detail::Arena*>(slots.arena);
-  if (!arena || capacity > UINT32_MAX || !slots.items ||
-      !arena->try_extend(slots.node, slots_bytes(map, slots.capacity), slots_bytes(map, capacity)))
-    return false;
-  slots.capacity = static_cast<std::uint32_t>(capacity);
-  return true;
-}
-
-void ValueAccess::release_slots(Slots& slots, bool map) noexcept {
-  if (auto* arena = static_cast<detail::Arena*>(slots.arena))
-    arena->shrink(slots.node, slots_bytes(map, slots.capacity), 0);
-  abandon_sequence(slots, 0);
-}
-
-void ValueAccess::trim_slots(Slots& slots, std::uint32_t used, bool map) noexcept {
-  auto* arena = static_cast<detail::Arena*>(slots.arena);
-  // A map's slots keep room for whole entries: an odd count is an error reported with them.
-  const std::uint32_t keep = map ? used + used % 2 : used;
-  if (!arena || !slots.items || keep >= slots.capacity) return;
-  if (arena->shrink(slots.node, slots_bytes(map, slots.capacity), slots_bytes(map, keep)))
-    slots.capacity = keep;
 }
 
 Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) {

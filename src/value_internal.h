@@ -66,11 +66,6 @@ struct ValueAccess {
     out.raw_ = raw;
     return out;
   }
-  /// A mix of `v`'s two words, the same for equal inline values and for aliases of one node:
-  /// a reader's guess of a container's size by the key it is the value of.
-  static std::uint64_t bits_mix(const Value& v) noexcept {
-    return (v.raw_.a * 0x9E3779B97F4A7C15u) ^ (v.raw_.b * 0xC2B2AE3D27D4EB4Fu);
-  }
   /// `slot = alias(v)`, at the cost of a 16-byte store when neither holds a count.
   static void assign_alias(Value& slot, const Value& v) noexcept {
     if ((slot.small_.flags & (Value::kHeap | Value::kBorrowed)) != Value::kHeap &&
@@ -287,17 +282,6 @@ struct ValueAccess {
   /// holds the old block and the new one at once. (A Value may be moved bitwise: nothing
   /// points into one.)
   static void grow_sequence(Slots& slots, std::size_t capacity);
-  /// Enlarges slots of an arena (a sequence's, or a map's: `map`) to `capacity` where they
-  /// stand, when they are still its last allocation (nothing allocated since: a container of
-  /// scalars and inline text so far) and its block has room: false, changing nothing,
-  /// otherwise (heap slots too). For a reader that guessed a container's size.
-  static bool extend_slots(Slots& slots, std::size_t capacity, bool map) noexcept;
-  /// Frees slots whose items were all moved out (nothing to destroy): given back to their
-  /// arena when they are still its last allocation, else left unused in its block.
-  static void release_slots(Slots& slots, bool map) noexcept;
-  /// Gives back the room past the first `used` slots (rounded up to whole entries for a map),
-  /// when the slots are still their arena's last allocation; else leaves them as they are.
-  static void trim_slots(Slots& slots, std::uint32_t used, bool map) noexcept;
   /// The array or list (not a set, which drops duplicates) of the first `size` items of
   /// `slots`, which it takes over; `slots` is left empty. Throws Error(too_deep) past
   /// Value::kMaxDepth, as every builder does, leaving nothing of the node behind.

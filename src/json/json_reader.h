@@ -100,9 +100,9 @@ class SaxHandler {
   }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) { return String(s, n, copy); }
   bool StartObject() { return token(1), at(), d_.map_begin(), done(); }
-  bool EndObject(rapidjson::SizeType) { return token(1), at(), d_.uncounted_map_end(), done(); }
+  bool EndObject(rapidjson::SizeType) { return token(1), at(), d_.map_end(), done(); }
   bool StartArray() { return token(1), at(), d_.array_begin(), done(); }
-  bool EndArray(rapidjson::SizeType) { return token(1), at(), d_.uncounted_array_end(), done(); }
+  bool EndArray(rapidjson::SizeType) { return token(1), at(), d_.array_end(), done(); }
 
  private:
   void at() {
