@@ -336,8 +336,6 @@ void Decoder::string(std::string_view raw) {
   if (cacheable) cache_add(v, false);
 }
 
-void Decoder::validated_string(std::string_view raw) { checked_string(raw, false); }
-
 void Decoder::json_scalar_string(std::string_view raw) {
   // Only a map key is cacheable (no keyword, symbol or tag comes here).
   const bool cacheable = caching_ ? at_key_position() && is_cacheable(raw, true)
