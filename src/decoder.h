@@ -150,6 +150,14 @@ class Decoder {
   void bytes(std::string_view data) { deliver(Value::bytes(data)); }
   /// Any string on the wire: values, JSON object keys, map-array keys alike.
   void string(std::string_view raw);
+  /// checked_string() for the strings of RapidJSON's events (a Source, or text simdjson
+  /// leaves to RapidJSON), whose UTF-8 the caller has checked: their cache codes, keywords,
+  /// short strings and map keys take its inline paths, not string()'s tests. Out of line, in
+  /// a unit of its own (src/json/validated_string.cpp): inline in JSON's unit, whose walk of
+  /// simdjson's document takes json_string(), it made keywords' JSON read 1.2% more
+  /// instructions; in decoder.cpp, GCC compiled string() otherwise (extensions' JSON-Verbose
+  /// read 0.6% more).
+  [[gnu::noinline]] void validated_string(std::string_view raw);
   /// string() for text the backend has checked to be valid UTF-8 (MessagePack's entry),
   /// `ascii` when it also found every byte below 0x80. The common strings are resolved here,
   /// inline, before any text is built: a cache code goes straight to the read cache; a plain
@@ -159,14 +167,6 @@ class Decoder {
   /// checked_tag, another `~X` scalar to json_scalar_string; a typed read's string to
   /// tape_walk_string. Everything else (`"^ "`, escapes, bad codes, user handlers, a lazy
   /// cache) goes to string(), which applies the same rules.
-  /// checked_string() for the strings of RapidJSON's events (a Source, or text simdjson
-  /// leaves to RapidJSON), whose UTF-8 the caller has checked: their cache codes, keywords,
-  /// short strings and map keys take its inline paths, not string()'s tests. Out of line, in
-  /// a unit of its own (src/json/validated_string.cpp): inline in JSON's unit, whose walk of
-  /// simdjson's document takes json_string(), it made keywords' JSON read 1.2% more
-  /// instructions; in decoder.cpp, GCC compiled string() otherwise (extensions' JSON-Verbose
-  /// read 0.6% more).
-  [[gnu::noinline]] void validated_string(std::string_view raw);
   [[gnu::always_inline]] void checked_string(std::string_view raw, bool ascii) {
     if (tape_ || handlers_ || !caching_) [[unlikely]] {
       // A typed read's cache code goes to the tape as the walk of a parsed JSON document
