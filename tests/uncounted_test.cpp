@@ -225,6 +225,24 @@ TEST(Uncounted, ErrorsAreTheCountedReadsErrors) {
   }
 }
 
+// Errors' lines and columns from a Source that dropped chunks holding no newline, one, or
+// several (SourceInput counts them as it drops each chunk): the in-memory read's.
+TEST(Uncounted, ErrorLinesAcrossDroppedChunks) {
+  const std::vector<std::string> texts = {
+      "[1,\n2,\n\n3,\n[4,\n\n\n5,]]",
+      "\n\n\n\n[\"^ \",\n\"~:a\",1,\n\n\"~:b\"\n]",
+      "[\"abc\",\n\"~#set\",\n1]",
+      "[1,2,3]\n\n[4,\n5,\n\"^9\"]",
+      "\n  [\"abc\\ud800\\u0041\"]",
+  };
+  for (const std::string& text : texts)
+    for (const std::size_t step : {1u, 2u, 3u, 5u, 8u, 64u}) {
+      SCOPED_TRACE(step);
+      expect_same(text, {}, step);
+      EXPECT_NE(counted(text, {}).error.find("line"), std::string::npos) << text;
+    }
+}
+
 // max_collection_length at 0 to 18, around the sizes a guess would start at and double to
 // (4, 8, 16), with and without allocations between the items: the counted read's error, at
 // the same item.

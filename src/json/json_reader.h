@@ -255,30 +255,9 @@ class SourceInput {
   }
 
  private:
-  bool refill() {
-    if (!source_ || eof_) return false;
-    // A token that started in this chunk is placed now, before its bytes are dropped.
-    if (!armed_ && !token_located_ && token_ >= before_) {
-      token_loc_ = locate(token_);
-      token_located_ = true;
-    }
-    // Keep line numbers for error messages across dropped chunks.
-    for (const char* q = chunk_; q != p_; ++q)
-      if (*q == '\n') {
-        ++lines_;
-        line_start_ = before_ + static_cast<std::size_t>(q - chunk_) + 1;
-      }
-    before_ += static_cast<std::size_t>(p_ - chunk_);
-    chunk_ = p_ = end_ = buf_.data();
-    // Checked before reading more, so a value never holds more than the limit plus a chunk.
-    if (before_ > value_end_)
-      throw_error(Errc::too_large,
-                  "value is longer than " + std::to_string(max_value_bytes_) + " bytes");
-    const std::size_t n = source_->read(buf_.data(), buf_.size());
-    end_ = p_ + n;
-    eof_ = n == 0;
-    return n != 0;
-  }
+  // Drops the bytes behind the cursor and reads the next chunk; false at the end of the
+  // input. In json_source.cpp, out of JSON's unit, which it would change (see there).
+  bool refill();
 
   Source* source_ = nullptr;
   std::vector<char> buf_;
