@@ -245,11 +245,14 @@ class SourceInput {
     Location where{offset, 1 + lines_, 0};
     std::size_t line_start = line_start_;
     const std::size_t upto = std::min<std::size_t>(offset - before_, static_cast<std::size_t>(end_ - chunk_));
-    for (std::size_t i = 0; i < upto; ++i)
-      if (chunk_[i] == '\n') {
-        ++where.line;
-        line_start = before_ + i + 1;
-      }
+    // By memchr, as refill counts them: refill places every token begun in a chunk it drops,
+    // and a byte at a time this was 4.3% of keywords' read from a Source.
+    for (const char* q = chunk_;
+         (q = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(chunk_ + upto - q)))) != nullptr;
+         ++q) {
+      ++where.line;
+      line_start = before_ + static_cast<std::size_t>(q - chunk_) + 1;
+    }
     where.column = offset - line_start + 1;
     return where;
   }
