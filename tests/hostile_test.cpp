@@ -231,6 +231,27 @@ TEST(Hostile, MsgpackStr32ClaimingFourGiBFromASourceFailsAtOnce) {
   EXPECT_LE(source.given(), ReadOptions{}.chunk_size);
 }
 
+// Any chunk size reads the whole stream. JSON's reader from a Source made its buffer of exactly
+// `chunk_size` bytes: with 0 it asked the Source for nothing, took the 0 bytes it got for the
+// end of the input, and returned no value (MessagePack's reads at least 16 bytes a time).
+TEST(Hostile, EveryChunkSizeReadsTheWholeStream) {
+  const std::vector<Value> values{Value::map({{transit::kw("a"), 1}}), Value::array({1, 2, "x"}),
+                                  Value::symbol("s")};
+  for (const Encoding encoding : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+    std::string stream;
+    for (const Value& v : values) stream += transit::write(v, encoding) + (encoding == Encoding::msgpack ? "" : " ");
+    for (const std::size_t chunk : {0, 1, 2, 3, 15, 16, 64}) {
+      SCOPED_TRACE(std::string(transit::encoding_name(encoding)) + ", chunk " + std::to_string(chunk));
+      transit::test::StepSource source(stream, 1000);
+      ReadOptions options;
+      options.chunk_size = chunk;
+      transit::Reader reader(source, encoding, options);
+      for (const Value& expected : values) EXPECT_EQ(reader.next(), expected);
+      EXPECT_EQ(reader.next(), std::nullopt);
+    }
+  }
+}
+
 TEST(Hostile, MsgpackBin32AndExtClaimsFromASourceFailAtOnce) {
   for (const char* header : {"c6 ff ff ff ff", "c9 ff ff ff ff 01", "91 c6 01 00 00 01"}) {
     SCOPED_TRACE(header);

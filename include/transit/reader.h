@@ -46,7 +46,8 @@ struct ReadOptions {
   /// Most bytes one top-level value may take on the wire; more is an Error(too_large). A reader
   /// from a Source buffers at most this (plus one chunk) for a value, whatever the input claims.
   std::size_t max_value_bytes = std::size_t{64} << 20;  // 64 MiB
-  /// Bytes read from a Source at a time.
+  /// Bytes read from a Source at a time (at least 1 for JSON and 16 for MessagePack: a smaller
+  /// size, 0 included, reads that many).
   std::size_t chunk_size = 64 * 1024;
   /// Read handlers for user tags, a default handler, map and array builders. Null: tags this
   /// library does not know are read as tagged values. Must outlive the reader.

@@ -176,7 +176,10 @@ class SourceInput {
   /// Bytes behind the cursor are dropped: a value cannot be read twice.
   static constexpr bool kRereadable = false;
 
-  SourceInput(Source& source, std::size_t chunk_size) : source_(&source), buf_(chunk_size) {
+  // A chunk of at least one byte: an empty buffer asked the Source for 0 bytes, took the 0 it
+  // got for the end of the input, and the read returned no value at all.
+  SourceInput(Source& source, std::size_t chunk_size)
+      : source_(&source), buf_(std::max<std::size_t>(chunk_size, 1)) {
     chunk_ = p_ = end_ = buf_.data();
   }
   Stream& stream() noexcept { return *this; }
