@@ -25,6 +25,7 @@
 #include <string>
 #include <thread>
 
+#include "chunk_source.h"
 #include "corpora.h"
 #include "rapidjson_dom.h"
 #include "transit/transit.h"
@@ -122,22 +123,6 @@ void floor_write(benchmark::State& state, const JsonText& t) {
   }
   report(state, t.writer_out_size, t.corpus->values);
 }
-
-// Hands out an in-memory text at most `chunk` bytes at a time, as a pipe or a socket would.
-class ChunkSource final : public Source {
- public:
-  ChunkSource(std::string_view text, std::size_t chunk) : text_(text), chunk_(chunk) {}
-  std::size_t read(char* buffer, std::size_t size) override {
-    const std::size_t n = std::min({size, text_.size(), chunk_});
-    std::memcpy(buffer, text_.data(), n);
-    text_.remove_prefix(n);
-    return n;
-  }
-
- private:
-  std::string_view text_;
-  std::size_t chunk_;
-};
 
 // A read from a Source (a `transit convert`, a service reading a socket): the text handed
 // out in 64 KiB chunks (ReadOptions::chunk_size's default), a fresh Reader each iteration as

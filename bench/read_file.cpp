@@ -52,9 +52,7 @@
 #include <simdjson.h>
 #endif
 
-#include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -62,6 +60,7 @@
 #include <string>
 #include <string_view>
 
+#include "chunk_source.h"
 #include "rapidjson_dom.h"
 #include "transit/transit.h"
 #include "typed_corpora.h"
@@ -116,24 +115,9 @@ namespace {
   return transit::read(bytes, encoding).size();
 }
 
-// Hands out an in-memory text at most 64 KiB at a time (ReadOptions::chunk_size's default).
-class ChunkSource final : public transit::Source {
- public:
-  explicit ChunkSource(std::string_view text) : text_(text) {}
-  std::size_t read(char* buffer, std::size_t size) override {
-    const std::size_t n = std::min({size, text_.size(), std::size_t{64 * 1024}});
-    std::memcpy(buffer, text_.data(), n);
-    text_.remove_prefix(n);
-    return n;
-  }
-
- private:
-  std::string_view text_;
-};
-
 // transit_read from a Source: the Reader, its parse and the freeing of the Value.
 [[gnu::noinline]] std::size_t transit_source_read(const std::string& bytes) {
-  ChunkSource source(bytes);
+  transit::bench::ChunkSource source(bytes, 64 * 1024);  // ReadOptions::chunk_size's default
   transit::Reader reader(source, transit::Encoding::json);
   const std::optional<transit::Value> v = reader.next();
   return v ? v->size() : 0;
