@@ -176,10 +176,20 @@ class SourceInput {
   /// Bytes behind the cursor are dropped: a value cannot be read twice.
   static constexpr bool kRereadable = false;
 
+  /// Bytes after a chunk that a parser of the text in place may read (their content unused):
+  /// simdjson's padding (see buffered_value). Zeroed, so memcheck sees no undefined byte.
+#ifdef TRANSIT_HAVE_SIMDJSON
+  static constexpr std::size_t kPadding = simdjson::SIMDJSON_PADDING;
+#else
+  static constexpr std::size_t kPadding = 0;
+#endif
+
   // A chunk of at least one byte: an empty buffer asked the Source for 0 bytes, took the 0 it
   // got for the end of the input, and the read returned no value at all.
   SourceInput(Source& source, std::size_t chunk_size)
-      : source_(&source), buf_(std::max<std::size_t>(chunk_size, 1)) {
+      : source_(&source),
+        chunk_size_(std::max<std::size_t>(chunk_size, 1)),
+        buf_(chunk_size_ + kPadding) {
     chunk_ = p_ = end_ = buf_.data();
   }
   Stream& stream() noexcept { return *this; }
@@ -218,6 +228,67 @@ class SourceInput {
   }
   /// True when the input is exhausted at the cursor.
   bool at_end() { return p_ == end_ && !refill(); }
+
+  /// The text of the array or object that starts at the cursor, when the chunk held holds all
+  /// of it (kPadding readable bytes follow it); else empty: a value of another kind, or one
+  /// that goes on past the chunk. It ends at the bracket that closes the first one, strings
+  /// and their escapes minded; whether it is JSON is the parser's to say. Reads nothing, so a
+  /// reader never waits here for bytes the incremental read would not wait for.
+  std::string_view buffered_value() const noexcept {
+    const char* const v = p_;
+    if (v == end_ || (*v != '[' && *v != '{')) return {};
+    std::size_t depth = 0;
+    bool in_string = false;
+    const char* q = v;
+#ifdef __SSE2__
+    // 16 bytes at a time while there is no backslash: the bytes inside strings are those
+    // after an odd number of quotes (a prefix XOR of the quotes' bits), and the brackets
+    // outside them count the depth. `[` and `]` are `{` and `}` with the 0x20 bit clear.
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'), case_bit = _mm_set1_epi8(0x20);
+    for (; end_ - q >= 16; q += 16) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+      if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, backslash)) != 0) break;  // escapes: a byte at a time
+      unsigned inside = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, quote)));
+      inside ^= inside << 1;
+      inside ^= inside << 2;
+      inside ^= inside << 4;
+      inside ^= inside << 8;
+      if (in_string) inside = ~inside;
+      inside &= 0xffff;
+      const __m128i folded = _mm_or_si128(x, case_bit);
+      const auto opens = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, open)));
+      const auto closes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, close)));
+      for (unsigned b = (opens | closes) & ~inside; b != 0; b &= b - 1) {
+        const int i = std::countr_zero(b);
+        if ((opens >> i & 1) != 0)
+          ++depth;
+        else if (--depth == 0)
+          return {v, static_cast<std::size_t>(q + i + 1 - v)};
+      }
+      in_string = (inside >> 15) != 0;
+    }
+#endif
+    for (; q != end_; ++q) {
+      const char c = *q;
+      if (in_string) {
+        if (c == '\\') {
+          if (++q == end_) return {};
+        } else if (c == '"') {
+          in_string = false;
+        }
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if ((c == ']' || c == '}') && --depth == 0) {
+        return {v, static_cast<std::size_t>(q + 1 - v)};
+      }
+    }
+    return {};
+  }
+  /// Moves the cursor past `n` bytes of the chunk held (a value read from buffered_value).
+  void skip(std::size_t n) noexcept { p_ += n; }
 
   /// A value starts at the cursor; reading past `value_end` is an Error(too_large).
   void begin_value(std::size_t value_end, std::size_t max_value_bytes) noexcept {
@@ -266,7 +337,8 @@ class SourceInput {
   bool refill();
 
   Source* source_ = nullptr;
-  std::vector<char> buf_;
+  std::size_t chunk_size_;  // bytes asked of the Source at a time
+  std::vector<char> buf_;   // a chunk and kPadding bytes
   const char* chunk_;  // start of the bytes held; `before_` bytes came before it
   const char* p_;
   const char* end_;
@@ -444,8 +516,12 @@ class SimdjsonParser {
   /// else from a copy in its padded buffer (a citm_catalog read: a 427 KB copy, 13.4 K
   /// first-level misses).
   const simdjson::dom::document* parse(std::string_view text) {
+    return parse(text, !padding_readable(text.data(), text.size(), simdjson::SIMDJSON_PADDING));
+  }
+  /// As parse(text), from a copy or in place as `copy` says: in place only when the
+  /// SIMDJSON_PADDING bytes after the text lie in its allocation (SourceInput's chunk).
+  const simdjson::dom::document* parse(std::string_view text, bool copy) {
     simdjson::dom::element root;
-    const bool copy = !padding_readable(text.data(), text.size(), simdjson::SIMDJSON_PADDING);
     if (!parser_ || parser_->parse(text.data(), text.size(), copy).get(root)) return nullptr;
     text_ = text;
     zeros_ = Zeros::unknown;
@@ -808,6 +884,8 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     value_start_ = start;
     tape_marked_ = true;
 #ifdef TRANSIT_HAVE_SIMDJSON
+    if constexpr (!kTape && std::is_same_v<Input, SourceInput>)
+      if ((read_whole_ = read_buffered())) return true;
     if constexpr (std::is_same_v<Input, MemoryInput>)
       if (use_simdjson_)
         if ((read_whole_ = read_with_simdjson<kTape>(start))) {
@@ -1040,6 +1118,42 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       }
       if (decoder_.caching()) cache_lazily_ = false;
       input_.seek(end);
+      return decoder_.take();
+    }
+  }
+#endif
+
+#ifdef TRANSIT_HAVE_SIMDJSON
+  /// From a Source: reads the array or object at the cursor with simdjson, in place, when the
+  /// chunk held holds all of its text (SourceInput::buffered_value), as a text in memory is
+  /// read; else, or when simdjson or the decoder refuses it, returns nothing and leaves the
+  /// cursor where it was, and RapidJSON reads the value a byte at a time as before, with its
+  /// values and errors. So a value this path reads is one RapidJSON would read the same, and
+  /// every error, limit and value crossing a chunk stays RapidJSON's.
+  std::optional<Value> read_buffered() {
+    const std::string_view text = input_.buffered_value();
+    // A limit simdjson's document cannot check (as in read_with_simdjson).
+    if (text.empty() || text.size() > limits_.max_value_bytes ||
+        text.size() > limits_.max_string_length)
+      return std::nullopt;
+    SimdjsonParser parser;
+    const simdjson::dom::document* const doc = parser.parse(text, false);
+    if (!doc) return std::nullopt;
+    for (;;) {
+      decoder_.reset(cache_lazily_);
+      std::optional<ArenaScope> arena;
+      if (decoder_.runs_no_user_code()) arena.emplace();
+      const FramesDroppedInScope frames_dropped_in_scope{decoder_, arena.has_value()};
+      try {
+        emit_values(decoder_, *doc);
+      } catch (const Decoder::CacheNeeded&) {
+        cache_lazily_ = false;
+        continue;
+      } catch (const Error&) {
+        return std::nullopt;
+      }
+      if (decoder_.caching()) cache_lazily_ = false;
+      input_.skip(text.size());
       return decoder_.take();
     }
   }

@@ -14,6 +14,10 @@ namespace transit::detail {
 
 void Decoder::validated_string(std::string_view raw) { checked_string(raw, false); }
 
+std::unique_ptr<Reader::Impl> make_json_reader(Source& source, const ReadOptions& options) {
+  return std::make_unique<json::JsonReader<json::SourceInput>>(options, false, source, options.chunk_size);
+}
+
 namespace json {
 
 bool SourceInput::refill() {
@@ -37,7 +41,7 @@ bool SourceInput::refill() {
   // Checked before reading more, so a value never holds more than the limit plus a chunk.
   if (before_ > value_end_)
     throw_error(Errc::too_large, "value is longer than " + std::to_string(max_value_bytes_) + " bytes");
-  const std::size_t n = source_->read(buf_.data(), buf_.size());
+  const std::size_t n = source_->read(buf_.data(), chunk_size_);
   end_ = p_ + n;
   eof_ = n == 0;
   return n != 0;
