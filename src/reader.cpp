@@ -33,6 +33,7 @@ void check_options(const ReadOptions& options) {
 std::atomic<std::size_t> default_batch_tokens{256};
 thread_local std::size_t whole_reread_count = 0;
 thread_local std::size_t refill_count = 0;
+thread_local std::size_t json_buffered_read_count = 0;
 
 // Checks the options and makes their defaults the library's.
 void settle_options(ReadOptions& options) {
@@ -53,6 +54,8 @@ std::size_t detail::testing::whole_rereads() noexcept { return whole_reread_coun
 std::size_t detail::testing::refills() noexcept { return refill_count; }
 void detail::testing::count_whole_reread() noexcept { ++whole_reread_count; }
 void detail::testing::count_refill() noexcept { ++refill_count; }
+std::size_t detail::testing::json_buffered_reads() noexcept { return json_buffered_read_count; }
+void detail::testing::count_json_buffered_read() noexcept { ++json_buffered_read_count; }
 
 namespace {
 // The backend for `encoding`, reading `input` (text in memory or a Source).

@@ -32,8 +32,13 @@ void set_msgpack_pairs_look(std::size_t bytes) noexcept;
 /// whole.
 std::size_t msgpack_pairs_reads() noexcept;
 
-/// Counted by the library (reader.cpp, typed.cpp).
+/// How many JSON values, on this thread, a reader from a Source read in place from the chunk
+/// it held (SourceInput::buffered_value), not through RapidJSON a byte at a time.
+std::size_t json_buffered_reads() noexcept;
+
+/// Counted by the library (reader.cpp, typed.cpp, json_reader.h).
 void count_whole_reread() noexcept;
 void count_refill() noexcept;
+void count_json_buffered_read() noexcept;
 
 }  // namespace transit::detail::testing

@@ -33,6 +33,7 @@
 #include "codec.h"
 #include "decoder.h"
 #include "json/readable_padding.h"
+#include "testing.h"
 #include "value_internal.h"
 
 namespace transit::detail::json {
@@ -217,8 +218,12 @@ class SourceInput {
   void Flush() {}
   std::size_t PutEnd(Ch*) { return 0; }
 
-  /// Skips whitespace between values; false at the end of the input.
+  /// Skips whitespace between values; false at the end of the input. No value is being
+  /// read: a refill here drops only whitespace, and checks no value's limit (the last value's
+  /// did: whitespace after it that crossed a chunk edge past its limit was an Error(too_large)
+  /// with no byte, line or path, as soon as its chunk was used up).
   bool skip_to_value() {
+    value_end_ = static_cast<std::size_t>(-1);
     for (;;) {
       const Ch c = Peek();
       if (p_ == end_) return false;
@@ -1154,6 +1159,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       }
       if (decoder_.caching()) cache_lazily_ = false;
       input_.skip(text.size());
+      testing::count_json_buffered_read();
       return decoder_.take();
     }
   }
