@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -226,6 +228,16 @@ TEST(SourceInPlace, EscapesAndBracketsInStringsAtEveryPlace) {
     EXPECT_EQ(o.values, transit::read_all(text)) << text;
     EXPECT_EQ(o, bytewise(text));
   }
+}
+
+TEST(SourceInPlace, ChunkSizeNearSizeMax) {
+  // The chunk has room for simdjson's padding after it: a chunk size that would wrap around
+  // when the padding is added is refused as any impossible allocation, not taken for a small
+  // buffer the Source then writes past (AddressSanitizer's builds catch that).
+  transit::test::StepSource source("[1,2,3]", 100);
+  ReadOptions options;
+  options.chunk_size = SIZE_MAX - 8;
+  EXPECT_THROW(transit::Reader(source, Encoding::json, options), std::length_error);
 }
 
 // A Source that fails with Error(io) once it has handed out `fail_at` bytes.

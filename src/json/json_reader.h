@@ -189,7 +189,7 @@ class SourceInput {
   // got for the end of the input, and the read returned no value at all.
   SourceInput(Source& source, std::size_t chunk_size)
       : source_(&source),
-        chunk_size_(std::max<std::size_t>(chunk_size, 1)),
+        chunk_size_(std::clamp<std::size_t>(chunk_size, 1, SIZE_MAX - kPadding)),
         buf_(chunk_size_ + kPadding) {
     chunk_ = p_ = end_ = buf_.data();
   }

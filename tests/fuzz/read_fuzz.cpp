@@ -60,6 +60,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   transit::Reader stream_reader(source, kEncoding, options());
   const Outcome stream = read_everything(stream_reader, size);
 
+  // And all at once in one chunk: a JSON reader reads each array or object whole in it in
+  // place (simdjson), the rest a byte at a time; it must read what the few-bytes Source reads.
+  transit::test::StepSource whole_source(std::string(input), size + 1);
+  transit::ReadOptions whole_options = options();
+  whole_options.chunk_size = size + 1;
+  transit::Reader whole_reader(whole_source, kEncoding, whole_options);
+  const Outcome whole = read_everything(whole_reader, size);
+  if (whole.values != stream.values) fail("one chunk and a few bytes at a time read different values", "");
+  if (whole.error.has_value() != stream.error.has_value() ||
+      (whole.error && std::string_view(whole.error->what()) != stream.error->what()))
+    fail("one chunk and a few bytes at a time fail differently",
+         std::string(whole.error ? whole.error->what() : "no error") + " | " +
+             (stream.error ? stream.error->what() : "no error"));
+
   if (memory.values != stream.values) fail("memory and stream read different values", "");
   if (memory.error.has_value() != stream.error.has_value())
     fail("only one of memory and stream failed",
