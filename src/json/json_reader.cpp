@@ -10,4 +10,8 @@ std::unique_ptr<Reader::Impl> make_json_reader(std::string_view input, const Rea
   return std::make_unique<json::JsonReader<json::MemoryInput>>(options, use_simdjson, input);
 }
 
+std::unique_ptr<Reader::Impl> make_json_reader(Source& source, const ReadOptions& options) {
+  return std::make_unique<json::JsonReader<json::SourceInput>>(options, false, source, options.chunk_size);
+}
+
 }  // namespace transit::detail

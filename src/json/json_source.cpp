@@ -14,10 +14,6 @@ namespace transit::detail {
 
 void Decoder::validated_string(std::string_view raw) { checked_string(raw, false); }
 
-std::unique_ptr<Reader::Impl> make_json_reader(Source& source, const ReadOptions& options) {
-  return std::make_unique<json::JsonReader<json::SourceInput>>(options, false, source, options.chunk_size);
-}
-
 namespace json {
 
 bool SourceInput::refill() {
