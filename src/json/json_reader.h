@@ -245,15 +245,39 @@ class SourceInput {
     std::size_t depth = 0;
     bool in_string = false;
     const char* q = v;
+    // A byte at a time up to `stop` (or just past it, after an escape); true when the value
+    // closed, just before q.
+    const auto bytewise = [&](const char* stop) {
+      while (q < stop) {
+        const char c = *q++;
+        if (in_string) {
+          if (c == '\\')
+            ++q;
+          else if (c == '"')
+            in_string = false;
+        } else if (c == '"') {
+          in_string = true;
+        } else if (c == '[' || c == '{') {
+          ++depth;
+        } else if ((c == ']' || c == '}') && --depth == 0) {
+          return true;
+        }
+      }
+      return false;
+    };
 #ifdef __SSE2__
-    // 16 bytes at a time while there is no backslash: the bytes inside strings are those
-    // after an odd number of quotes (a prefix XOR of the quotes' bits), and the brackets
-    // outside them count the depth. `[` and `]` are `{` and `}` with the 0x20 bit clear.
+    // 16 bytes at a time: the bytes inside strings are those after an odd number of quotes (a
+    // prefix XOR of the quotes' bits), and the brackets outside them count the depth. `[` and
+    // `]` are `{` and `}` with the 0x20 bit clear. A block with a backslash goes a byte at a
+    // time.
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
     const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'), case_bit = _mm_set1_epi8(0x20);
-    for (; end_ - q >= 16; q += 16) {
+    while (end_ - q >= 16) {
       const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-      if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, backslash)) != 0) break;  // escapes: a byte at a time
+      if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, backslash)) != 0) {
+        if (bytewise(q + 16)) return {v, static_cast<std::size_t>(q - v)};
+        continue;
+      }
       unsigned inside = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, quote)));
       inside ^= inside << 1;
       inside ^= inside << 2;
@@ -272,24 +296,10 @@ class SourceInput {
           return {v, static_cast<std::size_t>(q + i + 1 - v)};
       }
       in_string = (inside >> 15) != 0;
+      q += 16;
     }
 #endif
-    for (; q != end_; ++q) {
-      const char c = *q;
-      if (in_string) {
-        if (c == '\\') {
-          if (++q == end_) return {};
-        } else if (c == '"') {
-          in_string = false;
-        }
-      } else if (c == '"') {
-        in_string = true;
-      } else if (c == '[' || c == '{') {
-        ++depth;
-      } else if ((c == ']' || c == '}') && --depth == 0) {
-        return {v, static_cast<std::size_t>(q + 1 - v)};
-      }
-    }
+    if (bytewise(end_) && q <= end_) return {v, static_cast<std::size_t>(q - v)};
     return {};
   }
   /// Moves the cursor past `n` bytes of the chunk held (a value read from buffered_value).
