@@ -34,6 +34,7 @@ std::atomic<std::size_t> default_batch_tokens{256};
 thread_local std::size_t whole_reread_count = 0;
 thread_local std::size_t refill_count = 0;
 thread_local std::size_t json_buffered_read_count = 0;
+thread_local bool json_in_place_on = true;
 
 // Checks the options and makes their defaults the library's.
 void settle_options(ReadOptions& options) {
@@ -56,6 +57,8 @@ void detail::testing::count_whole_reread() noexcept { ++whole_reread_count; }
 void detail::testing::count_refill() noexcept { ++refill_count; }
 std::size_t detail::testing::json_buffered_reads() noexcept { return json_buffered_read_count; }
 void detail::testing::count_json_buffered_read() noexcept { ++json_buffered_read_count; }
+void detail::testing::set_json_in_place(bool on) noexcept { json_in_place_on = on; }
+bool detail::testing::json_in_place() noexcept { return json_in_place_on; }
 
 namespace {
 // The backend for `encoding`, reading `input` (text in memory or a Source).

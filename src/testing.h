@@ -35,6 +35,10 @@ std::size_t msgpack_pairs_reads() noexcept;
 /// How many JSON values, on this thread, a reader from a Source read in place from the chunk
 /// it held (SourceInput::buffered_value), not through RapidJSON a byte at a time.
 std::size_t json_buffered_reads() noexcept;
+/// Whether JSON readers from a Source on this thread read values in place (true unless set):
+/// the tests compare reads with and without it.
+void set_json_in_place(bool on) noexcept;
+bool json_in_place() noexcept;
 
 /// Counted by the library (reader.cpp, typed.cpp, json_reader.h).
 void count_whole_reread() noexcept;

@@ -102,19 +102,45 @@ TEST(SourceInPlace, WholeValuesInTheChunkAreReadInPlace) {
   expect_as_bytewise(text);
 }
 
-TEST(SourceInPlace, ValueLongerThanTheChunkIsReadByteAtATime) {
+// A Source that fails with Error(io) once it has handed out `fail_at` bytes.
+class FailingSource final : public transit::Source {
+ public:
+  FailingSource(std::string data, std::size_t step, std::size_t fail_at)
+      : data_(std::move(data)), step_(step), fail_at_(fail_at) {}
+  std::size_t read(char* buffer, std::size_t size) override {
+    if (pos_ >= fail_at_) throw Error(transit::Errc::io, {}, {}, "the source failed");
+    const std::size_t n = std::min({size, step_, fail_at_ - pos_, data_.size() - pos_});
+    data_.copy(buffer, n, pos_);
+    pos_ += n;
+    return n;
+  }
+
+ private:
+  std::string data_;
+  std::size_t step_, fail_at_, pos_ = 0;
+};
+
+TEST(SourceInPlace, ValueLongerThanTheChunk) {
   std::string big = "[";
   for (int i = 0; i < 40; ++i) big += (i ? ",\"~:key" : "\"~:key") + std::to_string(i) + "\"";
   big += "]";
   const std::string text = "[1] " + big + " [2]";
   ReadOptions options;
   options.chunk_size = 64;
+  // The Source fills each chunk: more are read ahead, and the long value is read in place.
   std::size_t in_place = 0;
   const Outcome o = read_in_steps(text, 1000, options, &in_place);
   ASSERT_EQ(o.values.size(), 3u);
-  // [1] in the first chunk, [2] in the chunk the long value ends in; the long value not.
-  EXPECT_EQ(in_place, 2u);
+  EXPECT_EQ(in_place, 3u);
   EXPECT_EQ(o, bytewise(text, options));
+  // Reads that come short may have waited for their bytes: none is read ahead after one.
+  EXPECT_EQ(read_in_steps(text, 63, options, &in_place), o);
+  EXPECT_EQ(in_place, 2u);
+  // Longer than the cap (here max_string_length, which bounds it): a byte at a time.
+  options.max_string_length = 200;
+  ASSERT_GT(big.size(), 200u);
+  EXPECT_EQ(read_in_steps(text, 1000, options, &in_place), o);
+  EXPECT_EQ(in_place, 2u);
   expect_as_bytewise(text, options);
 }
 
@@ -128,10 +154,74 @@ TEST(SourceInPlace, ValueEndingExactlyAtTheChunkEdge) {
   ASSERT_EQ(o.values.size(), 3u);
   EXPECT_EQ(in_place, 3u);
   EXPECT_EQ(o, bytewise(text, options));
-  // And one byte short of it: the closing bracket in the next chunk.
+  // One byte short of it: the closing bracket in the next chunk, read ahead.
   options.chunk_size = 7;
   EXPECT_EQ(read_in_steps(text, 7, options, &in_place), o);
+  EXPECT_EQ(in_place, 3u);
+  // And the Source handing out less than a chunk: nothing read ahead.
+  EXPECT_EQ(read_in_steps(text, 6, options, &in_place), o);
   EXPECT_EQ(in_place, 0u);
+}
+
+// The read with values in place and without (RapidJSON a byte at a time, as before this
+// path), with the same Source and the same chunks, give the same values and the same error,
+// to the byte, line, column and path: where a too-large value fails depends on the chunks, so
+// only reads with the same chunks can be compared so.
+void expect_same_in_place_or_not(const std::string& text, const ReadOptions& options,
+                                 std::size_t step) {
+  std::size_t in_place = 0;
+  const Outcome with = read_in_steps(text, step, options, &in_place);
+  transit::detail::testing::set_json_in_place(false);
+  const Outcome without = read_in_steps(text, step, options);
+  transit::detail::testing::set_json_in_place(true);
+  EXPECT_EQ(with, without) << "step " << step << " chunk " << options.chunk_size << " text " << text;
+}
+
+TEST(SourceInPlace, SameWithAndWithoutInPlace) {
+  std::string long_map = "[\"^ \"";
+  for (int i = 0; i < 30; ++i) long_map += ",\"~:k" + std::to_string(i) + "\",[" + std::to_string(i) + ",\"s\\\"]\"]";
+  long_map += "]";
+  const std::vector<std::string> texts = {
+      "[1,2] {\"a\":[\"b\"]}\n[\"^ \",\"~:k\",\"v\",\"~:k2\",[\"~#set\",[1,\"^0\"]]] [] {} 7 \"x\"",
+      "[1,2,345]      [1,2]     [\"abcdefgh\"]    \n\n   [3]",
+      long_map + " " + long_map + "\n[1]",
+      "[1]  [\"~:a\",\n\"~:b\",  \"^0\", [1,2,[3,[4,[5]]]]] [1,]",
+      "[\"~:abc\",\"~:def\",\"~:ghi\",\"^9\"] [1]",
+      "{\"~:abc\":{\"~:def\":[1,2,3]}",
+      "[\"a\\\"]\\\\\",\"\xff\"]",
+      "[1e400] [0e400] [2]",
+      "[[[[[[1]]]]]] [1,2,3,4,5,6,7]",
+  };
+  std::vector<ReadOptions> variants(6);
+  variants[1].max_value_bytes = 9;
+  variants[2].max_value_bytes = 30;
+  variants[3].max_string_length = 8;
+  variants[4].max_depth = 3;
+  variants[5].max_collection_length = 3;
+  for (const std::string& text : texts)
+    for (ReadOptions options : variants)
+      for (const std::size_t chunk : {1, 2, 3, 5, 8, 13, 16, 64, 4096}) {
+        options.chunk_size = chunk;
+        for (const std::size_t step : {chunk, chunk + 1, chunk > 1 ? chunk - 1 : 1, std::size_t{1}})
+          expect_same_in_place_or_not(text, options, step);
+      }
+}
+
+TEST(SourceInPlace, ASourceFailingWhileReadAhead) {
+  std::string text = "[1] [\"~:a\",\"~:b\",\"~:c\",[\"~:d\",{\"~:e\":2}],\"^0\"] [3]";
+  for (const std::size_t chunk : {4, 7, 16}) {
+    for (std::size_t fail_at = 1; fail_at < text.size(); ++fail_at) {
+      ReadOptions options;
+      options.chunk_size = chunk;
+      FailingSource with_source(text, chunk, fail_at);
+      const Outcome with = read_source(with_source, options);
+      transit::detail::testing::set_json_in_place(false);
+      FailingSource without_source(text, chunk, fail_at);
+      const Outcome without = read_source(without_source, options);
+      transit::detail::testing::set_json_in_place(true);
+      EXPECT_EQ(with, without) << "chunk " << chunk << " fail at " << fail_at;
+    }
+  }
 }
 
 TEST(SourceInPlace, ScalarsAtChunkEdges) {
@@ -239,24 +329,6 @@ TEST(SourceInPlace, ChunkSizeNearSizeMax) {
   options.chunk_size = SIZE_MAX - 8;
   EXPECT_THROW(transit::Reader(source, Encoding::json, options), std::length_error);
 }
-
-// A Source that fails with Error(io) once it has handed out `fail_at` bytes.
-class FailingSource final : public transit::Source {
- public:
-  FailingSource(std::string data, std::size_t step, std::size_t fail_at)
-      : data_(std::move(data)), step_(step), fail_at_(fail_at) {}
-  std::size_t read(char* buffer, std::size_t size) override {
-    if (pos_ >= fail_at_) throw Error(transit::Errc::io, {}, {}, "the source failed");
-    const std::size_t n = std::min({size, step_, fail_at_ - pos_, data_.size() - pos_});
-    data_.copy(buffer, n, pos_);
-    pos_ += n;
-    return n;
-  }
-
- private:
-  std::string data_;
-  std::size_t step_, fail_at_, pos_ = 0;
-};
 
 TEST(SourceInPlace, ASourceFailingMidValue) {
   const std::string text = "[1] {\"~:a\":[\"b\",{\"~:c\":2}]} [3]";

@@ -25,6 +25,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <string_view>
 #include <utility>
 #include <type_traits>
@@ -191,7 +192,7 @@ class SourceInput {
       : source_(&source),
         chunk_size_(std::clamp<std::size_t>(chunk_size, 1, SIZE_MAX - kPadding)),
         buf_(chunk_size_ + kPadding) {
-    chunk_ = p_ = end_ = buf_.data();
+    chunk_ = p_ = end_ = filled_ = buf_.data();
   }
   Stream& stream() noexcept { return *this; }
 
@@ -234,76 +235,30 @@ class SourceInput {
   /// True when the input is exhausted at the cursor.
   bool at_end() { return p_ == end_ && !refill(); }
 
-  /// The text of the array or object that starts at the cursor, when the chunk held holds all
-  /// of it (kPadding readable bytes follow it); else empty: a value of another kind, or one
-  /// that goes on past the chunk. It ends at the bracket that closes the first one, strings
-  /// and their escapes minded; whether it is JSON is the parser's to say. Reads nothing, so a
-  /// reader never waits here for bytes the incremental read would not wait for.
-  std::string_view buffered_value() const noexcept {
-    const char* const v = p_;
-    if (v == end_ || (*v != '[' && *v != '{')) return {};
-    std::size_t depth = 0;
-    bool in_string = false;
-    const char* q = v;
-    // A byte at a time up to `stop` (or just past it, after an escape); true when the value
-    // closed, just before q.
-    const auto bytewise = [&](const char* stop) {
-      while (q < stop) {
-        const char c = *q++;
-        if (in_string) {
-          if (c == '\\')
-            ++q;
-          else if (c == '"')
-            in_string = false;
-        } else if (c == '"') {
-          in_string = true;
-        } else if (c == '[' || c == '{') {
-          ++depth;
-        } else if ((c == ']' || c == '}') && --depth == 0) {
-          return true;
-        }
-      }
-      return false;
-    };
-#ifdef __SSE2__
-    // 16 bytes at a time: the bytes inside strings are those after an odd number of quotes (a
-    // prefix XOR of the quotes' bits), and the brackets outside them count the depth. `[` and
-    // `]` are `{` and `}` with the 0x20 bit clear. A block with a backslash goes a byte at a
-    // time.
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-    const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'), case_bit = _mm_set1_epi8(0x20);
-    while (end_ - q >= 16) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-      if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, backslash)) != 0) {
-        if (bytewise(q + 16)) return {v, static_cast<std::size_t>(q - v)};
-        continue;
-      }
-      unsigned inside = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, quote)));
-      inside ^= inside << 1;
-      inside ^= inside << 2;
-      inside ^= inside << 4;
-      inside ^= inside << 8;
-      if (in_string) inside = ~inside;
-      inside &= 0xffff;
-      const __m128i folded = _mm_or_si128(x, case_bit);
-      const auto opens = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, open)));
-      const auto closes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, close)));
-      for (unsigned b = (opens | closes) & ~inside; b != 0; b &= b - 1) {
-        const int i = std::countr_zero(b);
-        if ((opens >> i & 1) != 0)
-          ++depth;
-        else if (--depth == 0)
-          return {v, static_cast<std::size_t>(q + i + 1 - v)};
-      }
-      in_string = (inside >> 15) != 0;
-      q += 16;
+  /// The text of the array or object that starts at the cursor, when it is all in the
+  /// buffer (kPadding readable bytes follow it); else empty: a value of another kind, or one
+  /// not closed within `cap` bytes or before the input ends or fails. While the Source fills
+  /// whole chunks (a file, a producer ahead of the reader) more chunks are read, up to `cap`
+  /// bytes from the value's start; a read that came short may have waited, so none is read
+  /// after one, and a reader never waits here for bytes the byte-at-a-time read would not wait
+  /// for. The text ends at the bracket that closes the first one, strings and their escapes
+  /// minded; whether it is JSON is the parser's to say. Bytes read ahead are handed to
+  /// RapidJSON one read at a time (see refill), so a value read a byte at a time after all
+  /// meets the chunk edges, the end and the Source's failure where it would have.
+  std::string_view buffered_value(std::size_t cap) {
+    if (p_ == end_ || (*p_ != '[' && *p_ != '{')) return {};
+    Scan scan;
+    for (;;) {
+      if (scan.run(p_, filled_)) return {p_, scan.at};
+      if (!read_ahead(cap)) return {};
     }
-#endif
-    if (bytewise(end_) && q <= end_) return {v, static_cast<std::size_t>(q - v)};
-    return {};
   }
-  /// Moves the cursor past `n` bytes of the chunk held (a value read from buffered_value).
-  void skip(std::size_t n) noexcept { p_ += n; }
+  /// Moves the cursor past `n` bytes of the buffer (a value read from buffered_value), into
+  /// the read it ends in.
+  void skip(std::size_t n) noexcept {
+    p_ += n;
+    while (end_ < p_) next_edge();
+  }
 
   /// A value starts at the cursor; reading past `value_end` is an Error(too_large).
   void begin_value(std::size_t value_end, std::size_t max_value_bytes) noexcept {
@@ -351,9 +306,32 @@ class SourceInput {
   // input. In json_source.cpp, out of JSON's unit, which it would change (see there).
   bool refill();
 
+  // Where a scan for a value's closing bracket stands, `at` bytes from the value's start.
+  struct Scan {
+    std::size_t at = 0;
+    std::size_t depth = 0;
+    bool in_string = false;
+    // Scans on to `end`; true when the value closed (`at` is then its length).
+    bool run(const char* v, const char* end) noexcept;
+  };
+  // Reads one more chunk after the bytes held, for a value not closed in them (see
+  // buffered_value); false when none may be read. In json_source.cpp.
+  bool read_ahead(std::size_t cap);
+  // The next read's bytes, held already, become the chunk RapidJSON reads.
+  void next_edge() noexcept {
+    end_ = chunk_ + (edges_[edge_head_++] - before_);
+    if (edge_head_ == edges_.size()) edges_.clear(), edge_head_ = 0;
+  }
+
   Source* source_ = nullptr;
   std::size_t chunk_size_;  // bytes asked of the Source at a time
-  std::vector<char> buf_;   // a chunk and kPadding bytes
+  std::vector<char> buf_;   // at least a chunk and kPadding bytes
+  const char* filled_;      // end of the bytes read; past end_ when some were read ahead
+  std::vector<std::size_t> edges_;  // offsets where the reads past end_ end, oldest first
+  std::size_t edge_head_ = 0;
+  std::exception_ptr pending_;      // what a read ahead threw, for refill to throw at its read
+  bool source_ended_ = false;       // a read ahead returned 0
+  bool last_read_full_ = false;     // the last read filled its chunk
   const char* chunk_;  // start of the bytes held; `before_` bytes came before it
   const char* p_;
   const char* end_;
@@ -900,7 +878,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     tape_marked_ = true;
 #ifdef TRANSIT_HAVE_SIMDJSON
     if constexpr (!kTape && std::is_same_v<Input, SourceInput>)
-      if ((read_whole_ = read_buffered())) return true;
+      if (testing::json_in_place() && (read_whole_ = read_buffered())) return true;
     if constexpr (std::is_same_v<Input, MemoryInput>)
       if (use_simdjson_)
         if ((read_whole_ = read_with_simdjson<kTape>(start))) {
@@ -1145,9 +1123,14 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   /// cursor where it was, and RapidJSON reads the value a byte at a time as before, with its
   /// values and errors. So a value this path reads is one RapidJSON would read the same, and
   /// every error, limit and value crossing a chunk stays RapidJSON's.
+  // The most text a Source reader holds to read a value in place: longer values are read a
+  // byte at a time. The tree of a value this long takes more than this anyway.
+  static constexpr std::size_t kInPlaceCap = std::size_t{4} << 20;
   std::optional<Value> read_buffered() {
-    const std::string_view text = input_.buffered_value();
-    // A limit simdjson's document cannot check (as in read_with_simdjson).
+    // Limits simdjson's document cannot check (as in read_with_simdjson) bound the text read
+    // ahead too, and so does kInPlaceCap.
+    const std::string_view text = input_.buffered_value(
+        std::min({kInPlaceCap, limits_.max_value_bytes, limits_.max_string_length}));
     if (text.empty() || text.size() > limits_.max_value_bytes ||
         text.size() > limits_.max_string_length)
       return std::nullopt;

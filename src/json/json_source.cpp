@@ -4,8 +4,12 @@
 // of simdjson's documents, the counted read every in-memory read takes: changed there, the
 // memchr of SourceInput::refill made GCC inline otherwise in that walk (twitter's in-memory
 // JSON read 0.4% more instructions).
+#include <algorithm>
+#include <bit>
 #include <cstring>
+#include <exception>
 #include <string>
+#include <utility>
 
 #include "decoder.h"
 #include "json/json_reader.h"
@@ -17,7 +21,10 @@ void Decoder::validated_string(std::string_view raw) { checked_string(raw, false
 namespace json {
 
 bool SourceInput::refill() {
-  if (!source_ || eof_) return false;
+  if (!source_) return false;
+  // Bytes read ahead (see buffered_value) are handed out one read at a time, as read.
+  const bool held = end_ != filled_;
+  if (!held && eof_) return false;
   // A token that started in this chunk is placed now, before its bytes are dropped.
   if (!armed_ && !token_located_ && token_ >= before_) {
     token_loc_ = locate(token_);
@@ -33,14 +40,129 @@ bool SourceInput::refill() {
     line_start_ = before_ + static_cast<std::size_t>(q - chunk_) + 1;
   }
   before_ += static_cast<std::size_t>(p_ - chunk_);
-  chunk_ = p_ = end_ = buf_.data();
+  chunk_ = p_;
+  if (!held) chunk_ = p_ = end_ = filled_ = buf_.data();
   // Checked before reading more, so a value never holds more than the limit plus a chunk.
   if (before_ > value_end_)
     throw_error(Errc::too_large, "value is longer than " + std::to_string(max_value_bytes_) + " bytes");
+  if (held) {
+    next_edge();
+    return true;
+  }
+  if (pending_) std::rethrow_exception(std::exchange(pending_, nullptr));
+  if (source_ended_) {
+    eof_ = true;
+    return false;
+  }
   const std::size_t n = source_->read(buf_.data(), chunk_size_);
-  end_ = p_ + n;
+  end_ = filled_ = p_ + n;
   eof_ = n == 0;
+  last_read_full_ = n == chunk_size_;
   return n != 0;
+}
+
+bool SourceInput::read_ahead(std::size_t cap) {
+  if (!source_ || eof_ || source_ended_ || pending_ || !last_read_full_) return false;
+  const auto held = static_cast<std::size_t>(filled_ - p_);
+  if (held >= cap) return false;
+  // The bytes before the value are dropped (their newlines counted), the value's moved to the
+  // buffer's start, and room made for a chunk and the padding after it.
+  for (const char* q = chunk_;
+       (q = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(p_ - q)))) != nullptr;
+       ++q) {
+    ++lines_;
+    line_start_ = before_ + static_cast<std::size_t>(q - chunk_) + 1;
+  }
+  before_ += static_cast<std::size_t>(p_ - chunk_);
+  const auto exposed = static_cast<std::size_t>(end_ - p_);
+  std::memmove(buf_.data(), p_, held);
+  const std::size_t need = held + chunk_size_ + kPadding;
+  if (buf_.size() < need) buf_.resize(std::max(need, buf_.size() + buf_.size() / 2));
+  chunk_ = p_ = buf_.data();
+  end_ = p_ + exposed;
+  filled_ = p_ + held;
+  std::size_t n = 0;
+  try {
+    n = source_->read(buf_.data() + held, chunk_size_);
+  } catch (...) {
+    pending_ = std::current_exception();
+    return false;
+  }
+  if (n == 0) {
+    source_ended_ = true;
+    return false;
+  }
+  filled_ += n;
+  edges_.push_back(before_ + held + n);
+  last_read_full_ = n == chunk_size_;
+  return true;
+}
+
+bool SourceInput::Scan::run(const char* v, const char* end) noexcept {
+  const char* q = v + at;
+  // A byte at a time up to `stop` (or just past it, after an escape); true when the value
+  // closed, just before q.
+  const auto bytewise = [&](const char* stop) {
+    while (q < stop) {
+      const char c = *q++;
+      if (in_string) {
+        if (c == '\\')
+          ++q;
+        else if (c == '"')
+          in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if ((c == ']' || c == '}') && --depth == 0) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const auto closed = [&] {
+    at = static_cast<std::size_t>(q - v);
+    return true;
+  };
+#ifdef __SSE2__
+  // 16 bytes at a time: the bytes inside strings are those after an odd number of quotes (a
+  // prefix XOR of the quotes' bits), and the brackets outside them count the depth. `[` and
+  // `]` are `{` and `}` with the 0x20 bit clear. A block with a backslash goes a byte at a
+  // time.
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'), case_bit = _mm_set1_epi8(0x20);
+  while (end - q >= 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, backslash)) != 0) {
+      if (bytewise(q + 16)) return closed();
+      continue;
+    }
+    unsigned inside = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, quote)));
+    inside ^= inside << 1;
+    inside ^= inside << 2;
+    inside ^= inside << 4;
+    inside ^= inside << 8;
+    if (in_string) inside = ~inside;
+    inside &= 0xffff;
+    const __m128i folded = _mm_or_si128(x, case_bit);
+    const auto opens = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, open)));
+    const auto closes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, close)));
+    for (unsigned b = (opens | closes) & ~inside; b != 0; b &= b - 1) {
+      const int i = std::countr_zero(b);
+      if ((opens >> i & 1) != 0) {
+        ++depth;
+      } else if (--depth == 0) {
+        q += i + 1;
+        return closed();
+      }
+    }
+    in_string = (inside >> 15) != 0;
+    q += 16;
+  }
+#endif
+  if (bytewise(end)) return closed();
+  at = static_cast<std::size_t>(q - v);  // past `end` after a backslash at its last byte
+  return false;
 }
 
 }  // namespace json
