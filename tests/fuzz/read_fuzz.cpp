@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/step_source.h"
+#include "testing.h"
 #include "transit/transit.h"
 
 namespace {
@@ -73,6 +74,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fail("one chunk and a few bytes at a time fail differently",
          std::string(whole.error ? whole.error->what() : "no error") + " | " +
              (stream.error ? stream.error->what() : "no error"));
+
+  // And in chunks the Source fills (JSON reads ahead to read a value in place), against the
+  // same chunks read a byte at a time by RapidJSON: the same values and the same error, to the
+  // byte (where a too-large value fails depends on the chunks).
+  const std::size_t chunk = 4 + size % 29;
+  transit::ReadOptions chunk_options = options();
+  chunk_options.chunk_size = chunk;
+  transit::test::StepSource ahead_source(std::string(input), chunk);
+  transit::Reader ahead_reader(ahead_source, kEncoding, chunk_options);
+  const Outcome ahead = read_everything(ahead_reader, size);
+  transit::detail::testing::set_json_in_place(false);
+  transit::test::StepSource plain_source(std::string(input), chunk);
+  transit::Reader plain_reader(plain_source, kEncoding, chunk_options);
+  const Outcome plain = read_everything(plain_reader, size);
+  transit::detail::testing::set_json_in_place(true);
+  if (ahead.values != plain.values) fail("in place and byte at a time read different values", "");
+  if (ahead.error.has_value() != plain.error.has_value() ||
+      (ahead.error && std::string_view(ahead.error->what()) != plain.error->what()))
+    fail("in place and byte at a time fail differently",
+         std::string(ahead.error ? ahead.error->what() : "no error") + " | " +
+             (plain.error ? plain.error->what() : "no error"));
 
   if (memory.values != stream.values) fail("memory and stream read different values", "");
   if (memory.error.has_value() != stream.error.has_value())
