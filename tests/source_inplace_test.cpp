@@ -120,6 +120,15 @@ class FailingSource final : public transit::Source {
   std::size_t step_, fail_at_, pos_ = 0;
 };
 
+// The read in `step`s, which reads `expected_in_place` values in place.
+Outcome read_counting(const std::string& text, std::size_t step, const ReadOptions& options,
+                      std::size_t expected_in_place) {
+  std::size_t in_place = 0;
+  Outcome o = read_in_steps(text, step, options, &in_place);
+  EXPECT_EQ(in_place, expected_in_place) << "step " << step << " text " << text;
+  return o;
+}
+
 TEST(SourceInPlace, ValueLongerThanTheChunk) {
   std::string big = "[";
   for (int i = 0; i < 40; ++i) big += (i ? ",\"~:key" : "\"~:key") + std::to_string(i) + "\"";
@@ -128,19 +137,15 @@ TEST(SourceInPlace, ValueLongerThanTheChunk) {
   ReadOptions options;
   options.chunk_size = 64;
   // The Source fills each chunk: more are read ahead, and the long value is read in place.
-  std::size_t in_place = 0;
-  const Outcome o = read_in_steps(text, 1000, options, &in_place);
-  ASSERT_EQ(o.values.size(), 3u);
-  EXPECT_EQ(in_place, 3u);
+  const Outcome o = read_counting(text, 1000, options, 3);
+  EXPECT_EQ(o.values.size(), 3u);
   EXPECT_EQ(o, bytewise(text, options));
   // Reads that come short may have waited for their bytes: none is read ahead after one.
-  EXPECT_EQ(read_in_steps(text, 63, options, &in_place), o);
-  EXPECT_EQ(in_place, 2u);
+  EXPECT_EQ(read_counting(text, 63, options, 2), o);
   // Longer than the cap (here max_string_length, which bounds it): a byte at a time.
   options.max_string_length = 200;
   ASSERT_GT(big.size(), 200u);
-  EXPECT_EQ(read_in_steps(text, 1000, options, &in_place), o);
-  EXPECT_EQ(in_place, 2u);
+  EXPECT_EQ(read_counting(text, 1000, options, 2), o);
   expect_as_bytewise(text, options);
 }
 
@@ -149,18 +154,14 @@ TEST(SourceInPlace, ValueEndingExactlyAtTheChunkEdge) {
   const std::string text = "[1,2,33][4,5,66]{\"a\":1}";
   ReadOptions options;
   options.chunk_size = 8;
-  std::size_t in_place = 0;
-  const Outcome o = read_in_steps(text, 8, options, &in_place);
-  ASSERT_EQ(o.values.size(), 3u);
-  EXPECT_EQ(in_place, 3u);
+  const Outcome o = read_counting(text, 8, options, 3);
+  EXPECT_EQ(o.values.size(), 3u);
   EXPECT_EQ(o, bytewise(text, options));
   // One byte short of it: the closing bracket in the next chunk, read ahead.
   options.chunk_size = 7;
-  EXPECT_EQ(read_in_steps(text, 7, options, &in_place), o);
-  EXPECT_EQ(in_place, 3u);
+  EXPECT_EQ(read_counting(text, 7, options, 3), o);
   // And the Source handing out less than a chunk: nothing read ahead.
-  EXPECT_EQ(read_in_steps(text, 6, options, &in_place), o);
-  EXPECT_EQ(in_place, 0u);
+  EXPECT_EQ(read_counting(text, 6, options, 0), o);
 }
 
 // The read with values in place and without (RapidJSON a byte at a time, as before this

@@ -317,6 +317,8 @@ class SourceInput {
   // Reads one more chunk after the bytes held, for a value not closed in them (see
   // buffered_value); false when none may be read. In json_source.cpp.
   bool read_ahead(std::size_t cap);
+  // The bytes behind the cursor are dropped, their newlines counted.
+  void drop_to_cursor() noexcept;
   // The next read's bytes, held already, become the chunk RapidJSON reads.
   void next_edge() noexcept {
     end_ = chunk_ + (edges_[edge_head_++] - before_);

@@ -43,6 +43,15 @@ Outcome read_everything(transit::Reader& reader, std::size_t size) {
   return out;
 }
 
+// Two reads of the same input give the same values and the same error message.
+void expect_same(const Outcome& a, const Outcome& b, const char* what) {
+  if (a.values != b.values) fail(what, "different values");
+  if (a.error.has_value() != b.error.has_value() ||
+      (a.error && std::string_view(a.error->what()) != b.error->what()))
+    fail(what, std::string(a.error ? a.error->what() : "no error") + " | " +
+                   (b.error ? b.error->what() : "no error"));
+}
+
 transit::ReadOptions options() {
   transit::ReadOptions o;
   o.max_depth = 64;  // deep enough for every shape, shallow enough to stay fast
@@ -68,12 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   whole_options.chunk_size = size + 1;
   transit::Reader whole_reader(whole_source, kEncoding, whole_options);
   const Outcome whole = read_everything(whole_reader, size);
-  if (whole.values != stream.values) fail("one chunk and a few bytes at a time read different values", "");
-  if (whole.error.has_value() != stream.error.has_value() ||
-      (whole.error && std::string_view(whole.error->what()) != stream.error->what()))
-    fail("one chunk and a few bytes at a time fail differently",
-         std::string(whole.error ? whole.error->what() : "no error") + " | " +
-             (stream.error ? stream.error->what() : "no error"));
+  expect_same(whole, stream, "one chunk and a few bytes at a time");
 
   // And in chunks the Source fills (JSON reads ahead to read a value in place), against the
   // same chunks read a byte at a time by RapidJSON: the same values and the same error, to the
@@ -89,12 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   transit::Reader plain_reader(plain_source, kEncoding, chunk_options);
   const Outcome plain = read_everything(plain_reader, size);
   transit::detail::testing::set_json_in_place(true);
-  if (ahead.values != plain.values) fail("in place and byte at a time read different values", "");
-  if (ahead.error.has_value() != plain.error.has_value() ||
-      (ahead.error && std::string_view(ahead.error->what()) != plain.error->what()))
-    fail("in place and byte at a time fail differently",
-         std::string(ahead.error ? ahead.error->what() : "no error") + " | " +
-             (plain.error ? plain.error->what() : "no error"));
+  expect_same(ahead, plain, "in place and byte at a time");
 
   if (memory.values != stream.values) fail("memory and stream read different values", "");
   if (memory.error.has_value() != stream.error.has_value())
