@@ -169,7 +169,8 @@ class SaxHandler {
 
 /// Input from a Source, as a RapidJSON stream. It holds one chunk at a time: RapidJSON
 /// copies what it keeps (strings, numbers), so bytes behind the cursor can be dropped and
-/// memory stays flat however long the stream is.
+/// memory stays flat however long the stream is. A value read in place may hold more (see
+/// buffered_value), handed to RapidJSON a read at a time if it reads that value after all.
 class SourceInput {
  public:
   using Ch = char;
