@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -319,6 +320,36 @@ TEST(SourceInPlace, EscapesAndBracketsInStringsAtEveryPlace) {
     EXPECT_EQ(o.values, transit::read_all(text)) << text;
     EXPECT_EQ(o, bytewise(text));
   }
+}
+
+TEST(SourceInPlace, TypedReadsBetweenValuesReadInPlace) {
+  // Typed reads take RapidJSON's path, over bytes a value before them may have read ahead.
+  const std::string text = "[1,2,3] [4,5,6,7,8,9,10,11,12] [13] [14,15,16,17,18,19,20] [21]";
+  const auto read = [&](bool in_place) {
+    transit::detail::testing::set_json_in_place(in_place);
+    transit::test::StepSource source(text, 8);
+    ReadOptions options;
+    options.chunk_size = 8;
+    transit::Reader reader(source, Encoding::json, options);
+    std::vector<std::vector<std::int64_t>> out;
+    for (int i = 0; i < 5; ++i) {
+      if (i % 2 == 0) {
+        const std::optional<Value> v = reader.next();
+        out.emplace_back();
+        for (const Value& item : v->items()) out.back().push_back(item.as_int());
+      } else {
+        out.push_back(*reader.next<std::vector<std::int64_t>>());
+      }
+    }
+    EXPECT_FALSE(reader.next().has_value());
+    transit::detail::testing::set_json_in_place(true);
+    return out;
+  };
+  const std::size_t before = json_buffered_reads();
+  const auto with = read(true);
+  EXPECT_EQ(json_buffered_reads() - before, 3u);
+  EXPECT_EQ(with, read(false));
+  EXPECT_EQ(with[4], std::vector<std::int64_t>{21});
 }
 
 TEST(SourceInPlace, ChunkSizeNearSizeMax) {
