@@ -1120,15 +1120,15 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
 #endif
 
 #ifdef TRANSIT_HAVE_SIMDJSON
-  /// From a Source: reads the array or object at the cursor with simdjson, in place, when the
-  /// chunk held holds all of its text (SourceInput::buffered_value), as a text in memory is
-  /// read; else, or when simdjson or the decoder refuses it, returns nothing and leaves the
-  /// cursor where it was, and RapidJSON reads the value a byte at a time as before, with its
-  /// values and errors. So a value this path reads is one RapidJSON would read the same, and
-  /// every error, limit and value crossing a chunk stays RapidJSON's.
   // The most text a Source reader holds to read a value in place: longer values are read a
   // byte at a time. The tree of a value this long takes more than this anyway.
   static constexpr std::size_t kInPlaceCap = std::size_t{4} << 20;
+  /// From a Source: reads the array or object at the cursor with simdjson, in place, when its
+  /// whole text is buffered (SourceInput::buffered_value, which may read ahead for it), as a
+  /// text in memory is read; else, or when simdjson or the decoder refuses it, returns
+  /// nothing and leaves the cursor where it was, and RapidJSON reads the value a byte at a
+  /// time as before, with its values and errors. So a value this path reads is one RapidJSON
+  /// would read the same, and every error and limit stays RapidJSON's.
   std::optional<Value> read_buffered() {
     // Limits simdjson's document cannot check (as in read_with_simdjson) bound the text read
     // ahead too, and so does kInPlaceCap.
