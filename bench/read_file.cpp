@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // transit-read-file FILE [N] [transit|source|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|
-// write-verbose|write-msgpack|rapidjson-write|msgpack-pack] [msgpack]: reads FILE into memory and parses it N times, with transit::read (as Transit JSON, the default), with
+// write-verbose|write-msgpack|rapidjson-write|msgpack-pack|copy-values] [msgpack]: reads FILE into memory and parses it N times, with transit::read (as Transit JSON, the default), with
 // one of the floors (RapidJSON's DOM parse with full precision, the very function
 // transit-bench's Floor/RapidJsonDom times: bench/rapidjson_dom.h; simdjson's DOM parse,
 // copying the text into its padded buffer; msgpack-cxx's `unpack` of the file's MessagePack form, with
@@ -44,6 +44,11 @@
 // those bytes into one sbuffer cleared between writes, as transit-bench's Floor/MsgpackPack:
 //   valgrind --tool=callgrind --toggle-collect='*transit_write(*' transit-read-file FILE 3 write-msgpack
 //   valgrind --tool=callgrind --toggle-collect='*msgpack_pack(*' transit-read-file FILE 3 msgpack-pack
+// `copy-values` reads FILE once (Transit JSON) and N times copies every Value of the document
+// (each item, key and value, every level) into one vector, then clears it: what a user who
+// keeps parts of a read document pays in reference counts (one increment and one decrement
+// of the arena's count per copy):
+//   valgrind --tool=callgrind --toggle-collect='*copy_values(*' transit-read-file FILE 3 copy-values
 #include <msgpack.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -59,6 +64,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "chunk_source.h"
 #include "rapidjson_dom.h"
@@ -88,6 +94,38 @@ namespace {
   writer.write(v);
   writer.flush();
   return out.size();
+}
+
+void copy_below(const transit::Value& v, std::vector<transit::Value>& out) {
+  switch (v.kind()) {
+    case transit::Kind::array:
+    case transit::Kind::list:
+    case transit::Kind::set:
+      for (const transit::Value& item : v.items()) {
+        out.push_back(item);
+        copy_below(item, out);
+      }
+      break;
+    case transit::Kind::map:
+    case transit::Kind::link:
+      for (const auto& [key, value] : v.entries()) {
+        out.push_back(key);
+        out.push_back(value);
+        copy_below(value, out);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+// Copies every Value of `v` into `out`, then drops the copies (see copy-values above).
+[[gnu::noinline]] std::size_t copy_values(const transit::Value& v, std::vector<transit::Value>& out) {
+  out.push_back(v);
+  copy_below(v, out);
+  const std::size_t copied = out.size();
+  out.clear();
+  return copied;
 }
 
 // The MessagePack floor, as transit-bench's Floor/MsgpackUnpack: one zone per unpack.
@@ -137,7 +175,7 @@ template <class T>
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: transit-read-file FILE [N] [transit|source|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|write-verbose|write-msgpack|rapidjson-write|msgpack-pack] [msgpack]\n";
+    std::cerr << "usage: transit-read-file FILE [N] [transit|source|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|write-verbose|write-msgpack|rapidjson-write|msgpack-pack|copy-values] [msgpack]\n";
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -164,6 +202,14 @@ int main(int argc, char** argv) {
       std::size_t bytes_out = 0;
       for (int i = 0; i < n; ++i) bytes_out += transit_write(writer, out, v);
       std::cout << bytes_out << " bytes written, " << n << " writes\n";
+      return 0;
+    }
+    if (with == "copy-values") {
+      const transit::Value v = transit::read(text, transit::Encoding::json);
+      std::vector<transit::Value> out;
+      std::size_t copied = 0;
+      for (int i = 0; i < n; ++i) copied += copy_values(v, out);
+      std::cout << copied << " values copied, " << n << " walks\n";
       return 0;
     }
     if (with == "msgpack-pack") {
