@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "transit/reader.h"
+#include "transit/transit.h"
 #include "transit/value.h"
 #include "value_internal.h"
 
 #include "support/sanitizers.h"
+#include "support/step_source.h"
 
 // Under ASan and TSan the sanitizer's allocator serves malloc, and mallinfo2 knows nothing.
 #if defined(TRANSIT_TEST_ASAN) || defined(TRANSIT_TEST_TSAN)
@@ -393,6 +395,172 @@ TEST(Arena, ADocumentWithALongArrayIsFreedWhenDropped) {
     growth = after > before ? after - before : 0;
   }).join();
   EXPECT_LT(growth, std::size_t{2} << 20);
+}
+
+}  // namespace
+
+namespace {
+
+// A node of an arena has no pointer to it: it finds its arena through the block it lives in,
+// whose first word is the arena, at the distance its own first word keeps (detail::arena_of).
+// Copying or dropping a Value of a document goes through that word; these tests reach it from
+// every kind of block a node can live in.
+
+using transit::ValueAccess;
+
+std::string text_of(int i) { return "a text longer than 13 bytes, number " + std::to_string(i); }
+
+// A block from the pool can be far larger than the blocks an arena asks malloc for (1 MiB at
+// most): a document's one large array gave it back. The nodes of the next document fill it,
+// megabytes from its start.
+TEST(ArenaNodes, ANodeMegabytesIntoAPooledBlockFindsItsArena) {
+  // On a thread of its own, whose pool starts empty. MessagePack, whose counts reserve each
+  // array's node at once in the arena.
+  std::thread([] {
+    std::vector<Value> ints(400'000, Value(std::int64_t{1}));
+    (void)transit::read(transit::write(Value::array(std::move(ints)), Encoding::msgpack),
+                        Encoding::msgpack);  // one node of 6.4 MB in its own block, pooled now
+    // 100,000 texts of 20 bytes (40 bytes a node) and their array's node of 1.6 MB: all in
+    // the pooled block.
+    auto text = [](int i) { return "text, number " + std::to_string(1'000'000 + i); };
+    std::vector<Value> texts;
+    for (int i = 0; i < 100'000; ++i) texts.emplace_back(text(i));
+    const std::string bytes = transit::write(Value::array(std::move(texts)), Encoding::msgpack);
+    Value first, last;
+    {
+      const Value doc = transit::read(bytes, Encoding::msgpack);
+      first = doc[0];
+      last = doc[99'999];
+      ASSERT_GT(ValueAccess::offset_in_block(last), std::size_t{5} << 20);
+      ASSERT_LT(ValueAccess::offset_in_block(first), ValueAccess::offset_in_block(last));
+    }
+    // The document lives on in `first` and `last` (counts on its arena, through the block).
+    for (int i = 0; i < 4; ++i) (void)transit::read(R"(["overwrite any pooled block, with a long string"])");
+    Value copy = last;
+    EXPECT_EQ(copy.as_string(), text(99'999));
+    EXPECT_EQ(first.as_string(), text(0));
+    first = Value();
+    copy = Value();
+    EXPECT_EQ(last.as_string(), text(99'999));
+  }).join();
+}
+
+// A long array read with no count grows in slots of its own on the heap, which the document's
+// arena takes over as it is finished: their block's first word becomes the arena, as in the
+// arena's own blocks.
+TEST(ArenaNodes, ALongArraysTakenOverSlotsFindTheirArena) {
+  std::string json = "[[";
+  for (int i = 0; i < 70'000; ++i) json += (i ? ",\"" : "\"") + text_of(i) + "\"";
+  json += "],\"" + text_of(-1) + "\"]";
+  Value long_array, item;
+  {
+    transit::test::StepSource source(json, 64 * 1024);
+    transit::Reader reader(source, Encoding::json);
+    const std::optional<Value> doc = reader.next();
+    ASSERT_TRUE(doc.has_value());
+    long_array = (*doc)[0];
+    item = long_array[69'999];
+    // The taken-over block: the arena's word, then the node.
+    EXPECT_EQ(ValueAccess::offset_in_block(long_array), 8u);
+    EXPECT_GT(ValueAccess::offset_in_block(item), 0u);
+    EXPECT_EQ(ValueAccess::arena_bytes(long_array), ValueAccess::arena_bytes(*doc));
+  }
+  for (int i = 0; i < 4; ++i) (void)transit::read(R"(["overwrite any pooled block, with a long string"])");
+  ASSERT_EQ(long_array.size(), 70'000u);
+  EXPECT_EQ(long_array.depth(), 1u);
+  EXPECT_EQ(long_array[0].as_string(), text_of(0));
+  EXPECT_EQ(item.as_string(), text_of(69'999));
+  // The array holds the arena that holds it: dropping the last Value frees both (LeakSanitizer
+  // in the sanitizer build checks that it does).
+  item = Value();
+  long_array = Value();
+}
+
+// With a user's read handler no arena is open: a long array's growable slots become a heap
+// node, which starts its block (the arena's word is given back).
+TEST(ArenaNodes, ALongArraysGrowableSlotsWithNoArenaBecomeAHeapNode) {
+  transit::ReadHandlers handlers;
+  handlers.add("point", [](const Value& rep) { return rep; });
+  transit::ReadOptions options;
+  options.handlers = &handlers;
+  std::string json = "[";
+  for (int i = 0; i < 70'000; ++i) json += (i ? ",[\"" : "[\"") + text_of(i) + "\"]";
+  json += "]";
+  transit::test::StepSource source(json, 64 * 1024);
+  transit::Reader reader(source, Encoding::json, options);
+  std::optional<Value> doc = reader.next();
+  ASSERT_TRUE(doc.has_value());
+  EXPECT_EQ(ValueAccess::arena_bytes(*doc), 0u);
+  EXPECT_EQ(ValueAccess::offset_in_block(*doc), 0u);
+  ASSERT_EQ(doc->size(), 70'000u);
+  EXPECT_EQ(doc->depth(), 2u);
+  Value last = (*doc)[69'999];
+  doc.reset();
+  EXPECT_EQ(last[0].as_string(), text_of(69'999));
+}
+
+// Blocks go back to their thread's pool when a document goes, and the next document's arena
+// takes them: their first word then names the new arena. A value copied out of that document
+// counts on it, not on the arena gone before (AddressSanitizer in the sanitizer build would
+// see the old arena used after it was freed).
+TEST(ArenaNodes, AValueCopiedFromADocumentInReusedBlocksCountsOnItsOwnArena) {
+  const std::string json = records_json(500);
+  std::thread([&json] {
+    (void)transit::read(json);  // the first document: its blocks go back to the pool
+    Value id, record;
+    {
+      const Value doc = transit::read(json);  // in the first document's blocks
+      id = *doc[7].find(kw("id"));
+      record = doc[499];
+    }
+    for (int i = 0; i < 4; ++i) (void)transit::read(json);  // other arenas, other blocks
+    EXPECT_EQ(id.as_string(), "order-1000000007-abcdefg");
+    EXPECT_EQ(record.find(kw("n"))->as_int(), 499);
+    std::vector<Value> copies(100, id);
+    id = Value();
+    EXPECT_EQ(copies.back().as_string(), "order-1000000007-abcdefg");
+  }).join();
+}
+
+// The mark of an arena node lives in the top bit of its height: depth() never shows it, a
+// heap node never has it, and its first word stays a count.
+TEST(ArenaNodes, HeapNodesKeepTheirCountsAndDepthsShowNoMark) {
+  static int destroyed = 0;
+  struct Tracked {
+    Tracked() = default;
+    Tracked(const Tracked&) = default;
+    ~Tracked() { ++destroyed; }
+    bool operator==(const Tracked&) const { return true; }
+  };
+  destroyed = 0;
+  int after_build = 0;
+  {
+    const Value obj = Value::object(Tracked{});
+    after_build = destroyed;  // the temporaries moved from
+    std::vector<Value> copies(1000, obj);
+    std::thread([copies]() mutable { copies.clear(); }).join();
+    copies.clear();
+    EXPECT_EQ(destroyed, after_build);  // still held by `obj`
+    EXPECT_EQ(ValueAccess::offset_in_block(obj), 0u);
+    EXPECT_EQ(ValueAccess::arena_bytes(obj), 0u);
+  }
+  EXPECT_EQ(destroyed, after_build + 1);  // freed with its last Value, once
+
+  const Value read = transit::read(R"([[["a text longer than 13 bytes"]], ["~#set", [[1], [1], [[2]]]]])");
+  const Value heap = read.detach();
+  EXPECT_GT(ValueAccess::arena_bytes(read), 0u);
+  EXPECT_EQ(ValueAccess::arena_bytes(heap), 0u);
+  EXPECT_EQ(read.depth(), 4u);
+  EXPECT_EQ(heap.depth(), 4u);
+  EXPECT_EQ(read[0].depth(), 2u);
+  // The set was made in place from its array's node (duplicates dropped, height measured
+  // again): the node stays marked as the arena's.
+  ASSERT_EQ(read[1].kind(), Kind::set);
+  EXPECT_EQ(read[1].size(), 2u);
+  EXPECT_EQ(read[1].depth(), 3u);
+  EXPECT_GT(ValueAccess::offset_in_block(read[1]), 0u);
+  Value set = read[1];
+  EXPECT_EQ(set, heap[1]);
 }
 
 }  // namespace
