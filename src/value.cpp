@@ -30,7 +30,7 @@ struct TextNode : Node {
   mutable std::atomic<std::uint32_t> hash{0};
   char* data() noexcept { return reinterpret_cast<char*>(this + 1); }
 };
-static_assert(sizeof(TextNode) == 16, "a long string's header is 16 bytes");
+static_assert(sizeof(TextNode) == 24, "the memoized hash fits in the header's padding");
 
 struct UuidNode : Node {
   Uuid value;
@@ -41,7 +41,7 @@ struct SeqNode : Node {
   std::uint32_t size;
   Value* items() noexcept { return reinterpret_cast<Value*>(this + 1); }
 };
-static_assert(sizeof(SeqNode) == 16 && sizeof(SeqNode) % alignof(Value) == 0);
+static_assert(sizeof(SeqNode) % alignof(Value) == 0);
 
 // A hash index of a map's keys, built by the first find() on a map of more than
 // kIndexedFrom entries. `slots` holds entry positions + 1 (0: empty), linear probing, at most
@@ -71,7 +71,7 @@ struct MapNode : Node {
 };
 static_assert(alignof(std::atomic<KeyIndex*>) <= alignof(Entry));
 static_assert(std::is_trivially_destructible_v<std::atomic<KeyIndex*>>);
-static_assert(sizeof(MapNode) == 16 && sizeof(MapNode) % alignof(Entry) == 0);
+static_assert(sizeof(MapNode) % alignof(Entry) == 0);
 
 struct TaggedNode : Node {
   Value tag;
@@ -133,7 +133,6 @@ const HashKey& process_hash_key() noexcept {
 // The list is plain data (a thread_local that is never destroyed), so an arena freed after its
 // thread's destructors ran (a Value in a static) finds the pool closed and frees its blocks.
 struct ArenaBlock {
-  ArenaHeader* owner;  // first: a node of the block finds its arena here (detail::arena_of)
   ArenaBlock* next;
   std::size_t size;
   std::size_t used;
@@ -174,7 +173,7 @@ ArenaBlock* take_block(std::size_t bytes, std::size_t wanted) {
     return block;
   }
   auto* block = static_cast<ArenaBlock*>(detail::allocate(sizeof(ArenaBlock) + wanted));
-  *block = {nullptr, nullptr, wanted, 0};
+  *block = {nullptr, wanted, 0};
   return block;
 }
 
@@ -236,20 +235,6 @@ struct Arena : ArenaHeader {
     allocated_ += bytes;
     return p;
   }
-  // The first word of a node built at `p`, just bumped in the current block: its distance
-  // from the block's start in 8-byte units (see Node). A block holds nodes after its first
-  // only up to the pool's largest block (kPoolBytes) or kMaxBlock, so the distance fits
-  // easily; a node larger than that has a block of its own and is its first.
-  [[gnu::always_inline]] std::uint32_t offset_of(const void* p) const noexcept {
-    return static_cast<std::uint32_t>(
-        (static_cast<const char*>(p) - reinterpret_cast<const char*>(head_)) >> 3);
-  }
-  // Makes a node just built in the current block one of this arena's (its first word as
-  // offset_of, and kInArena): for nodes built where the arena was not known yet.
-  void place(Node* node) noexcept {
-    node->refs.store(offset_of(node), std::memory_order_relaxed);
-    node->height |= kInArena;
-  }
   // Inline in every builder: a bump of the current block; the block change is out of line.
   [[gnu::always_inline]] void* allocate(std::size_t bytes) {
     if (void* p = try_allocate(bytes)) [[likely]]
@@ -295,16 +280,8 @@ struct Arena : ArenaHeader {
   // Makes a node built in a block of its own on the heap (a long array's growable slots) a
   // node of this arena, freed with it. Left on the heap as a foreign child, it held a count
   // on the arena for each of its items from the arena while the arena held it: a cycle, and
-  // the whole document leaked. The block's first word (room left for it before the node)
-  // becomes the arena's address, as in the arena's own blocks, and the node's first word
-  // its distance from there; kInArena is set as the node is finished.
-  void take_over(void* block, Node* node, std::size_t bytes) {
-    taken_over_.emplace_back(block, bytes);
-    *static_cast<ArenaHeader**>(block) = this;
-    node->refs.store(static_cast<std::uint32_t>(
-                         (reinterpret_cast<char*>(node) - static_cast<char*>(block)) >> 3),
-                     std::memory_order_relaxed);
-  }
+  // the whole document leaked.
+  void take_over(Node* node, std::size_t bytes) { taken_over_.emplace_back(node, bytes); }
 
   std::size_t allocated() const noexcept { return allocated_; }
   // What the arena holds of the heap: its blocks, headers included.
@@ -321,7 +298,6 @@ struct Arena : ArenaHeader {
     const std::size_t size = std::max(bytes, head_ ? std::min(head_->size * 2, kMaxBlock)
                                                     : first_block_);
     ArenaBlock* block = take_block(bytes, size);
-    block->owner = this;
     block->next = head_;
     head_ = block;
   }
@@ -331,7 +307,7 @@ struct Arena : ArenaHeader {
   std::size_t first_block_;
   std::size_t allocated_ = 0;
   std::vector<std::pair<Kind, Node*>> foreign_;
-  std::vector<std::pair<void*, std::size_t>> taken_over_;  // see take_over
+  std::vector<std::pair<Node*, std::size_t>> taken_over_;  // see take_over
   std::atomic<KeyIndex*> indexes_{nullptr};
   // Counts born minus counts given back while the scope is open (see open()); touched only by
   // the thread building the document.
@@ -359,18 +335,11 @@ namespace {
   return t_arena ? t_arena->allocate(bytes) : allocate(bytes);
 }
 
-// The first word of a new node at `memory`: its place in the current block of `arena`, where
-// it was just bumped, or on the heap (no arena) a count of 1.
-[[gnu::always_inline]] inline std::uint32_t first_word(const void* memory, const Arena* arena) noexcept {
-  return arena ? arena->offset_of(memory) : 1;
-}
-
-// Gives a new node, just built in memory from allocate_node, its owner: the arena counts the
-// Value about to refer to it (in its open counts: the node is new, so t_arena is open on this
-// thread).
+// Gives a new node its owner: the arena counts the Value about to refer to it (in its open
+// counts: the node is new, so t_arena is open on this thread).
 void attach(Node* node) noexcept {
   if (!t_arena) return;
-  t_arena->place(node);
+  node->arena = t_arena;
   t_arena->count_born();
 }
 
@@ -490,7 +459,9 @@ void Value::init_text(Kind kind, std::string_view s) {
   // A bump of the arena's block, then the copy last, a tail call: nothing here lives across
   // a call (before: six registers saved and a frame, for every string on the heap).
   const auto n = static_cast<std::uint32_t>(s.size());
-  auto* node = new (memory) TextNode{{arena->offset_of(memory), detail::kInArena}, n};
+  auto* node = new (memory) TextNode{};
+  node->size = n;
+  node->arena = arena;
   arena->count_born();
   init_node(kind, node, n);
   std::memcpy(node->data(), s.data(), n);
@@ -627,7 +598,9 @@ Value Value::uuid(Uuid u) {
     }(u);
   }
   Value v;
-  auto* node = new (memory) detail::UuidNode{{arena->offset_of(memory), detail::kInArena}, u};
+  auto* node = new (memory) detail::UuidNode{};
+  node->value = u;
+  node->arena = arena;
   arena->count_born();
   v.init_node(Kind::uuid, node, 0);
   return v;
@@ -727,8 +700,7 @@ class DuplicateFinder {
 
 bool ValueAccess::borrow(Value& child, detail::ArenaHeader* arena) noexcept {
   if ((child.small_.flags & (Value::kHeap | Value::kBorrowed)) != Value::kHeap) return true;
-  const detail::Node* n = child.wide_.u.node;
-  if (!(n->height & detail::kInArena) || detail::arena_of(n) != arena) return false;
+  if (child.wide_.u.node->arena != arena) return false;
   // The arena keeps the child's node alive for as long as its parent: no count needed. The
   // parent is being built, so its arena's scope is open on this thread: the count goes back
   // to the open counts, with no atomic operation.
@@ -738,9 +710,7 @@ bool ValueAccess::borrow(Value& child, detail::ArenaHeader* arena) noexcept {
 }
 
 Value ValueAccess::alias_node(const Value& v) noexcept {
-  const detail::Node* n = v.wide_.u.node;
-  if (!detail::t_arena || !(n->height & detail::kInArena) || detail::arena_of(n) != detail::t_arena)
-    return v;
+  if (!detail::t_arena || v.wide_.u.node->arena != detail::t_arena) return v;
   // The flag set in the word, not in memory afterwards: the caller's load of the Value it
   // gets could not be forwarded from a word store and a byte store (see alias).
   Value::Raw raw = Value::words_of(v.raw_);
@@ -797,10 +767,9 @@ struct ValueAccess::Adoption {
     const std::uint8_t flags = child.small_.flags;
     if (flags & Value::kHeap) {
       const detail::Node* n = child.wide_.u.node;
-      const std::uint32_t height = n->height;
-      deepest = std::max(deepest, height & ~detail::kInArena);
+      deepest = std::max(deepest, n->height);
       if (!(flags & Value::kBorrowed)) {
-        if ((height & detail::kInArena) && detail::arena_of(n) == arena) {
+        if (n->arena == arena) {
           child.small_.flags = flags | Value::kBorrowed;
           ++borrowed;
         } else {
@@ -816,19 +785,19 @@ struct ValueAccess::Adoption {
   // Measures again (the children kept after a compaction), keeping what was borrowed.
   void remeasure() noexcept { deepest = inline_kinds = 0; }
 
-  // Gives `node` (of `kind`, `size` items or entries, its first word set where it was
-  // placed), whose children were all taken, its height, its mark as a node of the arena
-  // and the count of the Value returned. Past Value::kMaxDepth it throws
+  // Gives `node` (of `kind`, `size` items or entries), whose children were all taken, its
+  // arena, its height and the count of the Value returned. Past Value::kMaxDepth it throws
   // Error(too_deep), and the node stays in the arena's blocks, unreferenced, as anything a
   // failed read built there.
   Value finish(Kind kind, detail::Node* node, std::uint32_t size) {
     arena->count_open(-borrowed);
     borrowed = 0;
+    node->arena = arena;
     if (foreign) arena->list_foreign(kind, node);
     // An empty container, held inline, is one level deep.
     const std::uint32_t height = std::max(deepest, (inline_kinds & kContainerKinds) != 0 ? 1U : 0U);
     if (height >= Value::kMaxDepth) too_deep();
-    node->height = (height + 1) | detail::kInArena;
+    node->height = height + 1;
     arena->count_born();
     Value v;
     v.init_node(kind, node, size);
@@ -865,8 +834,7 @@ Value ValueAccess::finish_container(Kind kind, ContainerNode* node, std::uint32_
 Value ValueAccess::make_sequence(Kind kind, std::span<Value> items) {
   if (items.empty()) return empty(kind);
   const std::uint32_t n = detail::checked_size(items.size());
-  void* memory = detail::allocate_node(sizeof(SeqNode) + n * sizeof(Value));
-  auto* node = new (memory) SeqNode{{detail::first_word(memory, detail::t_arena), 0}, 0};
+  auto* node = new (detail::allocate_node(sizeof(SeqNode) + n * sizeof(Value))) SeqNode{};
   Value* out = node->items();
   std::uint32_t kept = 0;
   if (kind == Kind::set) {
@@ -894,11 +862,7 @@ namespace {
                                                              detail::Node* base) noexcept {
   if (!counted_array) return {};
   auto* node = static_cast<SeqNode*>(base);
-  // Only the Value's: a node of the arena being built (which no other thread sees yet), or a
-  // node on the heap counted once, with no arena open.
-  if (node->height & detail::kInArena ? detail::arena_of(node) != detail::t_arena
-                                      : node->refs.load(std::memory_order_acquire) != 1 || detail::t_arena)
-    return {};
+  if (node->refs.load(std::memory_order_acquire) != 1 || node->arena != detail::t_arena) return {};
   return {node->items(), node->size};
 }
 
@@ -925,7 +889,7 @@ namespace {
     node->size = kept;
     std::size_t deepest = 0;
     for (std::uint32_t i = 0; i < kept; ++i) deepest = std::max(deepest, items[i].depth());
-    node->height = (node->height & detail::kInArena) | static_cast<std::uint32_t>(deepest + 1);
+    node->height = static_cast<std::uint32_t>(deepest + 1);
   }
   return kept;
 }
@@ -955,9 +919,9 @@ bool ValueAccess::sequence_in_place(Kind kind, Value& v) {
 namespace {
 /// The slots of a sequence node of `n` items to be built in `memory`.
 [[gnu::always_inline]] inline ValueAccess::Slots sequence_slots_in(void* memory, std::uint32_t n,
-                                                                   detail::Arena* arena) {
-  auto* node = new (memory) SeqNode{{detail::first_word(memory, arena), 0}, 0};
-  return {node, node->items(), n, false, arena};
+                                                                   detail::ArenaHeader* arena) {
+  auto* node = new (memory) SeqNode{};
+  return {node, node->items(), n, arena};
 }
 // reserve_sequence when the arena's current block has no room, or no arena is open, or the
 // capacity is refused (checked_size throws): out of line, as reserve_map_slowly is, so that
@@ -981,32 +945,19 @@ ValueAccess::Slots ValueAccess::reserve_sequence(std::size_t capacity) {
   return sequence_slots_in(memory, static_cast<std::uint32_t>(capacity), arena);
 }
 
-namespace {
-// Growable slots' block: a word for the arena that may take it over (Arena::take_over), then
-// the node.
-constexpr std::size_t kGrowablePrefix = 8;
-static_assert(kGrowablePrefix % alignof(Value) == 0);
-char* block_of_growable(detail::Node* node) noexcept {
-  return reinterpret_cast<char*>(node) - kGrowablePrefix;
-}
-}  // namespace
-
 ValueAccess::Slots ValueAccess::reserve_growable_sequence(std::size_t capacity) {
   const std::uint32_t n = detail::checked_size(capacity);
-  char* block = static_cast<char*>(
-      detail::allocate(kGrowablePrefix + sizeof(SeqNode) + std::size_t{n} * sizeof(Value)));
-  auto* node = new (block + kGrowablePrefix) SeqNode{};
-  return {node, node->items(), n, true, nullptr};
+  auto* node = new (detail::allocate(sizeof(SeqNode) + std::size_t{n} * sizeof(Value))) SeqNode{};
+  return {node, node->items(), n, nullptr};
 }
 
 void ValueAccess::grow_sequence(Slots& slots, std::size_t capacity) {
   const std::uint32_t n = detail::checked_size(capacity);
   // On failure the slots stay as they were, for abandon_sequence.
-  void* grown = std::realloc(block_of_growable(slots.node),
-                             kGrowablePrefix + sizeof(SeqNode) + std::size_t{n} * sizeof(Value));
+  void* grown = std::realloc(static_cast<void*>(slots.node), sizeof(SeqNode) + std::size_t{n} * sizeof(Value));
   if (!grown) throw std::bad_alloc();
-  auto* node = reinterpret_cast<SeqNode*>(static_cast<char*>(grown) + kGrowablePrefix);
-  slots = {node, node->items(), n, true, nullptr};
+  auto* node = static_cast<SeqNode*>(grown);
+  slots = {node, node->items(), n, nullptr};
 }
 
 Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) {
@@ -1026,7 +977,8 @@ Value ValueAccess::finish_sequence(Kind kind, Slots& slots, std::uint32_t size) 
     if (i == size) {
       slots = {};
       node->size = size;
-      node->height = 1 | detail::kInArena;
+      node->arena = arena;
+      node->height = 1;
       arena->count_born();
       Value v;
       v.init_node(kind, node, size);
@@ -1056,39 +1008,27 @@ Value ValueAccess::finish_sequence_elsewhere(Kind kind, Slots& slots, std::uint3
   auto* node = static_cast<SeqNode*>(slots.node);
   auto* arena = static_cast<detail::Arena*>(slots.arena);
   const std::uint32_t capacity = slots.capacity;
-  const bool growable = slots.growable;
   slots = {};
   if (size == 0) {
-    if (!arena) node->~SeqNode(), std::free(growable ? block_of_growable(node) : static_cast<void*>(node));
+    if (!arena) node->~SeqNode(), std::free(node);
     return empty(kind);
   }
-  const std::size_t bytes = sizeof(SeqNode) + std::size_t{size} * sizeof(Value);
-  if (growable && detail::t_arena) {
-    // Growable slots of a document built in an arena: the arena takes the block over (the
-    // room they did not use given back first), and the node is one of its nodes from here
-    // on (see Arena::take_over).
-    char* block = block_of_growable(node);
-    if (size < capacity)
-      if (void* fit = std::realloc(block, kGrowablePrefix + bytes)) block = static_cast<char*>(fit);
-    node = reinterpret_cast<SeqNode*>(block + kGrowablePrefix);
+  if (!arena && size < capacity) {
+    // Heap slots grown by doubling give back the room they did not use.
+    if (void* fit = std::realloc(static_cast<void*>(node), sizeof(SeqNode) + std::size_t{size} * sizeof(Value)))
+      node = static_cast<SeqNode*>(fit);
+  }
+  if (!arena && detail::t_arena) {
+    // Heap slots of a document built in an arena: the arena takes the block over, and the
+    // node is one of its nodes from here on (see Arena::take_over).
     try {
-      detail::t_arena->take_over(block, node, kGrowablePrefix + bytes);
+      detail::t_arena->take_over(node, sizeof(SeqNode) + std::size_t{size} * sizeof(Value));
     } catch (...) {
       std::destroy_n(node->items(), size);
-      std::free(block);
+      std::free(node);
       throw;
     }
     arena = detail::t_arena;
-  } else if (growable) {
-    // Growable slots with no arena open: a heap node starts its block, so the node moves
-    // down over the arena's word (a Value may be moved bitwise), then gives back the rest.
-    char* block = block_of_growable(node);
-    std::memmove(block, static_cast<void*>(node), bytes);
-    node = reinterpret_cast<SeqNode*>(block);
-    if (void* fit = std::realloc(block, bytes)) node = static_cast<SeqNode*>(fit);
-  } else if (!arena && size < capacity) {
-    // Heap slots give back the room they did not use.
-    if (void* fit = std::realloc(static_cast<void*>(node), bytes)) node = static_cast<SeqNode*>(fit);
   }
   node->size = size;
   // The height and the depth limit, as finish_container gives every other node: a heap node
@@ -1133,7 +1073,7 @@ void ValueAccess::abandon_sequence(Slots& slots, std::uint32_t size) noexcept {
   auto* node = static_cast<SeqNode*>(slots.node);
   std::destroy_n(node->items(), size);
   // A node in an arena goes with its arena's blocks.
-  if (!slots.arena) node->~SeqNode(), std::free(slots.growable ? block_of_growable(node) : static_cast<void*>(node));
+  if (!slots.arena) node->~SeqNode(), std::free(node);
   slots = {};
 }
 
@@ -1254,8 +1194,7 @@ constexpr std::uint32_t kKeysCheckedInPassing = 8;
 Value ValueAccess::make_map(Kind kind, std::span<Value> flat) {
   if (flat.empty()) return empty(kind);
   const std::uint32_t n = detail::checked_size(flat.size() / 2);
-  void* memory = detail::allocate_node(MapNode::bytes_for(n));
-  auto* node = new (memory) MapNode{{detail::first_word(memory, detail::t_arena), 0}, 0};
+  auto* node = new (detail::allocate_node(MapNode::bytes_for(n))) MapNode{};
   if (detail::t_arena) {
     // The entries move into the node as they are, to be checked and adopted there as a
     // reader's map slots are.
@@ -1296,10 +1235,10 @@ static_assert(sizeof(Entry) == 2 * sizeof(Value) && offsetof(Entry, second) == s
 namespace {
 /// The slots of a map node of `entries` entries to be built in `memory`.
 [[gnu::always_inline]] inline ValueAccess::Slots map_slots_in(void* memory, std::size_t entries,
-                                                              detail::Arena* arena) {
-  auto* node = new (memory) MapNode{{detail::first_word(memory, arena), 0}, 0};
+                                                              detail::ArenaHeader* arena) {
+  auto* node = new (memory) MapNode{};
   return {node, reinterpret_cast<Value*>(node->entries()), static_cast<std::uint32_t>(2 * entries),
-          false, arena};
+          arena};
 }
 // reserve_map when the current block of the arena has no room, or no arena is open: out of
 // line, and called only to return its result, so that the common case calls nothing and
@@ -1431,26 +1370,27 @@ Value ValueAccess::tagged(Value tag, Value rep) {
   void* memory = arena ? arena->try_allocate(sizeof(TaggedNode)) : nullptr;
   TaggedNode* node;
   if (memory) [[likely]] {
-    node = new (memory) TaggedNode{{arena->offset_of(memory), height | detail::kInArena}, {}, {}};
+    node = new (memory) TaggedNode{};
+    node->height = height;
     node->tag = std::move(tag);
     node->rep = std::move(rep);
+    node->arena = arena;
     arena->count_born();
   } else {
     node = tagged_node_elsewhere(height, tag, rep);
   }
   Value v;
   v.init_node(Kind::tagged, node, 0);
-  // With an arena open the node is in it, from either source.
-  if (arena)
-    if (!borrow(node->tag, arena) || !borrow(node->rep, arena)) [[unlikely]]
-      adopt_tag_and_rep(arena, node);
+  if (auto* in = static_cast<detail::Arena*>(node->arena))
+    if (!borrow(node->tag, in) || !borrow(node->rep, in)) [[unlikely]]
+      adopt_tag_and_rep(in, node);
   return v;
 }
 
 bool ValueAccess::detach_into(const Value& v, Value& out) {
   if (!v.on_heap()) return false;
   const Kind kind = v.kind();
-  const bool in_arena = (v.wide_.u.node->height & detail::kInArena) != 0;
+  const bool in_arena = v.wide_.u.node->arena != nullptr;
   // A part is copied when it or anything below it is in an arena; the rest is shared.
   auto gather = [](const Value& child, std::vector<Value>& into) {
     Value copy;
@@ -1511,18 +1451,13 @@ bool ValueAccess::detach_into(const Value& v, Value& out) {
 }
 
 std::size_t ValueAccess::arena_bytes(const Value& v) noexcept {
-  if (!v.on_heap() || !(v.wide_.u.node->height & detail::kInArena)) return 0;
-  return static_cast<const detail::Arena*>(detail::arena_of(v.wide_.u.node))->block_bytes();
+  if (!v.on_heap() || !v.wide_.u.node->arena) return 0;
+  return static_cast<const detail::Arena*>(v.wide_.u.node->arena)->block_bytes();
 }
 
 std::size_t ValueAccess::arena_used_bytes(const Value& v) noexcept {
-  if (!v.on_heap() || !(v.wide_.u.node->height & detail::kInArena)) return 0;
-  return static_cast<const detail::Arena*>(detail::arena_of(v.wide_.u.node))->allocated();
-}
-
-std::size_t ValueAccess::offset_in_block(const Value& v) noexcept {
-  if (!v.on_heap() || !(v.wide_.u.node->height & detail::kInArena)) return 0;
-  return std::size_t{v.wide_.u.node->refs.load(std::memory_order_relaxed)} * 8;
+  if (!v.on_heap() || !v.wide_.u.node->arena) return 0;
+  return static_cast<const detail::Arena*>(v.wide_.u.node->arena)->allocated();
 }
 
 Value Value::detach() const {
@@ -1562,7 +1497,7 @@ void Value::wrong_object(const std::type_info& wanted) const {
 void* Value::sole_object() noexcept {
   if (kind() != Kind::object || !on_heap() || (small_.flags & kBorrowed)) return nullptr;
   detail::Node* n = wide_.u.node;
-  if ((n->height & detail::kInArena) || n->refs.load(std::memory_order_acquire) != 1) return nullptr;
+  if (n->arena || n->refs.load(std::memory_order_acquire) != 1) return nullptr;
   return const_cast<void*>(object_address());
 }
 
@@ -1690,8 +1625,7 @@ const Value* Value::find(const Value& key) const {
     detail::KeyIndex* built = build_key_index(all);
     if (slot.compare_exchange_strong(index, built, std::memory_order_acq_rel)) {
       index = built;
-      if (node->height & detail::kInArena)
-        static_cast<detail::Arena*>(detail::arena_of(node))->own(built);
+      if (node->arena) static_cast<detail::Arena*>(node->arena)->own(built);
     } else {
       std::free(built);  // another thread's index is in place: `index` now points to it
     }

@@ -223,7 +223,7 @@ struct ValueAccess {
   static char* init_text_to_fill(Value& v, Kind kind, std::size_t size);
   /// An empty container of `kind` (array, list, set, map or link): inline, with no node (so
   /// that `[]`, `{}` and the like cost their 16-byte handle and nothing more: MessagePack
-  /// spends one byte on each; a node and its arena bookkeeping cost 16 more). Defined here:
+  /// spends one byte on each; a node and its arena bookkeeping cost 24 more). Defined here:
   /// a reader's empty containers (Decoder::empty_container_inline) made a call of its three
   /// stores.
   static Value empty(Kind kind) noexcept {
@@ -237,10 +237,6 @@ struct ValueAccess {
   /// The bytes of that arena's blocks its nodes took (bumped), or 0 as arena_bytes: what a
   /// document's nodes hold, padding and unused slots included, without the blocks' free ends.
   static std::size_t arena_used_bytes(const Value& v) noexcept;
-  /// For a node of an arena: its distance in bytes from the start of the block it lives in
-  /// (the block's first word is its arena; see detail::Node); 0 when `v` is inline or on the
-  /// heap. For tests.
-  static std::size_t offset_in_block(const Value& v) noexcept;
   /// An array, list or set from `items` (moved from). Sets drop duplicates. An array or list
   /// leaves every item of `items` moved from (null) once it returns, so that a caller may
   /// drop them with no destructor run (the decoder's value stack does); a set does not.
@@ -273,9 +269,6 @@ struct ValueAccess {
     detail::Node* node = nullptr;
     Value* items = nullptr;  // null: no slots reserved
     std::uint32_t capacity = 0;
-    // Slots from reserve_growable_sequence: their block starts 8 bytes before the node, a
-    // word for the arena that may take the block over (see Arena::take_over).
-    bool growable = false;
     detail::ArenaHeader* arena = nullptr;  // the arena the node is in, or null: the heap
   };
   /// Room for `capacity` items, in the arena of the ArenaScope open on this thread, else on

@@ -93,28 +93,16 @@ struct ArenaHeader {
 void destroy_arena(ArenaHeader* arena) noexcept;
 
 // Heap payloads are immutable once built and shared by reference count, so copying a Value is
-// a pointer copy and an increment. A node in an arena counts on the arena instead, and finds
-// it from its own address: the first word of the block it lives in is the arena's address, and
-// the node's `refs` word, which an arena node does not count in, holds its distance from the
-// block's start. So a header is 8 bytes, with no pointer to the arena in every node (a map,
-// array or long string had 24 bytes of header with one; 16 now).
-struct alignas(8) Node {
-  // On the heap: the count of Values that refer to the node. In an arena (kInArena set in
-  // `height`): the node's distance from the start of its block, in 8-byte units.
+// a pointer copy and an increment. A node in an arena counts on the arena instead.
+struct Node {
   mutable std::atomic<std::uint32_t> refs{1};
   // Levels a container, link or tagged node nests (Value::depth), set once when it is built
-  // and checked against Value::kMaxDepth there; 0 in text, UUID and object nodes. Its top bit
-  // (kInArena, far above kMaxDepth) marks a node of an arena.
+  // and checked against Value::kMaxDepth there; 0 in text, UUID and object nodes. It fills
+  // what was padding before `arena`, so it costs no memory.
   std::uint32_t height = 0;
+  ArenaHeader* arena = nullptr;
 };
-static_assert(sizeof(Node) == 8, "a node's header is two words of 4 bytes");
-inline constexpr std::uint32_t kInArena = std::uint32_t{1} << 31;
-// The arena of a node with kInArena set: one load from the start of its block.
-inline ArenaHeader* arena_of(const Node* n) noexcept {
-  const std::uint32_t units = n->refs.load(std::memory_order_relaxed);
-  const char* block = reinterpret_cast<const char*>(n) - std::size_t{units} * 8;
-  return *reinterpret_cast<ArenaHeader* const*>(block);
-}
+static_assert(sizeof(Node) == 16, "the height lives in the header's padding");
 void destroy_node(Kind kind, Node* node) noexcept;
 struct ObjectVtable {
   void (*destroy)(void*) noexcept;
@@ -267,7 +255,7 @@ class Value {
   /// tagged value is one level around a container or another tagged value; around a scalar it
   /// is a scalar itself, as `"~qabc"` is on the wire.
   std::size_t depth() const noexcept {
-    if (on_heap()) return wide_.u.node->height & ~detail::kInArena;
+    if (on_heap()) return wide_.u.node->height;
     return kind() >= Kind::array && kind() <= Kind::link ? 1 : 0;  // empty containers
   }
   /// Element `i` of an array, list or set; throws Error(invalid_argument) when out of range.
@@ -361,15 +349,14 @@ class Value {
   void retain() const noexcept {
     if (!on_heap()) return;
     detail::Node* n = wide_.u.node;
-    (n->height & detail::kInArena ? detail::arena_of(n)->refs : n->refs)
-        .fetch_add(1, std::memory_order_relaxed);
+    (n->arena ? n->arena->refs : n->refs).fetch_add(1, std::memory_order_relaxed);
   }
   void release() noexcept {
     if ((small_.flags & (kHeap | kBorrowed)) != kHeap) return;
     detail::Node* n = wide_.u.node;
-    if (n->height & detail::kInArena) {
-      detail::ArenaHeader* arena = detail::arena_of(n);
-      if (arena->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) detail::destroy_arena(arena);
+    if (n->arena) {
+      if (n->arena->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        detail::destroy_arena(n->arena);
     } else if (n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       detail::destroy_node(kind(), n);
     }
