@@ -213,6 +213,7 @@ TEST_F(CliBench, UsageNamesTheClockAndTheOrder) {
   EXPECT_NE(r.out.find("CLOCK_THREAD_CPUTIME_ID"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("page\nfaults"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(ours, floor, ours, floor ...)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mmap and trim thresholds"), std::string::npos) << r.out;
 }
 
 TEST_F(CliBench, ExitStatuses) {
