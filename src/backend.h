@@ -12,6 +12,12 @@
 
 namespace transit {
 
+namespace detail {
+/// `source.read(buffer, size)`, held to its contract: a Source that says it gave more than
+/// `size` bytes would have a reader read past its buffer, so that is an Error(io) instead.
+std::size_t read_checked(Source& source, char* buffer, std::size_t size);
+}  // namespace detail
+
 class Writer::Impl {
  public:
   virtual ~Impl() = default;

@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cstring>
 #include <istream>
+#include <string>
 
+#include "backend.h"
 #include "transit/error.h"
 #include "transit/reader.h"
 
@@ -38,6 +40,14 @@ std::size_t IstreamSource::read(char* buffer, std::size_t size) {
   }
   const std::streamsize want = std::min<std::streamsize>(available, static_cast<std::streamsize>(size));
   return static_cast<std::size_t>(buf->sgetn(buffer, want));
+}
+
+std::size_t detail::read_checked(Source& source, char* buffer, std::size_t size) {
+  const std::size_t n = source.read(buffer, size);
+  if (n > size)
+    throw_error(Errc::io, "Source::read returned " + std::to_string(n) + " bytes for a buffer of " +
+                              std::to_string(size));
+  return n;
 }
 
 }  // namespace transit

@@ -252,6 +252,47 @@ TEST(Hostile, EveryChunkSizeReadsTheWholeStream) {
   }
 }
 
+// A Source that gives `honest_reads` full reads of its text, then says it gave one byte more
+// than it was asked for (it writes only what fits).
+class OverclaimingSource final : public transit::Source {
+ public:
+  OverclaimingSource(std::string text, int honest_reads)
+      : text_(std::move(text)), honest_reads_(honest_reads) {}
+  std::size_t read(char* buffer, std::size_t size) override {
+    const std::size_t n = std::min(size, text_.size() - at_);
+    std::memcpy(buffer, text_.data() + at_, n);
+    at_ += n;
+    return honest_reads_-- > 0 ? n : size + 1;
+  }
+
+ private:
+  std::string text_;
+  std::size_t at_ = 0;
+  int honest_reads_;
+};
+
+// A Source claiming more bytes than the reader's buffer holds is an Error(io), not a read past
+// the buffer: at the first read (JSON, MessagePack) and at a read ahead (JSON's in-place read
+// of a value longer than a chunk, after a full first read).
+TEST(Hostile, SourceClaimingMoreThanItWasAskedIsAnIoError) {
+  std::string array = "[";
+  for (int i = 0; i < 100; ++i) array += (i ? "," : "") + std::to_string(i);
+  array += "]";
+  for (const Encoding encoding : {Encoding::json, Encoding::msgpack}) {
+    const std::string text = encoding == Encoding::json ? array : transit::write(transit::read(array), encoding);
+    for (const int honest : {0, 1}) {
+      SCOPED_TRACE(std::string(transit::encoding_name(encoding)) + ", honest reads " + std::to_string(honest));
+      OverclaimingSource source(text, honest);
+      ReadOptions options;
+      options.chunk_size = 64;
+      transit::Reader reader(source, encoding, options);
+      const Error e = next_error(reader);
+      EXPECT_EQ(e.code(), Errc::io) << e.what();
+      EXPECT_EQ(e.detail(), "Source::read returned 65 bytes for a buffer of 64") << e.what();
+    }
+  }
+}
+
 TEST(Hostile, MsgpackBin32AndExtClaimsFromASourceFailAtOnce) {
   for (const char* header : {"c6 ff ff ff ff", "c9 ff ff ff ff 01", "91 c6 01 00 00 01"}) {
     SCOPED_TRACE(header);

@@ -44,7 +44,7 @@ bool SourceInput::refill() {
     eof_ = true;
     return false;
   }
-  const std::size_t n = source_->read(buf_.data(), chunk_size_);
+  const std::size_t n = read_checked(*source_, buf_.data(), chunk_size_);
   end_ = filled_ = p_ + n;
   eof_ = n == 0;
   last_read_full_ = n == chunk_size_;
@@ -83,7 +83,7 @@ bool SourceInput::read_ahead(std::size_t cap) {
   filled_ = p_ + held;
   std::size_t n = 0;
   try {
-    n = source_->read(buf_.data() + held, chunk_size_);
+    n = read_checked(*source_, buf_.data() + held, chunk_size_);
   } catch (...) {
     pending_ = std::current_exception();
     return false;

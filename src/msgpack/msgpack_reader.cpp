@@ -829,7 +829,7 @@ class MsgpackReader final : public Reader::Impl {
     data_ = buf_.data();
     // A chunk at a time, so the scanner checks the limits at least once per chunk.
     const std::size_t n =
-        source_->read(buf_.data() + size_, std::min(buf_.capacity() - size_, chunk_size_));
+        read_checked(*source_, buf_.data() + size_, std::min(buf_.capacity() - size_, chunk_size_));
     size_ += n;
     return n != 0;
   }
