@@ -1095,6 +1095,16 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       if (!begin_walk(*doc, end)) return std::nullopt;
       return Value();
     }
+    std::optional<Value> v = walk_whole<kTape>(*doc);
+    if (v) input_.seek(end);
+    return v;
+  }
+
+  /// Walks a document simdjson read into the decoder, again from the start if it turns out
+  /// to need the cache; the value, or nothing when the decoder throws (the caller then leaves
+  /// the value to RapidJSON, whose events place the error).
+  template <bool kTape>
+  std::optional<Value> walk_whole(const simdjson::dom::document& doc) {
     for (;;) {
       decoder_.reset(cache_lazily_);
       std::optional<ArenaScope> arena;
@@ -1103,9 +1113,9 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       if constexpr (kTape) decoder_.mark(Location::npos);
       try {
         if constexpr (kTape)
-          emit_tape(decoder_, *doc);
+          emit_tape(decoder_, doc);
         else
-          emit_values(decoder_, *doc);
+          emit_values(decoder_, doc);
       } catch (const Decoder::CacheNeeded&) {
         cache_lazily_ = false;  // walk the document again, caching from the start
         continue;
@@ -1113,7 +1123,6 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
         return std::nullopt;
       }
       if (decoder_.caching()) cache_lazily_ = false;
-      input_.seek(end);
       return decoder_.take();
     }
   }
@@ -1140,24 +1149,12 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     SimdjsonParser parser;
     const simdjson::dom::document* const doc = parser.parse(text, false);
     if (!doc) return std::nullopt;
-    for (;;) {
-      decoder_.reset(cache_lazily_);
-      std::optional<ArenaScope> arena;
-      if (decoder_.runs_no_user_code()) arena.emplace();
-      const FramesDroppedInScope frames_dropped_in_scope{decoder_, arena.has_value()};
-      try {
-        emit_values(decoder_, *doc);
-      } catch (const Decoder::CacheNeeded&) {
-        cache_lazily_ = false;
-        continue;
-      } catch (const Error&) {
-        return std::nullopt;
-      }
-      if (decoder_.caching()) cache_lazily_ = false;
+    std::optional<Value> v = walk_whole<false>(*doc);
+    if (v) {
       input_.skip(text.size());
       testing::count_json_buffered_read();
-      return decoder_.take();
     }
+    return v;
   }
 #endif
 
