@@ -34,7 +34,11 @@ class Decoder {
         tape_array_limit_(tape_limit(max_items_)),
         tape_map_limit_(tape_limit(max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_)),
         pair_rep_() {}
-  ~Decoder() { drop_frames(); }
+  ~Decoder() {
+    drop_frames();
+    if (user_calls_) [[unlikely]]
+      free_user_calls();
+  }
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
 
@@ -533,6 +537,28 @@ class Decoder {
 
   /// True when no read handler or builder is set, so building a value calls no user code.
   bool runs_no_user_code() const noexcept { return handlers_ == nullptr; }
+  /// A walk of the top-level value whose first byte is at offset `start` (as its reader
+  /// counts) begins, just after reset(). With user code (read handlers, builders), every call
+  /// of it is recorded with what it returned or threw, and a walk of the same value again (a
+  /// lazy cache's second walk, RapidJSON's read of a value simdjson's walk failed, a typed
+  /// read's remark or retape, MessagePack's read again to place an error) takes the recorded
+  /// results in order, and rethrows the recorded exception where the first walk threw it,
+  /// instead of running the user's code again: so it runs once per tagged value (map, array)
+  /// in the input. Walks of one value meet the same calls in the same order up to where one
+  /// of them stopped (the same text, and a cache code resolved only once the cache is the
+  /// same on both walks, see reset); a call that is not the one recorded there runs, and the
+  /// rest of the record goes. A walk of any other value forgets the record. Without user
+  /// code, nothing: the test is per value, not per token.
+  void walk_value_at(std::size_t start) noexcept {
+    if (handlers_) [[unlikely]]
+      walk_user_calls_at(start);
+  }
+  /// Lets the record of walk_value_at go: the value was read whole, or its read failed for
+  /// good. (A typed read keeps it until the next value, for Backend::remark and retape.)
+  void forget_user_calls() noexcept {
+    if (user_calls_) [[unlikely]]
+      clear_user_calls();
+  }
 
   /// True once a complete top-level value has been read.
   bool done() const noexcept { return done_; }
@@ -1364,6 +1390,19 @@ class Decoder {
 
   Value decode_tag(std::string_view tag, Value rep);
   Value decode_string(std::string_view raw);
+  /// Runs `f`, a user's read handler or builder (`what` names it in an error, `key` tells
+  /// apart the calls of one `what`, as the default handler's tag), turning what it throws
+  /// into a transit::Error the reader places; or, in a walk of a value walked before, takes
+  /// the result or exception the same call had then (see walk_value_at).
+  template <class F>
+  Value user_call(std::string_view what, std::string_view key, F&& f);
+  /// user_call's body, with `f` as `call(fn)`: in user_calls.cpp.
+  Value run_user_call(std::string_view what, std::string_view key, Value (*call)(void*), void* fn);
+  // What walk_value_at records: in user_calls.cpp, out of every reader's unit.
+  struct UserCalls;
+  void walk_user_calls_at(std::size_t start) noexcept;
+  void clear_user_calls() noexcept;
+  void free_user_calls() noexcept;
   bool parent_is_tagged() const noexcept;
   /// The map of `flat` (keys and values), by the user's map builder if there is one for it;
   /// `moved_out` says whether `flat` is left all moved from (ValueAccess::make_map) or not
@@ -1414,6 +1453,11 @@ class Decoder {
   union {
     Value pair_rep_;
   };
+  // The user code's calls in the walks of one top-level value (see walk_value_at); made by
+  // the first call of user code in a walk a reader announced, else null. Owned; a pointer,
+  // not a member, so that a Decoder with no handlers destroys nothing more than before.
+  UserCalls* user_calls_ = nullptr;
+  std::size_t walk_start_ = SIZE_MAX;  // the value walk_value_at announced last, if any
 };
 
 }  // namespace transit::detail

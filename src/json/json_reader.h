@@ -856,6 +856,11 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
 
   std::optional<Value> next() override {
     end_walk();
+    // The value is done when this returns or throws: no walk of it follows.
+    struct Forget {
+      Decoder& d;
+      ~Forget() { d.forget_user_calls(); }
+    } forget{decoder_};
     if (!parse_next<false>()) return std::nullopt;
     if (read_whole_) return std::exchange(read_whole_, std::nullopt);
     return decoder_.take();
@@ -895,6 +900,8 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       // caches nothing until it shows a JSON-only form, and is read again if it needed what
       // went by (Decoder::reset). After a JSON value, the next ones cache from the start.
       decoder_.reset(cache_lazily_);
+      // A walk again (CacheNeeded, or after simdjson's walk failed) runs no handler again.
+      decoder_.walk_value_at(start);
       // Without user handlers no user code runs while the document is built: build it in one
       // arena (see ArenaScope).
       std::optional<ArenaScope> arena;
@@ -952,6 +959,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   bool begin_walk(const simdjson::dom::document& doc, std::size_t text_end) {
     for (;;) {
       decoder_.reset(cache_lazily_);
+      decoder_.walk_value_at(value_start_);
       decoder_.mark(Location::npos);
       walk_doc_ = &doc;
       walk_word_ = 1;
@@ -1107,6 +1115,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   std::optional<Value> walk_whole(const simdjson::dom::document& doc) {
     for (;;) {
       decoder_.reset(cache_lazily_);
+      decoder_.walk_value_at(value_start_);
       std::optional<ArenaScope> arena;
       if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
       const FramesDroppedInScope frames_dropped_in_scope{decoder_, arena.has_value()};

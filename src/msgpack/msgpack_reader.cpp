@@ -662,6 +662,15 @@ class MsgpackReader final : public Reader::Impl {
 
   std::optional<Value> next() override {
     if (failed_) std::rethrow_exception(failed_);
+    // An untyped read's value is done when this returns or throws; a typed read's record
+    // stays for remark.
+    struct Forget {
+      Decoder& d;
+      bool tape;
+      ~Forget() {
+        if (!tape) d.forget_user_calls();
+      }
+    } forget{decoder_, tape_};
     std::size_t end = size_;
     if (source_) {
       scan_ = Scan{begin_, 1, {}};
@@ -725,6 +734,7 @@ class MsgpackReader final : public Reader::Impl {
       }
     } restore{*this, std::exchange(begin_, value_begin_), failed_};
     decoder_.reset();
+    decoder_.walk_value_at(before_ + begin_);  // the handlers' results of the read
     std::size_t off = value_begin_;
     try {
       if (!feed<true>(value_end_, size_ - value_begin_, off)) tape.clear();
@@ -744,6 +754,7 @@ class MsgpackReader final : public Reader::Impl {
   // Parses the value at begin_ from data_[begin_, end).
   Value parse(std::size_t end) {
     decoder_.reset();
+    decoder_.walk_value_at(before_ + begin_);
     // Without user handlers no user code runs while the document is built: build it in one
     // arena (see ArenaScope).
     std::optional<ArenaScope> arena;
@@ -806,6 +817,7 @@ class MsgpackReader final : public Reader::Impl {
   [[noreturn]] void fail_at(Errc code, std::string_view detail, std::size_t at,
                             std::size_t available = static_cast<std::size_t>(-1)) {
     decoder_.reset();
+    decoder_.walk_value_at(before_ + begin_);  // in memory, parse() walked it first
     std::size_t off = begin_;
     (void)feed<false>(at, available, off);
     fail(code, detail, before_ + at, decoder_.path());

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// The user code a Decoder runs (read handlers, the default handler, map and array builders):
+// each call recorded with what it returned or threw, so that a walk of the same top-level
+// value again takes the results instead of running the code again (see
+// Decoder::walk_value_at).
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "decoder.h"
+#include "transit/error.h"
+
+namespace transit::detail {
+
+namespace {
+
+// The record keeps up to this many calls of room from one value to the next, as the value
+// stack keeps its items (decoder.cpp).
+constexpr std::size_t kKeptCalls = std::size_t{1} << 16;
+
+// Runs a user's read handler or builder; what it throws becomes a transit::Error that the
+// reader places in the input.
+Value call_user(std::string_view what, Value (*call)(void*), void* fn) {
+  try {
+    return call(fn);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw_error(Errc::bad_rep, std::string(what) + " failed: " + e.what());
+  }
+}
+
+}  // namespace
+
+struct Decoder::UserCalls {
+  std::size_t start = SIZE_MAX;  // the offset of the value recorded; SIZE_MAX: none
+  std::size_t next = 0;          // the next call's index in `results`
+  // Per call, in order: its identity (a hash of what was called) and what it returned.
+  std::vector<std::pair<std::size_t, Value>> results;
+  // What the call after the last result threw (the walk stopped there), and its identity.
+  std::exception_ptr thrown;
+  std::size_t thrown_id = 0;
+};
+
+void Decoder::free_user_calls() noexcept { delete user_calls_; }
+
+void Decoder::clear_user_calls() noexcept {
+  UserCalls& c = *user_calls_;
+  c.start = SIZE_MAX;
+  c.next = 0;
+  c.thrown = nullptr;
+  // What a large value needed is given back, not held for the rest of the stream.
+  if (c.results.capacity() > kKeptCalls)
+    std::vector<std::pair<std::size_t, Value>>().swap(c.results);
+  else
+    c.results.clear();
+}
+
+void Decoder::walk_user_calls_at(std::size_t start) noexcept {
+  walk_start_ = start;
+  // The record is made by the first call (a reader of Records alone never makes one).
+  if (!user_calls_) return;
+  if (user_calls_->start != start) {
+    clear_user_calls();
+    user_calls_->start = start;
+  }
+  user_calls_->next = 0;
+}
+
+Value Decoder::run_user_call(std::string_view what, std::string_view key, Value (*call)(void*),
+                             void* fn) {
+  // No walk announced (a Decoder driven by hand): nothing to replay.
+  if (walk_start_ == SIZE_MAX) return call_user(what, call, fn);
+  if (!user_calls_) {
+    user_calls_ = new UserCalls;
+    user_calls_->start = walk_start_;
+  }
+  UserCalls* const c = user_calls_;
+  const std::size_t id =
+      std::hash<std::string_view>{}(what) * 31 + std::hash<std::string_view>{}(key);
+  if (c->next < c->results.size()) {
+    if (c->results[c->next].first == id) return c->results[c->next++].second;
+    // Not the call an earlier walk made here (which the walks' sameness rules out): the
+    // record from here on is not this walk's.
+    c->results.erase(c->results.begin() + static_cast<std::ptrdiff_t>(c->next), c->results.end());
+    c->thrown = nullptr;
+  } else if (c->thrown) {
+    if (c->thrown_id == id) std::rethrow_exception(c->thrown);
+    c->thrown = nullptr;
+  }
+  Value v;
+  try {
+    v = call_user(what, call, fn);
+  } catch (...) {
+    c->thrown = std::current_exception();
+    c->thrown_id = id;
+    throw;
+  }
+  c->results.emplace_back(id, v);
+  ++c->next;
+  return v;
+}
+
+}  // namespace transit::detail
