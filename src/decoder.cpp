@@ -447,9 +447,9 @@ void Decoder::end_tagged(Frame& frame) {
 // inlines elsewhere in it (Decoder::string() took the tape's TokenBuffer::emplace_back out of
 // line: typed twitter from MessagePack 1.3% more instructions).
 template <class F>
-Value Decoder::user_call(std::string_view what, std::string_view key, F&& f) {
+Value Decoder::user_call(std::string_view what, const void* who, F&& f) {
   using Fn = std::remove_reference_t<F>;
-  return run_user_call(what, key, [](void* fn) -> Value { return (*static_cast<Fn*>(fn))(); }, &f);
+  return run_user_call(what, who, [](void* fn) -> Value { return (*static_cast<Fn*>(fn))(); }, &f);
 }
 
 Value Decoder::decode_string(std::string_view raw) {
@@ -457,24 +457,24 @@ Value Decoder::decode_string(std::string_view raw) {
   if (t == '~' || t == '^' || t == '`') return Value(raw.substr(1));
   if (handlers_ && handlers_->has_char(t)) {
     const ReadHandler& h = *handlers_->find(raw.substr(1, 1));
-    return user_call("read handler for ~" + std::string(1, t), {},
+    return user_call("read handler for ~" + std::string(1, t), &h,
                      [&] { return h(Value(raw.substr(2))); });
   }
   Value v = decode_scalar(t, raw.substr(2));
   if (handlers_ && v.kind() == Kind::tagged)
     if (const DefaultReadHandler* d = handlers_->default_handler())
-      return user_call("default read handler", v.tag(), [&] { return (*d)(v.tag(), v.rep()); });
+      return user_call("default read handler", d, [&] { return (*d)(v.tag(), v.rep()); });
   return v;
 }
 
 Value Decoder::decode_tag(std::string_view tag, Value rep) {
   if (handlers_)
     if (const ReadHandler* h = handlers_->find(tag))
-      return user_call("read handler for ~#" + std::string(tag), {}, [&] { return (*h)(rep); });
+      return user_call("read handler for ~#" + std::string(tag), h, [&] { return (*h)(rep); });
   Value v = decode_tagged(tag, std::move(rep));
   if (handlers_ && v.kind() == Kind::tagged)
     if (const DefaultReadHandler* d = handlers_->default_handler())
-      return user_call("default read handler", v.tag(), [&] { return (*d)(v.tag(), v.rep()); });
+      return user_call("default read handler", d, [&] { return (*d)(v.tag(), v.rep()); });
   return v;
 }
 
@@ -489,7 +489,7 @@ bool Decoder::parent_is_tagged() const noexcept {
 Value Decoder::build_map(std::span<Value> flat, bool& moved_out) {
   if (const MapBuilder* b = handlers_ ? handlers_->map_builder() : nullptr; b && !parent_is_tagged()) {
     moved_out = false;
-    return user_call("map builder", {}, [&] { return (*b)(flat); });
+    return user_call("map builder", b, [&] { return (*b)(flat); });
   }
   moved_out = true;
   return ValueAccess::make_map(Kind::map, flat);
@@ -570,7 +570,7 @@ void Decoder::array_end_frame() {
       if (const ArrayBuilder* b = handlers_ ? handlers_->array_builder() : nullptr;
           b && !parent_is_tagged()) {
         moved_out = false;  // a user's builder may keep items where they are
-        v = user_call("array builder", {}, [&] { return (*b)(items); });
+        v = user_call("array builder", b, [&] { return (*b)(items); });
       } else {
         v = ValueAccess::make_sequence(Kind::array, items);
       }

@@ -1390,14 +1390,14 @@ class Decoder {
 
   Value decode_tag(std::string_view tag, Value rep);
   Value decode_string(std::string_view raw);
-  /// Runs `f`, a user's read handler or builder (`what` names it in an error, `key` tells
-  /// apart the calls of one `what`, as the default handler's tag), turning what it throws
-  /// into a transit::Error the reader places; or, in a walk of a value walked before, takes
-  /// the result or exception the same call had then (see walk_value_at).
+  /// Runs `f`, a call of the user's read handler or builder `who` (`what` names it in an
+  /// error), turning what it throws into a transit::Error the reader places; or, in a walk
+  /// of a value walked before, takes the result or exception the same call had then (see
+  /// walk_value_at).
   template <class F>
-  Value user_call(std::string_view what, std::string_view key, F&& f);
+  Value user_call(std::string_view what, const void* who, F&& f);
   /// user_call's body, with `f` as `call(fn)`: in user_calls.cpp.
-  Value run_user_call(std::string_view what, std::string_view key, Value (*call)(void*), void* fn);
+  Value run_user_call(std::string_view what, const void* who, Value (*call)(void*), void* fn);
   // What walk_value_at records: in user_calls.cpp, out of every reader's unit.
   struct UserCalls;
   void walk_user_calls_at(std::size_t start) noexcept;

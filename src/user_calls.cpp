@@ -5,7 +5,6 @@
 // Decoder::walk_value_at).
 #include <cstddef>
 #include <exception>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,11 +38,12 @@ Value call_user(std::string_view what, Value (*call)(void*), void* fn) {
 struct Decoder::UserCalls {
   std::size_t start = SIZE_MAX;  // the offset of the value recorded; SIZE_MAX: none
   std::size_t next = 0;          // the next call's index in `results`
-  // Per call, in order: its identity (a hash of what was called) and what it returned.
-  std::vector<std::pair<std::size_t, Value>> results;
-  // What the call after the last result threw (the walk stopped there), and its identity.
+  // Per call, in order: the handler or builder called (a check that the walks meet the same
+  // calls) and what it returned.
+  std::vector<std::pair<const void*, Value>> results;
+  // What the call after the last result threw (the walk stopped there), and its callee.
   std::exception_ptr thrown;
-  std::size_t thrown_id = 0;
+  const void* thrown_by = nullptr;
 };
 
 void Decoder::free_user_calls() noexcept { delete user_calls_; }
@@ -55,7 +55,7 @@ void Decoder::clear_user_calls() noexcept {
   c.thrown = nullptr;
   // What a large value needed is given back, not held for the rest of the stream.
   if (c.results.capacity() > kKeptCalls)
-    std::vector<std::pair<std::size_t, Value>>().swap(c.results);
+    std::vector<std::pair<const void*, Value>>().swap(c.results);
   else
     c.results.clear();
 }
@@ -71,7 +71,7 @@ void Decoder::walk_user_calls_at(std::size_t start) noexcept {
   user_calls_->next = 0;
 }
 
-Value Decoder::run_user_call(std::string_view what, std::string_view key, Value (*call)(void*),
+Value Decoder::run_user_call(std::string_view what, const void* who, Value (*call)(void*),
                              void* fn) {
   // No walk announced (a Decoder driven by hand): nothing to replay.
   if (walk_start_ == SIZE_MAX) return call_user(what, call, fn);
@@ -80,16 +80,14 @@ Value Decoder::run_user_call(std::string_view what, std::string_view key, Value 
     user_calls_->start = walk_start_;
   }
   UserCalls* const c = user_calls_;
-  const std::size_t id =
-      std::hash<std::string_view>{}(what) * 31 + std::hash<std::string_view>{}(key);
   if (c->next < c->results.size()) {
-    if (c->results[c->next].first == id) return c->results[c->next++].second;
+    if (c->results[c->next].first == who) return c->results[c->next++].second;
     // Not the call an earlier walk made here (which the walks' sameness rules out): the
     // record from here on is not this walk's.
     c->results.erase(c->results.begin() + static_cast<std::ptrdiff_t>(c->next), c->results.end());
     c->thrown = nullptr;
   } else if (c->thrown) {
-    if (c->thrown_id == id) std::rethrow_exception(c->thrown);
+    if (c->thrown_by == who) std::rethrow_exception(c->thrown);
     c->thrown = nullptr;
   }
   Value v;
@@ -97,10 +95,10 @@ Value Decoder::run_user_call(std::string_view what, std::string_view key, Value 
     v = call_user(what, call, fn);
   } catch (...) {
     c->thrown = std::current_exception();
-    c->thrown_id = id;
+    c->thrown_by = who;
     throw;
   }
-  c->results.emplace_back(id, v);
+  c->results.emplace_back(who, v);
   ++c->next;
   return v;
 }
