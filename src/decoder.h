@@ -549,9 +549,15 @@ class Decoder {
   /// same on both walks, see reset); a call that is not the one recorded there runs, and the
   /// rest of the record goes. A walk of any other value forgets the record. Without user
   /// code, nothing: the test is per value, not per token.
-  void walk_value_at(std::size_t start) noexcept {
+  ///
+  /// `record`: whether a walk of this value may follow this one, so that the calls it makes
+  /// past the record must be recorded. False for a walk that is the last its reader can make
+  /// (a Source's byte-at-a-time read, a MessagePack value in memory that the limit does not
+  /// cut): it replays the record, and runs and records nothing more (a call costs about 70
+  /// instructions more recorded).
+  void walk_value_at(std::size_t start, bool record) noexcept {
     if (handlers_) [[unlikely]]
-      walk_user_calls_at(start);
+      walk_user_calls_at(start, record);
   }
   /// Lets the record of walk_value_at go: the value was read whole, or its read failed for
   /// good. (A typed read keeps it until the next value, for Backend::remark and retape.)
@@ -1400,7 +1406,7 @@ class Decoder {
   Value run_user_call(std::string_view what, const void* who, Value (*call)(void*), void* fn);
   // What walk_value_at records: in user_calls.cpp, out of every reader's unit.
   struct UserCalls;
-  void walk_user_calls_at(std::size_t start) noexcept;
+  void walk_user_calls_at(std::size_t start, bool record) noexcept;
   void clear_user_calls() noexcept;
   void free_user_calls() noexcept;
   bool parent_is_tagged() const noexcept;
@@ -1458,6 +1464,7 @@ class Decoder {
   // not a member, so that a Decoder with no handlers destroys nothing more than before.
   UserCalls* user_calls_ = nullptr;
   std::size_t walk_start_ = SIZE_MAX;  // the value walk_value_at announced last, if any
+  bool walk_records_ = false;          // and whether its walk records the calls it makes
 };
 
 }  // namespace transit::detail

@@ -60,8 +60,9 @@ void Decoder::clear_user_calls() noexcept {
     c.results.clear();
 }
 
-void Decoder::walk_user_calls_at(std::size_t start) noexcept {
+void Decoder::walk_user_calls_at(std::size_t start, bool record) noexcept {
   walk_start_ = start;
+  walk_records_ = record;
   // The record is made by the first call (a reader of Records alone never makes one).
   if (!user_calls_) return;
   if (user_calls_->start != start) {
@@ -76,6 +77,7 @@ Value Decoder::run_user_call(std::string_view what, const void* who, Value (*cal
   // No walk announced (a Decoder driven by hand): nothing to replay.
   if (walk_start_ == SIZE_MAX) return call_user(what, call, fn);
   if (!user_calls_) {
+    if (!walk_records_) return call_user(what, call, fn);
     user_calls_ = new UserCalls;
     user_calls_->start = walk_start_;
   }
@@ -90,6 +92,8 @@ Value Decoder::run_user_call(std::string_view what, const void* who, Value (*cal
     if (c->thrown_by == who) std::rethrow_exception(c->thrown);
     c->thrown = nullptr;
   }
+  // Past the record, in the last walk of the value: nothing to keep.
+  if (!walk_records_) return call_user(what, call, fn);
   Value v;
   try {
     v = call_user(what, call, fn);

@@ -901,7 +901,9 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       // went by (Decoder::reset). After a JSON value, the next ones cache from the start.
       decoder_.reset(cache_lazily_);
       // A walk again (CacheNeeded, or after simdjson's walk failed) runs no handler again.
-      decoder_.walk_value_at(start);
+      // Only a lazy cache's walk may be followed by another (a walk caching from the start
+      // refuses what it refuses for good, and its tape has its marks).
+      decoder_.walk_value_at(start, cache_lazily_);
       // Without user handlers no user code runs while the document is built: build it in one
       // arena (see ArenaScope).
       std::optional<ArenaScope> arena;
@@ -959,7 +961,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   bool begin_walk(const simdjson::dom::document& doc, std::size_t text_end) {
     for (;;) {
       decoder_.reset(cache_lazily_);
-      decoder_.walk_value_at(value_start_);
+      decoder_.walk_value_at(value_start_, true);  // RapidJSON's read, or a retape, may follow
       decoder_.mark(Location::npos);
       walk_doc_ = &doc;
       walk_word_ = 1;
@@ -1115,7 +1117,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   std::optional<Value> walk_whole(const simdjson::dom::document& doc) {
     for (;;) {
       decoder_.reset(cache_lazily_);
-      decoder_.walk_value_at(value_start_);
+      decoder_.walk_value_at(value_start_, true);  // RapidJSON's read, or a remark, may follow
       std::optional<ArenaScope> arena;
       if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
       const FramesDroppedInScope frames_dropped_in_scope{decoder_, arena.has_value()};

@@ -734,7 +734,7 @@ class MsgpackReader final : public Reader::Impl {
       }
     } restore{*this, std::exchange(begin_, value_begin_), failed_};
     decoder_.reset();
-    decoder_.walk_value_at(before_ + begin_);  // the handlers' results of the read
+    decoder_.walk_value_at(before_ + begin_, false);  // the handlers' results of the read
     std::size_t off = value_begin_;
     try {
       if (!feed<true>(value_end_, size_ - value_begin_, off)) tape.clear();
@@ -754,7 +754,9 @@ class MsgpackReader final : public Reader::Impl {
   // Parses the value at begin_ from data_[begin_, end).
   Value parse(std::size_t end) {
     decoder_.reset();
-    decoder_.walk_value_at(before_ + begin_);
+    // Read again only by a typed read's remark, or in memory where the limit cut the input
+    // short of its end (fail_short, fail_at).
+    decoder_.walk_value_at(before_ + begin_, tape_ || (!source_ && end < size_));
     // Without user handlers no user code runs while the document is built: build it in one
     // arena (see ArenaScope).
     std::optional<ArenaScope> arena;
@@ -817,7 +819,7 @@ class MsgpackReader final : public Reader::Impl {
   [[noreturn]] void fail_at(Errc code, std::string_view detail, std::size_t at,
                             std::size_t available = static_cast<std::size_t>(-1)) {
     decoder_.reset();
-    decoder_.walk_value_at(before_ + begin_);  // in memory, parse() walked it first
+    decoder_.walk_value_at(before_ + begin_, false);  // in memory, parse() walked it first
     std::size_t off = begin_;
     (void)feed<false>(at, available, off);
     fail(code, detail, before_ + at, decoder_.path());
