@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// transit-read-file FILE [N] [transit|source|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|
+// transit-read-file FILE [N] [transit|handlers|source|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|
 // write-verbose|write-msgpack|rapidjson-write|msgpack-pack|copy-values] [msgpack]: reads FILE into memory and parses it N times, with transit::read (as Transit JSON, the default), with
 // one of the floors (RapidJSON's DOM parse with full precision, the very function
 // transit-bench's Floor/RapidJsonDom times: bench/rapidjson_dom.h; simdjson's DOM parse,
@@ -15,6 +15,9 @@
 //   valgrind --tool=callgrind --toggle-collect='*transit_source_read(*' transit-read-file FILE 3 source
 //   valgrind --tool=callgrind --toggle-collect='*msgpack_unpack(*' transit-read-file FILE 3 msgpack-unpack msgpack
 //   valgrind --tool=callgrind --toggle-collect='*typed_read*' transit-read-file FILE 3 twitter [msgpack]
+//   valgrind --tool=callgrind --toggle-collect='*handled_read(*' transit-read-file FILE 3 handlers [msgpack]
+// `handlers` reads as `transit` does with a read handler for the tag `point` (extensions has
+// 3,000 a read), which returns its rep.
 // `source` reads FILE as Transit JSON from a Source that hands out the text in 64 KiB chunks,
 // with a fresh Reader each time (transit-bench's Read/TransitJsonSource): RapidJSON's parse,
 // whose events announce no counts, so every container takes the decoder's uncounted path.
@@ -153,6 +156,14 @@ void copy_below(const transit::Value& v, std::vector<transit::Value>& out) {
   return transit::read(bytes, encoding).size();
 }
 
+// transit_read with a read handler for the tag `point` that returns its rep (extensions'
+// 3,000 points a read): what a read pays for user handlers (the decoder records each call,
+// Decoder::walk_value_at).
+[[gnu::noinline]] std::size_t handled_read(const std::string& bytes, transit::Encoding encoding,
+                                           const transit::ReadOptions& options) {
+  return transit::read(bytes, encoding, options).size();
+}
+
 // transit_read from a Source: the Reader, its parse and the freeing of the Value.
 [[gnu::noinline]] std::size_t transit_source_read(const std::string& bytes) {
   transit::bench::ChunkSource source(bytes, 64 * 1024);  // ReadOptions::chunk_size's default
@@ -175,7 +186,7 @@ template <class T>
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: transit-read-file FILE [N] [transit|source|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|write-verbose|write-msgpack|rapidjson-write|msgpack-pack|copy-values] [msgpack]\n";
+    std::cerr << "usage: transit-read-file FILE [N] [transit|handlers|source|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|write-verbose|write-msgpack|rapidjson-write|msgpack-pack|copy-values] [msgpack]\n";
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -245,6 +256,13 @@ int main(int argc, char** argv) {
         items += typed_read<transit::bench::typed::Citm>(text, encoding);
       } else if (with == "transit") {
         items += transit_read(text, encoding);
+      } else if (with == "handlers") {
+        static const transit::ReadHandlers handlers = [] {
+          transit::ReadHandlers h;
+          h.add("point", [](const transit::Value& rep) { return rep; });
+          return h;
+        }();
+        items += handled_read(text, encoding, {.handlers = &handlers});
       } else if (with == "source" && !msgpack) {
         items += transit_source_read(text);
       } else if (with == "rapidjson") {
