@@ -405,6 +405,23 @@ TEST(Hostile, JsonValueBytesLimitInMemory) {
   EXPECT_EQ(transit::read_all("[1,2,33] [1,2,33]", Encoding::json, options).size(), 2u);
 }
 
+TEST(Hostile, JsonValueBytesLimitCountsAStringsRawBytes) {
+  // max_value_bytes counts bytes on the wire: a string's quotes and escapes, not its length
+  // unescaped (which let a string 6 times the limit through, or placed the error after it).
+  ReadOptions options;
+  options.max_value_bytes = 10;
+  EXPECT_EQ(transit::read(R"("abcdefgh")", Encoding::json, options), Value("abcdefgh"));
+  EXPECT_EQ(transit::read(R"("\u0041AB")", Encoding::json, options), Value("AAB"));
+  expect_json_error(R"("abcdefghi")", Errc::too_large, 0, options);    // 11 bytes, 9 unescaped
+  expect_json_error(R"("\u0041\u0041")", Errc::too_large, 0, options);  // 14 bytes, 2 unescaped
+  expect_json_error(R"("\uD83D\uDE00")", Errc::too_large, 0, options);  // 14 bytes, 4 unescaped
+  // At the string, not at the bracket after it; a key alike.
+  expect_json_error(R"(["\u0041\u0041"])", Errc::too_large, 1, options);
+  expect_json_error(R"({"\u0041\u0041":1})", Errc::too_large, 1, options);
+  expect_json_error(R"(["a\"\\\"bcdef"])", Errc::too_large, 1, options);  // escaped quotes
+  EXPECT_EQ(transit::read(R"(["\"\\\""])", Encoding::json, options), Value::array({"\"\\\""}));
+}
+
 TEST(Hostile, JsonStringAndNumberLimits) {
   ReadOptions options;
   options.max_string_length = 4;

@@ -93,7 +93,7 @@ class SaxHandler {
   bool String(const char* s, rapidjson::SizeType n, bool) {
     in_.mark_string(s);
     at();
-    check_extent(n);
+    check_string_extent(s, n);
     const std::string_view text(s, n);
     check_length(text, "string");
     if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
@@ -118,6 +118,16 @@ class SaxHandler {
   // The token takes at least `length` bytes from its start.
   void check_extent(std::size_t length) {
     if (in_.token_start() + length > limits_.value_end)
+      throw_error(Errc::too_large, "value is longer than " +
+                                       std::to_string(limits_.max_value_bytes) + " bytes");
+  }
+  // A string takes its raw bytes in the input, quotes and escapes included (max_value_bytes
+  // counts bytes on the wire): for `n` bytes unescaped, at least n + 2 and at most 6n + 2 (a
+  // `\u0041` is 6 bytes for 1). Counted exactly only when that could cross the limit.
+  void check_string_extent(const char* s, std::size_t n) {
+    if (in_.token_start() + 6 * n + 2 <= limits_.value_end) [[likely]]
+      return;
+    if (in_.string_end(s) > limits_.value_end)
       throw_error(Errc::too_large, "value is longer than " +
                                        std::to_string(limits_.max_value_bytes) + " bytes");
   }
@@ -273,6 +283,9 @@ class SourceInput {
   /// first byte is taken, so the marks an event gives are not needed.
   std::size_t token_start() const noexcept { return armed_ ? Tell() : token_; }
   void mark_string(const char*) noexcept {}
+  /// Where the string whose event is being handled ends, past its closing quote: the
+  /// cursor, as RapidJSON reads a stream of this kind in place (no local copy).
+  std::size_t string_end(const char*) const noexcept { return Tell(); }
   void mark_number(const char*) noexcept {}
   void mark_back(std::size_t) noexcept {}
   void rewind(std::size_t) noexcept {}
@@ -411,6 +424,17 @@ class MemoryInput {
   std::size_t token_start() const noexcept { return token_; }
   /// In situ, a string's text starts just after its opening quote, a number's at its start.
   void mark_string(const char* s) noexcept { token_ = static_cast<std::size_t>(s - buf_.get()) - 1; }
+  /// Where the string whose text (in situ) starts at `s` ends, past its closing quote, found
+  /// in the original text: the cursor is RapidJSON's copy's until the event returns.
+  std::size_t string_end(const char* s) const noexcept {
+    std::size_t i = static_cast<std::size_t>(s - buf_.get());
+    for (;;) {
+      i = text_.find_first_of("\\\"", i);
+      if (i == std::string_view::npos) return text_.size();  // not met: RapidJSON found it
+      if (text_[i] == '"') return i + 1;
+      i += 2;  // a backslash and the byte it escapes
+    }
+  }
   void mark_number(const char* s) noexcept { token_ = static_cast<std::size_t>(s - buf_.get()); }
   /// A token of `length` bytes that ends at the cursor (brackets, null, true, false).
   void mark_back(std::size_t length) noexcept { token_ = Tell() - length; }
