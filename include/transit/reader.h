@@ -60,9 +60,12 @@ struct ReadOptions {
   std::size_t typed_batch_tokens = kLibraryDefault;
 };
 
-/// Where a streaming Reader gets its bytes. `read` returns the bytes available now (at least
-/// one, waiting only while there are none) or 0 at the end of the input, so a reader never
-/// waits for more than the value it is reading. Throws Error(io) on failure.
+/// Where a streaming Reader gets its bytes. `read` writes at most `size` bytes to `buffer` and
+/// returns how many: the bytes available now (at least one, waiting only while there are
+/// none) or 0 at the end of the input, so a reader never waits for more than the value it is
+/// reading. Throws Error(io) on failure. A `read` that returns more than `size` is a broken
+/// Source: the reader reading from it throws Error(io) ("Source::read returned N bytes for a
+/// buffer of M") rather than read past what was written.
 class Source {
  public:
   virtual ~Source() = default;
