@@ -154,6 +154,11 @@ void* Cursor::read_derived(const std::type_info& base, const std::type_info& wan
   return upcast ? upcast(obj) : obj;
 }
 
+void Cursor::fail_handler_call(const ReadHandler* h, std::size_t at, BindFailure failure) {
+  if (h && calls_) calls_->by_token.insert_or_assign(at, HandlerCalls::Call{Value(), failure});
+  throw std::move(failure);
+}
+
 Value Cursor::read_value() {
   const std::size_t at = position();
   const Token& t = take();
@@ -181,14 +186,22 @@ Value Cursor::read_value() {
       const std::string tag(text(t));
       Value rep = read_value();
       take();  // tagged_end, which may be where a bounded tape's batch ends
+      const ReadHandler* h = handlers_ ? handlers_->find(tag) : nullptr;
+      if (h && calls_)
+        if (const auto it = calls_->by_token.find(at); it != calls_->by_token.end()) {
+          if (it->second.failure) throw *it->second.failure;
+          return it->second.value;
+        }
       try {
-        if (handlers_)
-          if (const ReadHandler* h = handlers_->find(tag)) return (*h)(rep);
-        return decode_tagged(tag, std::move(rep));
+        if (!h) return decode_tagged(tag, std::move(rep));
+        Value v = (*h)(rep);
+        if (calls_) calls_->by_token.insert_or_assign(at, HandlerCalls::Call{v, std::nullopt});
+        return v;
       } catch (const Error& e) {
-        throw BindFailure{at, e.code(), e.detail()};
+        fail_handler_call(h, at, BindFailure{at, e.code(), e.detail()});
       } catch (const std::exception& e) {
-        throw BindFailure{at, Errc::bad_rep, "read handler for ~#" + tag + " failed: " + e.what()};
+        fail_handler_call(
+            h, at, BindFailure{at, Errc::bad_rep, "read handler for ~#" + tag + " failed: " + e.what()});
       }
     }
     default:

@@ -304,3 +304,48 @@ TEST(ReadHandlerOnce, MessagePackRunsNoHandlerTwice) {
 }
 
 }  // namespace
+
+namespace {
+
+// A typed read's binder runs the read handler of a tag it reads by structure (set, list,
+// cmap, a Record's tag) when it binds a Value there (Cursor::read_value); a bind tried again
+// takes what the handler returned, or the failure it made, the first time: a std::variant's
+// next alternative, and a bounded read that stopped and binds its value again whole.
+TEST(ReadHandlerOnce, TypedBindAgainRunsNoHandlerTwice) {
+  int calls = 0;
+  bool fail = false;
+  transit::ReadHandlers handlers;
+  handlers.add("set", [&](const Value& rep) {
+    ++calls;
+    if (fail) throw std::runtime_error("no sets");
+    return Value::array({Value::keyword("set"), rep, Value(std::int64_t{calls})});
+  });
+  const Value set = Value::array({Value::keyword("set"), Value::array({1, 2}), Value(std::int64_t{1})});
+  using Fails = std::tuple<Value, int>;
+  using Either = std::variant<Fails, Value>;
+  for (const Encoding encoding : {Encoding::json, Encoding::msgpack})
+    for (const std::size_t batch :
+         {ReadOptions::kLibraryDefault, std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+      SCOPED_TRACE("batch " + std::to_string(batch) + (encoding == Encoding::json ? " JSON" : " MessagePack"));
+      std::string text = R"([["~#set",[1,2]],"x"])";
+      if (encoding == Encoding::msgpack) text = transit::write(transit::read(text), Encoding::msgpack);
+      ReadOptions options;
+      options.handlers = &handlers;
+      options.typed_batch_tokens = batch;
+      fail = false;
+      calls = 0;
+      EXPECT_THROW((void)transit::read<Fails>(text, encoding, options), Error);
+      EXPECT_EQ(calls, 1) << "a bind that fails";
+      calls = 0;
+      EXPECT_EQ(std::get<Value>(transit::read<Either>(text, encoding, options)),
+                Value::array({set, Value("x")}));
+      EXPECT_EQ(calls, 1) << "a variant's second alternative";
+      // A handler that fails: the second alternative meets the same failure.
+      fail = true;
+      calls = 0;
+      EXPECT_THROW((void)transit::read<Either>(text, encoding, options), Error);
+      EXPECT_EQ(calls, 1) << "a failing handler";
+    }
+}
+
+}  // namespace

@@ -47,6 +47,16 @@ struct BindFailure {
   std::string detail;
 };
 
+/// What the read handlers a binder ran returned (or the failure they made), by the position
+/// of the tagged value's token (see Cursor::keep_handler_calls).
+struct HandlerCalls {
+  struct Call {
+    Value value;
+    std::optional<BindFailure> failure;
+  };
+  std::map<std::size_t, Call> by_token;
+};
+
 /// The path to token `index` of `tape`, e.g. `$[3]["name"]`.
 std::string tape_path(const Tape& tape, std::size_t index);
 /// The most of a map key that an error's path shows, in bytes: a path through 400 maps keyed
@@ -152,6 +162,12 @@ class Cursor {
     at_ = tokens_ + i;
   }
   const ReadHandlers* handlers() const noexcept { return handlers_; }
+  /// Keeps what the read handlers of tags read by structure (a set, list, cmap, a Record's
+  /// tag) return when read_value binds a Value there, by token, in `calls`, which the caller
+  /// keeps over every bind of one value: a bind tried again (a std::variant's next
+  /// alternative, a bounded read bound again whole) takes them rather than run a handler
+  /// twice for one tagged value. Null (the default): none kept.
+  void keep_handler_calls(HandlerCalls* calls) noexcept { calls_ = calls; }
 
   /// Keeps the tokens from the cursor's position on for as long as it lives, so that the
   /// binder may seek back to it: a bounded tape drops only tokens before every pin.
@@ -240,6 +256,9 @@ class Cursor {
  private:
   /// The typed reader for a type, memoized: a document holds few types, many times each.
   const TypedReader* typed_for(const std::type_info& type);
+  /// Throws `failure`, read_value's for the read handler `h` (null: no handler ran) of the
+  /// tagged value at token `at`, keeping it for a bind again (see keep_handler_calls).
+  [[noreturn]] void fail_handler_call(const ReadHandler* h, std::size_t at, BindFailure failure);
   /// At an Op::refill token: has the feeder write the next batch, keeping the pinned tokens
   /// and the last few taken (last(), a mismatch's token), and finds the cursor's token again.
   [[gnu::cold, gnu::noinline]] void refill();
@@ -255,6 +274,7 @@ class Cursor {
   };
   std::array<Memo, 8> memo_{};
   std::size_t memo_next_ = 0;
+  HandlerCalls* calls_ = nullptr;
 
   KeyMemo& memo_slot(const void* owner, const Token& key) const noexcept {
     const std::uint64_t h = (static_cast<std::uint64_t>(key.text) ^ key.size ^
@@ -980,6 +1000,8 @@ T from_value(const Value& v, const ReadHandlers* handlers = nullptr) {
   detail::Tape tape;
   detail::tape_from_value(v, tape);
   detail::Cursor c(tape, handlers);
+  detail::HandlerCalls calls;  // a variant's alternatives run each handler once
+  c.keep_handler_calls(&calls);
   try {
     return Bind<T>::read(c);
   } catch (const detail::BindFailure& f) {
@@ -990,12 +1012,16 @@ T from_value(const Value& v, const ReadHandlers* handlers = nullptr) {
 template <class T>
 std::optional<T> Reader::next() {
   if (!next_tape()) return std::nullopt;
+  // Every bind of the value (a variant's alternatives, the bind again below) runs a read
+  // handler once per tagged value.
+  detail::HandlerCalls calls;
   for (;;) {
     // A bounded tape (see TapeFeeder) that stops, for any reason, is read again whole: so a
     // failure, its byte offset and its path, or a lazy cache's second walk, is the whole
     // tape's, and a half-built T is dropped.
     const bool bounded = tape_->feeder != nullptr;
     detail::Cursor c(*tape_, handlers_);
+    c.keep_handler_calls(&calls);
     try {
       std::optional<T> out(detail::bind<T>(c));
       // A binder takes exactly its value's tokens, the last of which ends the walk.
