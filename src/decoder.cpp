@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "decoder.h"
+#include "decoder_tagged.h"
 
 #include <charconv>
 #include <type_traits>
@@ -212,25 +213,7 @@ void Decoder::begin_frame_checked(FrameKind kind, std::size_t expected) {
   frames_.emplace_back(kind, static_cast<std::uint32_t>(stack_.size()), expected);
 }
 
-void Decoder::start_tagged(std::string_view tag) {
-  if (taping()) return tape_start_tagged(tag);
-  if (frames_.empty()) [[unlikely]]
-    tag_not_first(tag);
-  Frame& f = frames_.back();
-  // A map or array whose node was reserved as it began (sized_map_begin, sized_array_begin)
-  // and holds no item yet is a tagged value: the node goes unused (never for JSON, whose
-  // pending frames have none).
-  if ((f.kind != FrameKind::array_pending && f.kind != FrameKind::object_pending) || f.count != 0)
-      [[unlikely]]
-    tag_not_first(tag);
-  if (f.slots.items) give_up_node(f);
-  f.kind = f.kind == FrameKind::array_pending ? FrameKind::tagged_array : FrameKind::tagged_object;
-  // The bits Value(tag) has, with no call for a short tag (as every ground tag is). A pending
-  // frame's tag is null: constructed over it, with no old value to release.
-  new (&f.tag) Value(tag.size() <= ValueAccess::kInlineText
-                         ? ValueAccess::inline_text(Kind::string, tag)
-                         : Value(tag));
-}
+void Decoder::start_tagged(std::string_view tag) { start_tagged_in<false>(tag); }
 
 void Decoder::tag_not_first(std::string_view tag) {
   throw_error(Errc::bad_tagged_value,
@@ -325,7 +308,7 @@ void Decoder::string(std::string_view raw) {
                                               "\" is not a valid tag: empty, or has whitespace "
                                               "or a control character");
     if (cacheable) cache_add(Value(tag), true);
-    return start_tagged(tag);
+    return json_start_tagged(tag);
   }
   if (tape_ && taping()) [[unlikely]] {
     Value v = decode_string(raw);
@@ -395,52 +378,7 @@ void Decoder::no_rep(const Frame& f) {
               "tagged value ~#" + std::string(f.tag.as_string()) + " has no rep");
 }
 
-void Decoder::end_tagged(Frame& frame) {
-  if (!frame.has_rep) [[unlikely]]
-    no_rep(frame);
-  Value rep = std::move(stack_.back());
-  stack_.pop_back();
-  Value tag = std::move(frame.tag);
-  frames_.pop_back();
-  const TagRule rule = handlers_ ? TagRule::general : tag_rule(ValueAccess::text(tag));
-  if (!handlers_ && rule != TagRule::general && !(tape_ && taping())) {
-    // decode_tagged's result, built with no string compared again and, for a set or list
-    // whose rep nothing else holds, no new node: the rep's own node becomes it.
-    if (rule == TagRule::plain) {
-      deliver(ValueAccess::tagged(std::move(tag), std::move(rep)));
-      return;
-    }
-    // MessagePack's instants (`["~#m", ms]`, 7,500 a read of extensions) and UUIDs
-    // (`["~#u", [hi, lo]]`), as decode_tagged builds them, with no tag compared again;
-    // any other rep goes to decode_tag, which reports it.
-    if (rule == TagRule::instant) {
-      if (rep.kind() == Kind::integer) {
-        deliver(ValueAccess::instant(ValueAccess::int_bits(rep)));
-        return;
-      }
-    } else if (rule == TagRule::uuid) {
-      if (rep.kind() == Kind::array) {
-        const std::span<const Value> halves = ValueAccess::items(rep);
-        if (halves.size() == 2 && halves[0].kind() == Kind::integer &&
-            halves[1].kind() == Kind::integer) {
-          deliver(Value::uuid({static_cast<std::uint64_t>(ValueAccess::int_bits(halves[0])),
-                               static_cast<std::uint64_t>(ValueAccess::int_bits(halves[1]))}));
-          return;
-        }
-      }
-    } else if (ValueAccess::sequence_in_place(rule == TagRule::set ? Kind::set : Kind::list, rep)) {
-      deliver(std::move(rep));
-      return;
-    }
-  }
-  if (tape_ && taping()) {
-    // Counted in its taped parent when it began.
-    tape_token(decode_tag(tag.as_string(), std::move(rep)));
-    if (tape_frames_.empty()) done_ = true;
-    return;
-  }
-  deliver(decode_tag(tag.as_string(), std::move(rep)));
-}
+void Decoder::end_tagged(Frame& frame) { end_tagged_in<false>(frame); }
 
 // The call itself, its record and replay are in user_calls.cpp, out of this unit: the code
 // for them here (a try block and a record per call site, inlined or not) changed what GCC
@@ -508,7 +446,7 @@ void Decoder::array_end() {
 void Decoder::plain_array_end() {
   Frame& f = frames_.back();
   // A tagged value first, as array_end_frame takes it (extensions: sets, lists, points).
-  if (f.kind == FrameKind::tagged_array) return end_tagged(f);
+  if (f.kind == FrameKind::tagged_array) return json_end_tagged(f);
   if (f.slots.items) {
     if (f.kind == FrameKind::map_array && f.count % 2 == 0) {
       if (Value* slot = next_slot_of_parent()) {
@@ -530,7 +468,7 @@ void Decoder::plain_array_end() {
 void Decoder::plain_map_end() {
   Frame& f = frames_.back();
   // A tagged value first, as map_end_frame takes it (JSON-Verbose's `{"~#set": [...]}`).
-  if (f.kind == FrameKind::tagged_object) return end_tagged(f);
+  if (f.kind == FrameKind::tagged_object) return json_end_tagged(f);
   // MessagePack's map end, whose common case is this one (its test for a tape is false).
   sized_map_end();
 }

@@ -75,6 +75,8 @@ struct ValueAccess {
     }
     slot = alias(v);
   }
+  /// Whether `v` is an alias that holds no count on its node (see alias).
+  static bool borrowed(const Value& v) noexcept { return v.small_.flags & Value::kBorrowed; }
   /// Sets `out` to a copy of `v` that refers to no arena node and returns true, or returns
   /// false (leaving `out` alone) when `v` refers to none and can itself be shared. Run with no
   /// ArenaScope open, so what it builds goes to the heap.

@@ -453,6 +453,69 @@ TEST(JsonSimdjson, KeywordsOfEveryShortLengthReadAsBuilt) {
   }
 }
 
+// A tagged array of 2 items or object of 1 entry, in simdjson's plain walk, takes its one rep
+// in the decoder's pair slot (Decoder::json_start_tagged), where RapidJSON's events (no
+// counts) put it on the value stack: every form of rep (scalars, cache codes of values held
+// inline and in nodes, which come as uncounted aliases, cached tags, containers of every
+// kind, empty ones, tagged values nested in reps three deep, quotes that hand the rep on as
+// the value), every rule (set, list, cmap, link, quote, instant, UUID, a tag of no rule),
+// tagged values that are no pair (a second rep, none, more keys), errors inside a rep, and
+// the limits at their edges, read as RapidJSON reads them. Values of quotes of cached long
+// strings outlive their documents (the ASan build checks).
+TEST(JsonSimdjson, TaggedValuesWithOneRepReadTheSameBothWays) {
+  const std::string long_key = "\"a key long enough to live in a node\"";
+  const std::vector<std::string> reps = {
+      "1", "-2.5", "null", "true", "\"s\"", long_key, "\"~:kw\"", "\"~:a-keyword-long-enough-for-a-node\"",
+      "\"^0\"", "\"^1\"", "\"^2\"", "[]", "{}", "[1,2,2]", "[\"^0\",\"^1\",\"^0\"]", "[\"^ \",\"a\",1]",
+      "[\"^ \"]", "{\"a\":[1]}", "[[1],[2]]", "[\"~#point\",[1,2]]", "[\"^3\",[3,4]]",
+      "[\"~#point\",[\"~#point\",[\"~#point\",[]]]]", "[\"~#'\",\"^0\"]", "[\"~#set\",[1,1]]",
+      "{\"~#set\":[1]}", "\"~m1700000000000\"", "[\"~#m\",5]", "\"^ \"", "[1,", "\"~#bad tag\""};
+  const std::vector<std::string> tags = {"set", "list", "cmap", "link", "'", "m", "u", "point",
+                                         "a-tag-long-enough-for-a-text-node"};
+  // "^0" names the long key, "^1" the keyword, "^2" the tag "point", "^3" the tag of the
+  // value read (when it is long enough to be cached).
+  const std::string prefix =
+      "[[\"^ \"," + long_key + ",1,\"~:a-keyword-long-enough-for-a-node\",2],[\"~#point\",[0,0]],";
+  std::vector<std::string> texts;
+  for (const std::string& tag : tags) {
+    for (const std::string& rep : reps) {
+      texts.push_back(prefix + "[\"~#" + tag + "\"," + rep + "]]");
+      texts.push_back(prefix + "{\"~#" + tag + "\":" + rep + "}]");
+      texts.push_back(prefix + "[\"^2\"," + rep + "],[\"^2\"," + rep + "]]");
+      texts.push_back("[\"~#" + tag + "\"," + rep + "]");
+      texts.push_back("{\"~#" + tag + "\":" + rep + "}");
+      texts.push_back("[\"~#" + tag + "\"," + rep + "," + rep + "]");
+      texts.push_back("{\"~#" + tag + "\":" + rep + ",\"x\":" + rep + "}");
+    }
+    texts.push_back("[\"~#" + tag + "\"]");
+    texts.push_back("{\"~#" + tag + "\":[]}{\"~#" + tag + "\":[1]}");
+  }
+  for (const std::string& text : texts) expect_same(text);
+  for (std::size_t limit : {0, 1, 2}) {
+    ReadOptions options;
+    options.max_collection_length = limit;
+    for (const char* text : {"[\"~#set\",[]]", "[\"~#set\",[1]]", "[\"~#point\",1]", "{\"~#point\":1}",
+                             "[[\"~#set\",[1]]]", "[\"~#point\",[\"~#point\",1]]"})
+      expect_same(text, options);
+  }
+  for (std::size_t depth : {1, 2, 3}) {
+    ReadOptions options;
+    options.max_depth = depth;
+    for (const char* text : {"[\"~#set\",[]]", "[\"~#set\",[1]]", "[\"~#point\",1]", "{\"~#point\":[[1]]}",
+                             "[\"~#point\",[\"~#point\",1]]"})
+      expect_same(text, options);
+  }
+  // A quote hands its rep, a cache code's value (a node of the document), on as the value.
+  Value kept;
+  {
+    const Value doc = transit::read(prefix + "[\"~#'\",\"^0\"],{\"~#'\":\"^0\"}]", Encoding::json);
+    kept = doc.items()[2];
+    EXPECT_EQ(doc.items()[3], kept);
+  }
+  EXPECT_EQ(kept, Value("a key long enough to live in a node"));
+  EXPECT_EQ(kept.detach(), kept);
+}
+
 // A read handler that reads JSON inside a read (so the per-thread parser is in use).
 TEST(JsonSimdjson, NestedReadInAHandler) {
   transit::ReadHandlers handlers;
