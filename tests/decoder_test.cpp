@@ -399,5 +399,61 @@ TEST(DecoderTags, SetsListsAndPlainTagsReadAsTheGeneralRulesReadThem) {
   EXPECT_EQ(transit::read(R"(["~#point",[1,2]])"), Value::tagged("point", Value::array({1, 2})));
 }
 
+// A set of 2 to 4 items read in place is checked by comparing its items pairwise (few_distinct
+// in value.cpp), a larger one (or one with a duplicate) by distinct_in_place: sets of 1 to 6
+// items of every kind the comparison tells apart (inline keywords and cache codes of them,
+// long strings in nodes, 0.0 and -0.0, integers beside big integers and doubles, composites),
+// with a duplicate of any item at any later place, from JSON, JSON-Verbose and (with no
+// doubles) MessagePack, read as the general rules (decode_tag, on the heap) read them: the
+// same items in the same order (the first of equal items kept), the same depth.
+TEST(DecoderTags, SmallSetsWithADuplicateAtEveryPlaceReadAsTheGeneralRulesReadThem) {
+  const ReadHandlers none;
+  ReadOptions general;
+  general.handlers = &none;
+  auto outcome = [](std::string_view text, Encoding encoding, const ReadOptions& options) {
+    try {
+      const Value v = transit::read(text, encoding, options);
+      return transit::write(v, Encoding::json_verbose) + " depth " + std::to_string(v.depth());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::vector<std::string> items = {
+      "\"~:kw\"", "\"~:other\"", "\"a string long enough for a node\"", "0.0", "-0.0", "1",
+      "\"~n1\"", "1.0", "[1,[2]]", "[\"~#set\",[1]]", "\"^0\""};
+  for (std::size_t n = 1; n <= 6; ++n) {
+    for (std::size_t first = 0; first + n <= items.size(); first += 2) {
+      std::vector<std::string> distinct(items.begin() + static_cast<std::ptrdiff_t>(first),
+                                        items.begin() + static_cast<std::ptrdiff_t>(first + n));
+      for (std::size_t i = 0; i <= n; ++i) {
+        for (std::size_t j = i + 1; j <= n + 1; ++j) {
+          // Item i again at place j (none when i == n).
+          std::vector<std::string> set = distinct;
+          if (i < n) set.insert(set.begin() + static_cast<std::ptrdiff_t>(j - 1), distinct[i]);
+          std::string rep;
+          for (const std::string& item : set) rep += (rep.empty() ? "" : ",") + item;
+          // "^0" names the keyword of the map before the set.
+          const std::string json = "[[\"^ \",\"~:kw\",1],[\"~#set\",[" + rep + "]]]";
+          SCOPED_TRACE(json);
+          EXPECT_EQ(outcome(json, Encoding::json, ReadOptions{}), outcome(json, Encoding::json, general));
+          const std::string verbose = "[{\"~:kw\":1},{\"~#set\":[" + rep + "]}]";
+          EXPECT_EQ(outcome(verbose, Encoding::json_verbose, ReadOptions{}),
+                    outcome(verbose, Encoding::json_verbose, general));
+          // msgpack_items_of takes integers, no doubles.
+          if (rep.find('.') == std::string::npos) {
+            const std::string msgpack = transit::test::msgpack_items_of(json);
+            EXPECT_EQ(outcome(msgpack, Encoding::msgpack, ReadOptions{}),
+                      outcome(msgpack, Encoding::msgpack, general));
+          }
+          if (HasFailure()) return;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(transit::write(transit::read(R"(["~#set",["~:b","~:a","~:b"]])"), Encoding::json_verbose),
+            R"({"~#set":["~:b","~:a"]})");
+  EXPECT_EQ(transit::read(R"(["~#set",[0.0,-0.0]])").items().size(), 1u);
+}
+
 }  // namespace
 }  // namespace transit::detail
