@@ -358,6 +358,17 @@ TEST(DecoderJsonString, ResolvesEveryStringAsStringDoes) {
             R"([{"abcd":1},"~:kwkw",{"abcd":2,"~:kwkw":"~:kwkw"}])");
 }
 
+// What a read of `text` gives: the value as JSON-Verbose, its kind and depth, or the error.
+std::string outcome(std::string_view text, Encoding encoding, const ReadOptions& options) {
+  try {
+    const Value v = transit::read(text, encoding, options);
+    return transit::write(v, Encoding::json_verbose) + " " + std::string(kind_name(v.kind())) +
+           " depth " + std::to_string(v.depth());
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+}
+
 // Without user handlers, a set's or list's rep becomes the set or list in its own node, and a
 // tag with no ground rule goes straight into a tagged value (Decoder::end_tagged). An empty
 // set of handlers takes decode_tag's general path, on the heap: both give the same values,
@@ -366,15 +377,6 @@ TEST(DecoderTags, SetsListsAndPlainTagsReadAsTheGeneralRulesReadThem) {
   const ReadHandlers none;
   ReadOptions general;
   general.handlers = &none;
-  auto outcome = [](std::string_view text, Encoding encoding, const ReadOptions& options) {
-    try {
-      const Value v = transit::read(text, encoding, options);
-      return transit::write(v, Encoding::json_verbose) + " " + std::string(kind_name(v.kind())) +
-             " depth " + std::to_string(v.depth());
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-  };
   for (const std::string_view json :
        {R"(["~#set",[1,2,1,3,2]])", R"(["~#set",[[1,[2]],[1,[2]],"a"]])", R"(["~#set",[]])",
         R"(["~#list",[]])", R"(["~#list",[1,1,2]])", R"({"~#set":[1,1]})", R"({"~#list":[[]]})",
@@ -410,14 +412,6 @@ TEST(DecoderTags, SmallSetsWithADuplicateAtEveryPlaceReadAsTheGeneralRulesReadTh
   const ReadHandlers none;
   ReadOptions general;
   general.handlers = &none;
-  auto outcome = [](std::string_view text, Encoding encoding, const ReadOptions& options) {
-    try {
-      const Value v = transit::read(text, encoding, options);
-      return transit::write(v, Encoding::json_verbose) + " depth " + std::to_string(v.depth());
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-  };
   const std::vector<std::string> items = {
       "\"~:kw\"", "\"~:other\"", "\"a string long enough for a node\"", "0.0", "-0.0", "1",
       "\"~n1\"", "1.0", "[1,[2]]", "[\"~#set\",[1]]", "\"^0\""};
