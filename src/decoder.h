@@ -337,7 +337,7 @@ class Decoder {
         return string(raw);  // lookup() says what is wrong with the code
       // A cached tag (a set's or list's, on every item of extensions) starts a tagged value
       // whose rep may go to pair_rep_ (start_tagged); string() would find the entry again.
-      if (entry->is_tag) return json_start_tagged(ValueAccess::text(entry->value));
+      if (entry->is_tag) return json_start_cached_tag(entry->value);
       return place_code(*entry);
     }
     if (first == '~') {
@@ -825,9 +825,13 @@ class Decoder {
   /// place_code), and reach string(), which starts every `~#` tag here, only with a tape,
   /// handlers or an invalid tag. RapidJSON's frames announce no count, so never take it.
   void json_start_tagged(std::string_view tag);
-  /// The two, one body (decoder.cpp): MessagePack's start_tagged compiles as it did.
-  template <bool kJson>
-  void start_tagged_in(std::string_view tag);
+  /// json_start_tagged() of a cached tag (a `^` code in JSON's walk): the frame's tag copied
+  /// from the cache entry's Value, not built again from its text.
+  void json_start_cached_tag(const Value& tag);
+  /// The three, one body (decoder_tagged.h): MessagePack's start_tagged compiles as it did.
+  /// `Tag`: the tag's text (std::string_view) or a Value of it.
+  template <bool kJson, class Tag>
+  void start_tagged_in(const Tag& tag);
   /// start_tagged()'s error: `tag` is not the first item of an array or object.
   [[noreturn, gnu::cold, gnu::noinline]] static void tag_not_first(std::string_view tag);
   void end_tagged(Frame& frame);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "decoder.h"
@@ -16,25 +17,39 @@
 
 namespace transit::detail {
 
-template <bool kJson>
-[[gnu::always_inline]] inline void Decoder::start_tagged_in(std::string_view tag) {
-  if (taping()) return tape_start_tagged(tag);
-  if (frames_.empty()) [[unlikely]]
-    tag_not_first(tag);
+template <bool kJson, class Tag>
+[[gnu::always_inline]] inline void Decoder::start_tagged_in(const Tag& tag) {
+  constexpr bool kValue = std::is_same_v<Tag, Value>;
+  if constexpr (kValue) {
+    if (taping()) return tape_start_tagged(ValueAccess::text(tag));
+    if (frames_.empty()) [[unlikely]]
+      tag_not_first(ValueAccess::text(tag));
+  } else {
+    if (taping()) return tape_start_tagged(tag);
+    if (frames_.empty()) [[unlikely]]
+      tag_not_first(tag);
+  }
   Frame& f = frames_.back();
   // A map or array whose node was reserved as it began (sized_map_begin, sized_array_begin)
   // and holds no item yet is a tagged value: the node goes unused (never for JSON, whose
   // pending frames have none).
   if ((f.kind != FrameKind::array_pending && f.kind != FrameKind::object_pending) || f.count != 0)
-      [[unlikely]]
-    tag_not_first(tag);
+      [[unlikely]] {
+    if constexpr (kValue)
+      tag_not_first(ValueAccess::text(tag));
+    else
+      tag_not_first(tag);
+  }
   if (f.slots.items) give_up_node(f);
   f.kind = f.kind == FrameKind::array_pending ? FrameKind::tagged_array : FrameKind::tagged_object;
   // The bits Value(tag) has, with no call for a short tag (as every ground tag is). A pending
   // frame's tag is null: constructed over it, with no old value to release.
-  new (&f.tag)
-      Value(tag.size() <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, tag)
-                                                   : Value(tag));
+  if constexpr (kValue)
+    new (&f.tag) Value(tag);
+  else
+    new (&f.tag)
+        Value(tag.size() <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, tag)
+                                                     : Value(tag));
   // A JSON pair (see json_start_tagged): one rep, by the exact count, into pair_rep_ (null,
   // since an inner pair ends, and empties it, before its outer pair's rep is placed in it).
   if (kJson && !tape_ && !handlers_ && max_items_ != 0 &&

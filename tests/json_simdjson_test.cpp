@@ -490,6 +490,19 @@ TEST(JsonSimdjson, TaggedValuesWithOneRepReadTheSameBothWays) {
     texts.push_back("[\"~#" + tag + "\"]");
     texts.push_back("{\"~#" + tag + "\":[]}{\"~#" + tag + "\":[1]}");
   }
+  // A cached tag (its entry's Value copied into the frame) where a tag may start a value and
+  // where it may not: a map's first key, an array's later item, a map's value, with no rep
+  // and with two; the long tag (a text node) too.
+  for (const char* code : {"\"^2\"", "\"^3\""}) {
+    const std::string with_long_tag = prefix + "[\"~#a-tag-long-enough-for-a-text-node\",1],";
+    for (const std::string& start : {prefix, with_long_tag}) {
+      for (const std::string& rest :
+           {"{" + std::string(code) + ":[1,2]}]", "[1," + std::string(code) + "]]",
+            "{\"a\":" + std::string(code) + "}]", "[" + std::string(code) + "]]",
+            "[" + std::string(code) + ",1,2]]", "[" + std::string(code) + ",[" + code + ",[]]]]"})
+        texts.push_back(start + rest);
+    }
+  }
   for (const std::string& text : texts) expect_same(text);
   for (std::size_t limit : {0, 1, 2}) {
     ReadOptions options;

@@ -9,6 +9,9 @@ namespace transit::detail {
 void Decoder::json_start_tagged(std::string_view tag) {
   start_tagged_in<true>(tag);
 }
+void Decoder::json_start_cached_tag(const Value& tag) {
+  start_tagged_in<true>(tag);
+}
 void Decoder::json_end_tagged(Frame& frame) {
   end_tagged_in<true>(frame);
 }
