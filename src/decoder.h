@@ -818,7 +818,7 @@ class Decoder {
   /// read with no tape and no user handlers takes its one rep in pair_rep_, as MessagePack's
   /// pairs do (start_pair): a scalar by deliver's inline path, a container finished straight
   /// into it (next_slot_of_parent), where place() put it on the value stack for end_tagged
-  /// to take back (extensions: 10,500 sets, lists, points and cmaps a read). Such a frame
+  /// to take back (extensions: 9,750 sets, lists, points and cmaps a read). Such a frame
   /// ends in json_end_tagged (plain_array_end, plain_map_end: the walk is plain exactly when
   /// there is no tape and no handler). Not for MessagePack, whose end of a pair's rep makes a
   /// UUID of two integers (sized_array_end_frame): its tags go to start_tagged (checked_tag,
