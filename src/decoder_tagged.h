@@ -20,26 +20,23 @@ namespace transit::detail {
 template <bool kJson, class Tag>
 [[gnu::always_inline]] inline void Decoder::start_tagged_in(const Tag& tag) {
   constexpr bool kValue = std::is_same_v<Tag, Value>;
-  if constexpr (kValue) {
-    if (taping()) return tape_start_tagged(ValueAccess::text(tag));
-    if (frames_.empty()) [[unlikely]]
-      tag_not_first(ValueAccess::text(tag));
-  } else {
-    if (taping()) return tape_start_tagged(tag);
-    if (frames_.empty()) [[unlikely]]
-      tag_not_first(tag);
-  }
+  // The tag's text, taken only where it is needed (a cached tag's Value holds it).
+  const auto text = [&tag]() -> std::string_view {
+    if constexpr (kValue)
+      return ValueAccess::text(tag);
+    else
+      return tag;
+  };
+  if (taping()) return tape_start_tagged(text());
+  if (frames_.empty()) [[unlikely]]
+    tag_not_first(text());
   Frame& f = frames_.back();
   // A map or array whose node was reserved as it began (sized_map_begin, sized_array_begin)
   // and holds no item yet is a tagged value: the node goes unused (never for JSON, whose
   // pending frames have none).
   if ((f.kind != FrameKind::array_pending && f.kind != FrameKind::object_pending) || f.count != 0)
-      [[unlikely]] {
-    if constexpr (kValue)
-      tag_not_first(ValueAccess::text(tag));
-    else
-      tag_not_first(tag);
-  }
+      [[unlikely]]
+    tag_not_first(text());
   if (f.slots.items) give_up_node(f);
   f.kind = f.kind == FrameKind::array_pending ? FrameKind::tagged_array : FrameKind::tagged_object;
   // The bits Value(tag) has, with no call for a short tag (as every ground tag is). A pending

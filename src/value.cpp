@@ -893,9 +893,7 @@ namespace {
   }
   return kept;
 }
-}  // namespace
 
-namespace {
 // Whether a set's 2 to 4 items are all distinct, compared pairwise (at most 6 same_key, each
 // settled inline for two inline items): false for more items or a duplicate, which
 // distinct_in_place then takes. Its filter and frame cost a set of 2 or 3 keywords about
