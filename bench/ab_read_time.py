@@ -8,8 +8,10 @@
 # per-pair ratios, new / old: a change shows in most pairs, a drift in a few.
 #
 #   bench/ab_read_time.py OLD/bench/transit-read-file NEW/bench/transit-read-file [--runs 7]
-#                         [--dir /tmp/corpora]
+#                         [--dir /tmp/corpora] [--case TEXT:READS[:MODE...]]...
 #
+# --case replaces the texts below with the ones given, e.g. `--case bytes.json:2000:transit:msgpack`
+# for bytes.json's MessagePack read, 2,000 reads a process.
 # The texts are those of `transit-bench --dump DIR`. The MessagePack rows read the JSON text's
 # values written as MessagePack once per process (transit-read-file's `transit msgpack`), which
 # both builds pay alike; the per-read times include each process's start, so they are a little
@@ -39,10 +41,13 @@ def main():
     parser.add_argument("new")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--dir", default="/tmp/corpora")
+    parser.add_argument("--case", action="append", default=[],
+                        help="TEXT:READS[:MODE...], instead of the built-in texts")
     args = parser.parse_args()
+    cases = [(c.split(":")[0], int(c.split(":")[1]), c.split(":")[2:]) for c in args.case] or CASES
     print("| text | old ms/read | new ms/read | new / old, median of the pairs | range |")
     print("|---|---:|---:|---:|---|")
-    for name, reads, mode in CASES:
+    for name, reads, mode in cases:
         path = "%s/%s" % (args.dir, name)
         old, new, ratios = [], [], []
         for i in range(args.runs):
