@@ -126,7 +126,8 @@ __attribute__((target("avx2"))) std::size_t base64_decode_avx2(const unsigned ch
   // The 12 bytes of each lane side by side: 24 bytes, then 8 that mean nothing.
   const __m256i join_lanes = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
   __m256i bad = _mm256_setzero_si256();
-  const auto decode_block = [&](std::size_t i) __attribute__((target("avx2"))) {
+  // A block's 24 bytes as two lanes of 12, each followed by 4 that mean nothing.
+  const auto decode_lanes = [&](std::size_t i) __attribute__((target("avx2"))) {
     const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
     const __m256i high = _mm256_and_si256(_mm256_srli_epi32(c, 4), nibble);
     const __m256i low = _mm256_and_si256(c, nibble);
@@ -137,26 +138,38 @@ __attribute__((target("avx2"))) std::size_t base64_decode_avx2(const unsigned ch
     const __m256i sextets = _mm256_add_epi8(c, offset);
     const __m256i quads =
         _mm256_madd_epi16(_mm256_maddubs_epi16(sextets, merge_pairs), merge_quads);
-    return _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(quads, byte_order), join_lanes);
+    return _mm256_shuffle_epi8(quads, byte_order);
   };
-  const std::size_t blocks = chars / 32;
-  // A block's 32-byte store writes 8 bytes past its 24, where the next block (or the scalar
-  // tail) writes: allowed while they stay inside the output, chars / 4 * 3 bytes. A block
-  // ending within 8 bytes of that, the last one or two, stores exactly 24.
-  const std::size_t room = chars / 4 * 3;
-  const std::size_t wide_blocks = room >= 32 ? std::min(blocks, (room - 32) / 24 + 1) : 0;
-  std::size_t block = 0;
-  for (; block < wide_blocks; ++block) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 24 * block), decode_block(32 * block));
-  }
-  for (; block < blocks; ++block) {
-    const __m256i bytes = decode_block(32 * block);
-    char* at = out + 24 * block;
+  // A block's 24 bytes stored exactly: joined by one lane crossing permute.
+  const auto store_24 = [&](std::size_t i, char* at) __attribute__((target("avx2"))) {
+    const __m256i bytes = _mm256_permutevar8x32_epi32(decode_lanes(i), join_lanes);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(at), _mm256_castsi256_si128(bytes));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(at + 16), _mm256_extracti128_si256(bytes, 1));
+  };
+  const std::size_t blocks = chars / 32;
+  // Each lane's 12 bytes stored by a 16-byte store, the second lane's over the first's last 4:
+  // the 4 bytes after the 24 are written before the next block (or the scalar tail) writes
+  // them, allowed while they stay inside the output, chars / 4 * 3 bytes. A block ending within
+  // 4 bytes of that, the last one, stores exactly 24. (One 32-byte store of the lanes joined by
+  // a permute, as before, took 4% longer on a Zen 3: bytes.json's MessagePack read.)
+  const std::size_t room = chars / 4 * 3;
+  const std::size_t wide_blocks = room >= 28 ? std::min(blocks, (room - 28) / 24 + 1) : 0;
+  std::size_t block = 0;
+  for (; block < wide_blocks; ++block) {
+    const __m256i lanes = decode_lanes(32 * block);
+    char* at = out + 24 * block;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(at), _mm256_castsi256_si128(lanes));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(at + 12), _mm256_extracti128_si256(lanes, 1));
   }
+  for (; block < blocks; ++block) store_24(32 * block, out + 24 * block);
+  // The whole groups after the last block: one more block, ending where they end, so that it
+  // overlaps the one before and rewrites its last bytes with the same values (stores of
+  // exactly 24: the bytes it ends at are the last whole group's). The scalar code took them a
+  // group at a time, 6% of a read of bytes.json's MessagePack on a Zen 3.
+  const std::size_t whole = chars & ~std::size_t{3};
+  if (blocks != 0 && whole != 32 * blocks) store_24(whole - 32, out + (whole - 32) / 4 * 3);
   valid = _mm256_testz_si256(bad, bad) != 0;
-  return 32 * blocks;
+  return blocks != 0 ? whole : 0;
 }
 
 #undef TRANSIT_B64_LANES

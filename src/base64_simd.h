@@ -28,9 +28,11 @@ extern const bool kBase64HaveAvx2;
 /// Requires kBase64HaveAvx2.
 std::size_t base64_encode_avx2(const unsigned char* in, std::size_t size, char* out) noexcept;
 
-/// Decodes whole blocks of 32 chars of `in` (`chars` of plain base64, no padding among them) to
-/// 24 bytes each at `out`, writing no byte past the first chars / 4 * 3. Returns the chars
-/// consumed, a multiple of 32; `valid` is false when any of them is outside the alphabet (and
+/// Decodes the whole groups of 4 chars of `in` (`chars` of plain base64, no padding among
+/// them) to 3 bytes each at `out`, by blocks of 32 chars to 24 bytes, the last one ending with
+/// the last whole group (overlapping the block before), writing no byte past the first
+/// chars / 4 * 3. Returns the chars consumed: 0 when `chars` is under 32, else `chars` rounded
+/// down to a multiple of 4; `valid` is false when any of them is outside the alphabet (and
 /// then the bytes written mean nothing). Requires kBase64HaveAvx2.
 std::size_t base64_decode_avx2(const unsigned char* in, std::size_t chars, char* out,
                                bool& valid) noexcept;

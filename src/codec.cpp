@@ -493,6 +493,7 @@ namespace {
   if (kernel == Base64Kernel::avx2 && n >= 32) {
     bool valid = false;
     const std::size_t done = base64_decode_avx2(s, n, out, valid);
+    if (done == n) return valid;
     return base64_decode_chars(s + done, n - done, out + done / 4 * 3) && valid;
   }
   if (kernel == Base64Kernel::vbmi) return base64_decode_vbmi(s, n, out);
