@@ -14,6 +14,12 @@ namespace transit::detail {
 
 namespace {
 
+// From this many chars, `~b` text is decoded before its padding is looked for (a cache line:
+// a shorter text's end is loaded with its start). Its bytes, less at most two of padding, are
+// then still too many for an inline value, as ValueAccess::shorten_filled_text requires.
+constexpr std::size_t kLongBase64 = 64;
+static_assert(base64_room(kLongBase64) - 2 > ValueAccess::kInlineText);
+
 [[noreturn]] void bad_rep(char tag, std::string_view rest, const char* why) {
   std::string shown(rest.substr(0, 64));
   if (rest.size() > 64) shown += "...";
@@ -28,6 +34,27 @@ Value decode_integer(std::string_view rest) {
 }
 
 }  // namespace
+
+Value decode_bytes(std::string_view rest) {
+  // The plain form Transit writers emit is decoded straight into the value; anything else
+  // (line breaks, odd padding, a bad char) by base64_decode, which decides. A long text is
+  // given room for no padding and shortened after: its padding is at its end, which the
+  // decode reaches last (base64_decode_plain_to).
+  if (rest.size() >= kLongBase64 && rest.size() % 4 != 1) {
+    Value v;
+    char* out = ValueAccess::init_text_to_fill(v, Kind::bytes, base64_room(rest.size()));
+    if (const std::size_t n = base64_decode_plain_to(rest, out); n != kNotPlainBase64) {
+      ValueAccess::shorten_filled_text(v, n);
+      return v;
+    }
+  } else if (const std::size_t chars = base64_plain_chars(rest); chars != kNotPlainBase64) {
+    Value v;
+    char* out = ValueAccess::init_text_to_fill(v, Kind::bytes, base64_plain_bytes(chars));
+    if (base64_decode_plain_chars(rest.data(), chars, out)) return v;
+  }
+  if (auto bytes = base64_decode(rest)) return Value::bytes(*bytes);
+  bad_rep('b', rest, "not base64");
+}
 
 Value decode_scalar(char tag, std::string_view rest) {
   switch (tag) {
@@ -46,17 +73,8 @@ Value decode_scalar(char tag, std::string_view rest) {
     case 'f':
       if (!is_decimal_text(rest)) bad_rep(tag, rest, "not a decimal number");
       return ValueAccess::big_decimal_of(rest);
-    case 'b': {
-      // The plain form Transit writers emit is decoded straight into the value; anything
-      // else (line breaks, odd padding, a bad char) by base64_decode, which decides.
-      if (const std::size_t chars = base64_plain_chars(rest); chars != kNotPlainBase64) {
-        Value v;
-        char* out = ValueAccess::init_text_to_fill(v, Kind::bytes, base64_plain_bytes(chars));
-        if (base64_decode_plain_chars(rest.data(), chars, out)) return v;
-      }
-      if (auto bytes = base64_decode(rest)) return Value::bytes(*bytes);
-      bad_rep(tag, rest, "not base64");
-    }
+    case 'b':
+      return decode_bytes(rest);
     case 'c':
       if (auto c = decode_one_code_point(rest)) return Value::character(*c);
       bad_rep(tag, rest, "not exactly one character");

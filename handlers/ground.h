@@ -12,6 +12,8 @@ namespace transit::detail {
 /// library does not know gives a tagged value that writes back as the same string. Throws
 /// Error(bad_rep) (without a position; the decoder adds it) when the text does not decode.
 Value decode_scalar(char tag, std::string_view rest);
+/// decode_scalar('b', rest): the bytes of a `~b` string, for a decoder that has found its tag.
+Value decode_bytes(std::string_view rest);
 
 /// Decodes a tagged value read as `["~#tag", rep]` or `{"~#tag": rep}`: quote, set, list,
 /// cmap (array or map form), link, the ground tags in their tagged forms (`["~#u", [hi, lo]]`,

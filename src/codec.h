@@ -74,6 +74,13 @@ bool base64_decode_plain(std::string_view text, char* out) noexcept;
 /// base64_decode_plain of the first `chars` of a text, base64_plain_chars(text): for a caller
 /// that sized its output from them, so that the padding is not looked for twice.
 bool base64_decode_plain_chars(const char* text, std::size_t chars, char* out) noexcept;
+/// The most bytes `size` chars of base64 decode to: base64_plain_bytes with no padding.
+constexpr std::size_t base64_room(std::size_t size) noexcept { return base64_plain_bytes(size); }
+/// base64_decode_plain of all of `text` into `out`, which has room for base64_room(text.size())
+/// bytes; returns the bytes written, or kNotPlainBase64 where base64_plain_size returns it or
+/// base64_decode_plain false. The padding is looked for last, after the groups before it are
+/// decoded: for a decoder that would otherwise wait on a load of the text's end first.
+std::size_t base64_decode_plain_to(std::string_view text, char* out) noexcept;
 /// The base64 kernels. base64_encode_to and base64_decode_plain run the one
 /// base64_kernel_name() names; the tests and the benchmarks run each the CPU has.
 inline constexpr Base64Kernel kBase64Kernels[] = {Base64Kernel::scalar, Base64Kernel::avx2,

@@ -225,7 +225,7 @@ void Decoder::checked_base64(std::string_view raw) {
     return string(raw);
   // Only a map key is cacheable (no `~:`, `~$` or `~#`), as string() decides.
   const bool cacheable = at_key_position() && is_cacheable(raw, true);
-  const Value& v = deliver(decode_scalar('b', raw.substr(2)));
+  const Value& v = deliver(decode_bytes(raw.substr(2)));
   if (cacheable) cache_.add(v, false);
 }
 

@@ -534,6 +534,16 @@ char* ValueAccess::init_text_to_fill(Value& v, Kind kind, std::size_t size) {
   return node->data();
 }
 
+void ValueAccess::shorten_filled_text(Value& v, std::size_t size) noexcept {
+  if (!(v.small_.flags & Value::kHeap)) {
+    v.small_.size = static_cast<std::uint8_t>(size);
+    return;
+  }
+  auto* node = static_cast<TextNode*>(v.wide_.u.node);
+  node->size = static_cast<std::uint32_t>(size);
+  v.init_node(v.small_.kind, node, node->size);
+}
+
 Value Value::bytes(std::span<const std::byte> data) {
   return bytes(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
 }

@@ -223,6 +223,11 @@ struct ValueAccess {
   /// pointer returned, before any other use of `v`: a decoder writes the bytes it decodes
   /// straight into the value (inline or in its node) rather than into a buffer to copy.
   static char* init_text_to_fill(Value& v, Kind kind, std::size_t size);
+  /// Shortens a text init_text_to_fill made to its first `size` bytes, once they are written
+  /// and before any other use of `v`: for a decoder that knows only an upper bound first. Both
+  /// sizes are above kInlineText or both at most it (inline values are canonical), and the
+  /// inline bytes dropped were never written (they stay zero).
+  static void shorten_filled_text(Value& v, std::size_t size) noexcept;
   /// An empty container of `kind` (array, list, set, map or link): inline, with no node (so
   /// that `[]`, `{}` and the like cost their 16-byte handle and nothing more: MessagePack
   /// spends one byte on each; a node and its arena bookkeeping cost 24 more). Defined here:
