@@ -80,23 +80,47 @@ __attribute__((target("avx2"))) std::size_t base64_encode_avx2(const unsigned ch
   const __m256i upper_class = _mm256_set1_epi8(13);
   const __m256i offsets =
       TRANSIT_B64_LANES(71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -19, -16, 65, 0, 0);
-  std::size_t i = 0;
-  // Two 16-byte loads of which each lane uses 12: the second reads up to byte i + 28.
-  for (; i + 28 <= size; i += 24, out += 32) {
-    const __m256i raw = _mm256_inserti128_si256(
-        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))),
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i + 12)), 1);
-    const __m256i words = _mm256_shuffle_epi8(raw, spread);
+  // The second lane's bytes 4 further into its 16: for a last block whose second load ends
+  // at the last whole group, 4 bytes before where a block's would.
+  const __m256i spread_end = _mm256_setr_epi8(1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10,  //
+                                              5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14);
+  char* const start = out;
+  const auto encode_block = [&](const __m256i raw, const __m256i order)
+                                __attribute__((target("avx2"))) {
+    const __m256i words = _mm256_shuffle_epi8(raw, order);
     const __m256i sextets =
         _mm256_or_si256(_mm256_mulhi_epu16(_mm256_and_si256(words, mask_02), shift_02),
                         _mm256_mullo_epi16(_mm256_and_si256(words, mask_13), shift_13));
     const __m256i range =
         _mm256_or_si256(_mm256_subs_epu8(sextets, above_51),
                         _mm256_and_si256(_mm256_cmpgt_epi8(below_26, sextets), upper_class));
-    const __m256i chars = _mm256_add_epi8(sextets, _mm256_shuffle_epi8(offsets, range));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), chars);
+    return _mm256_add_epi8(sextets, _mm256_shuffle_epi8(offsets, range));
+  };
+  std::size_t i = 0;
+  // Two 16-byte loads of which each lane uses 12: the second reads up to byte i + 28.
+  for (; i + 28 <= size; i += 24, out += 32) {
+    const __m256i raw = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i + 12)), 1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), encode_block(raw, spread));
   }
-  return i;
+  // The whole groups of 3 bytes after the last block (up to 27 bytes): a block ending with
+  // them, overlapping the one before (the chars both write are the same), and when 27 remain
+  // one more before it; their second load is taken 4 bytes earlier (spread_end), so that
+  // nothing past the last whole group is read. The scalar code took them a group at a time,
+  // 7.6% of a MessagePack write of bytes.json on a Zen 3.
+  if (i == 0) return 0;
+  const auto encode_ending_at = [&](std::size_t end) __attribute__((target("avx2"))) {
+    const __m256i raw = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + end - 24))),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + end - 16)), 1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(start + (end - 24) / 3 * 4),
+                        encode_block(raw, spread_end));
+  };
+  const std::size_t whole = size - size % 3;
+  if (whole - i > 24) encode_ending_at(i + 24);
+  if (whole != i) encode_ending_at(whole);
+  return whole;
 }
 
 __attribute__((target("avx2"))) std::size_t base64_decode_avx2(const unsigned char* in,

@@ -23,8 +23,10 @@ extern const Base64Kernel kBase64Best;
 /// static initializer that runs first, which then takes the scalar path.
 extern const bool kBase64HaveAvx2;
 
-/// Encodes whole blocks of 24 bytes of `in` (only while 28 bytes remain, so that every load
-/// stays inside `in`) to 32 chars each at `out`; returns the bytes consumed, a multiple of 24.
+/// Encodes the whole groups of 3 bytes of `in` to 4 chars each at `out`, by blocks of 24 bytes
+/// to 32 chars (while 28 bytes remain, so that every load stays inside `in`), the last one
+/// ending with the last whole group (overlapping the block before). Returns the bytes
+/// consumed: 0 when `size` is under 28, else `size` rounded down to a multiple of 3.
 /// Requires kBase64HaveAvx2.
 std::size_t base64_encode_avx2(const unsigned char* in, std::size_t size, char* out) noexcept;
 
