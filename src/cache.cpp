@@ -52,8 +52,8 @@ void WriteCache::leave_spare() noexcept {
   if (slots_.size() <= s.slots.size()) return;  // the spare is as large: ours are freed
   // held_ goes with this cache; the text's bytes need not wait in the spare for the next
   // owner's reset().
-  text_.clear();
-  if (text_.capacity() > kSpareText) std::string().swap(text_);
+  text_size_ = 0;
+  if (text_.size() > kSpareText) std::vector<char>().swap(text_);
   s.slots = std::move(slots_);
   s.values = std::move(values_);
   s.text = std::move(text_);

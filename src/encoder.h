@@ -550,7 +550,8 @@ class Encoder final : public ObjectEncoder {
   /// as string() and emit_prefixed().
   ///
   /// The common case, a key or keyword written before, is found here, inline where keys and
-  /// keywords are written, with no call; anything else goes on to emit_text.
+  /// keywords are written, with no call; anything else goes on to emit_text, with the probe
+  /// that missed (remember() puts the value where that probe stopped).
   [[gnu::always_inline]] void emit_text_cached(const Value& v, char kind, bool as_key) {
     // Texts under 4 bytes on the wire are never cached (an escaped string is left to
     // emit_text, which counts its `~`).
@@ -559,7 +560,7 @@ class Encoder final : public ObjectEncoder {
       if (const std::string_view code = cache_.find_value(v, kind); !code.empty())
         return emit_code(code);
       if (kind == '"') return emit_text_unseen(v, as_key);
-      return emit_text(v, kind, as_key, true);
+      return emit_text_cacheable(v, kind, as_key);
     }
     emit_text(v, kind, as_key);
   }
@@ -572,14 +573,14 @@ class Encoder final : public ObjectEncoder {
     // needs_escape's test written out without its empty check, which is not needed here and
     // with which GCC laid the MessagePack write out longer (extensions +1.3% instructions).
     if (text[0] != '~' && text[0] != '^' && text[0] != '`' && is_cacheable(text, as_key)) {
+      const WriteCache::ValueProbe probe = cache_.probe_value(v, '"');  // missed: the hole
       if (const std::string_view code = cache_.find_or_add(text); !code.empty()) return emit_code(code);
-      cache_.remember(v, '"');
+      cache_.remember(v, '"', probe);
       return out_.string(text);
     }
-    emit_text(v, '"', as_key, true);
+    emit_text_cacheable(v, '"', as_key);
   }
-  /// `probed`: find_value has already missed for `v`.
-  [[gnu::noinline]] void emit_text(const Value& v, char kind, bool as_key, bool probed = false) {
+  [[gnu::noinline]] void emit_text(const Value& v, char kind, bool as_key) {
     if (verbose_ || !(as_key || kind == ':' || kind == '$')) {
       // Never cached here (verbose, or a value that is not a keyword or symbol): a string
       // that needs no `~` escape goes straight out.
@@ -589,6 +590,12 @@ class Encoder final : public ObjectEncoder {
         return emit_prefixed(text[0], text.substr(1), as_key);
       return out_.string(text);
     }
+    emit_text_cacheable(v, kind, as_key);
+  }
+  /// A text that may be cached (not verbose; a map key, a keyword or a symbol). Probed again
+  /// by identity when the caller has probed already (emit_text_cached: its hit stays as short
+  /// as it can be), for the slot where remember() puts it.
+  [[gnu::noinline]] void emit_text_cacheable(const Value& v, char kind, bool as_key) {
     const std::string_view text = ValueAccess::text(v);
     const bool escaped = kind == '"' && needs_escape(text);
     // Fewer than 4 bytes on the wire ("id", "~:a") are never cached: no probe for them.
@@ -596,22 +603,34 @@ class Encoder final : public ObjectEncoder {
       if (kind == '"' && !escaped) return out_.string(text);
       return emit_prefixed(kind == '"' ? text[0] : kind, kind == '"' ? text.substr(1) : text, as_key);
     }
-    if (!probed) {
-      if (const std::string_view code = cache_.find_value(v, kind); !code.empty())
-        return emit_code(code);
-    }
+    const WriteCache::ValueProbe probe = cache_.probe_value(v, kind);
+    if (!probe.code.empty()) return emit_code(probe.code);
     std::string_view wire = text;
+    // "~" + kind + text: built on the stack when short, as keywords and keys nearly all are
+    // (no string to grow, no call to copy), else in scratch_.
+    char short_wire[2 + kShortBody];
     if (kind != '"' || escaped) {
-      start_scratch(kind == '"' ? text[0] : kind);
-      scratch_.append(kind == '"' ? text.substr(1) : text);
-      wire = scratch_;
+      const char head = kind == '"' ? text[0] : kind;
+      const std::string_view body = kind == '"' ? text.substr(1) : text;
+      if (body.size() < kShortBody) {
+        short_wire[0] = '~';
+        short_wire[1] = head;
+        copy_short(short_wire + 2, body.data(), body.size());
+        wire = {short_wire, 2 + body.size()};
+      } else {
+        start_scratch(head);
+        scratch_.append(body);
+        wire = scratch_;
+      }
     }
     if (!is_cacheable(wire, as_key)) return out_.string(wire);
     if (const std::string_view code = cache_.find_or_add(wire); !code.empty())
       return emit_code(code);
-    cache_.remember(v, kind);
+    cache_.remember(v, kind, probe);
     out_.string(wire);
   }
+  // The longest body (the text after "~" and its kind) that emit_text writes from the stack.
+  static constexpr std::size_t kShortBody = 32;
 
   void emit_string(std::string_view s, bool as_key) {
     if (!verbose_ && is_cacheable(s, as_key)) {

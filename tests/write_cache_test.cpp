@@ -8,9 +8,12 @@
 #include <rapidjson/writer.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "cache.h"
@@ -274,6 +277,259 @@ TEST(WriteCacheSpare, FreshWritersWriteWhatOneWriterWrites) {
       EXPECT_LT(small_after.capacity(), 256u) << transit::encoding_name(e);
       EXPECT_EQ(transit::read(transit::write(large, e), e), large);
     });
+  }
+}
+
+// ---- the cache's codes against a plain model of the rules ------------------------------------
+
+// DESIGN.md's rules written plainly: a cacheable text seen since the last reset is its code,
+// any other is written and takes the next code; after 1936 codes, and at every top-level value,
+// the cache starts again at ^0. The texts here are ASCII, so 4 bytes are 4 UTF-16 units.
+class CacheModel {
+ public:
+  std::string token(const std::string& wire, bool cacheable) {
+    if (!cacheable || wire.size() < 4) return wire;
+    if (const auto it = codes_.find(wire); it != codes_.end())
+      return std::string(transit::detail::cache_code(it->second));
+    if (codes_.size() == transit::detail::kCacheSize) codes_.clear();
+    codes_.emplace(wire, codes_.size());
+    return wire;
+  }
+  void reset() { codes_.clear(); }
+
+ private:
+  std::map<std::string, std::size_t> codes_;
+};
+
+// A text of the model's values: a keyword, a symbol, or a string (written "~~..." when it
+// starts with "~").
+struct ModelText {
+  char kind;  // ':', '$' or '"'
+  std::string text;
+  Value value() const {
+    return kind == ':' ? transit::kw(text) : kind == '$' ? transit::sym(text) : Value(text);
+  }
+  std::string wire() const {
+    if (kind != '"') return std::string("~") + kind + text;
+    return text[0] == '~' ? "~" + text : text;
+  }
+};
+
+// Names of every length from 1 to 40 bytes (the stack-built and the table's short copies of 2
+// to 4 overlapping moves, and the longer ones copied by memcpy), some of hundreds and thousands
+// of bytes (the text buffer grows), as keywords, symbols and string keys; the same text as a
+// keyword and as a symbol, and the same keyword as a key and as a value. 2,600 of them: a
+// value of 3,000 maps wraps the 1936 codes several times, and a table of 1936 texts has long
+// probe chains.
+std::vector<ModelText> model_pool() {
+  std::vector<ModelText> pool;
+  for (int i = 0; i < 2600; ++i) {
+    std::string name = "n" + std::to_string(i);
+    const std::size_t len = i % 97 == 0 ? 300 + 37 * (i % 113) : 1 + i % 40;
+    while (name.size() < len) name += static_cast<char>('a' + (name.size() * 7 + i) % 26);
+    name.resize(len);
+    const char kind = i % 5 == 3 ? '$' : i % 5 == 4 ? '"' : ':';
+    if (kind == '"' && i % 3 == 0) name = "~" + name;  // escaped: "~~n..."
+    pool.push_back({kind, name});
+  }
+  return pool;
+}
+
+// `maps` maps of 1 to 8 entries, keys and values drawn from the pool by a fixed sequence; values
+// are keywords and symbols (cached as values too), strings (never cached as values) or small
+// integers. Each map's keys are distinct.
+struct ModelValue {
+  std::vector<std::vector<std::pair<ModelText, std::variant<ModelText, int>>>> maps;
+  Value value() const {
+    std::vector<Value> items;
+    for (const auto& m : maps) {
+      std::vector<transit::Entry> entries;
+      for (const auto& [k, v] : m)
+        entries.emplace_back(k.value(), std::holds_alternative<int>(v) ? Value(std::get<int>(v))
+                                                                       : std::get<ModelText>(v).value());
+      items.push_back(Value::map(std::move(entries)));
+    }
+    return Value::array(std::move(items));
+  }
+};
+
+ModelValue model_value(std::size_t maps, std::uint64_t seed) {
+  const std::vector<ModelText> pool = model_pool();
+  std::uint64_t x = seed;
+  const auto next = [&](std::uint64_t n) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (x >> 33) % n;
+  };
+  ModelValue mv;
+  for (std::size_t m = 0; m < maps; ++m) {
+    std::vector<std::pair<ModelText, std::variant<ModelText, int>>> entries;
+    std::set<std::string> keys;
+    const std::size_t n = 1 + next(8);
+    while (entries.size() < n) {
+      // Most draws from a few hundred names, so that texts repeat within a generation.
+      const ModelText& k = pool[next(4) == 0 ? next(pool.size()) : next(300)];
+      if (!keys.insert(k.wire()).second) continue;
+      std::variant<ModelText, int> v = static_cast<int>(next(128));
+      if (next(2) == 0) v = pool[next(4) == 0 ? next(pool.size()) : next(300)];
+      entries.emplace_back(k, v);
+    }
+    mv.maps.push_back(std::move(entries));
+  }
+  return mv;
+}
+
+// What the Transit JSON writer must write for `mv`, by the model.
+std::string model_json(const ModelValue& mv) {
+  CacheModel cache;
+  const auto quoted = [](const std::string& s) { return "\"" + s + "\""; };
+  std::string out = "[";
+  for (std::size_t m = 0; m < mv.maps.size(); ++m) {
+    out += m ? ",[\"^ \"" : "[\"^ \"";
+    for (const auto& [k, v] : mv.maps[m]) {
+      out += "," + quoted(cache.token(k.wire(), true)) + ",";
+      if (std::holds_alternative<int>(v)) {
+        out += std::to_string(std::get<int>(v));
+      } else {
+        const ModelText& t = std::get<ModelText>(v);
+        out += quoted(cache.token(t.wire(), t.kind != '"'));
+      }
+    }
+    out += "]";
+  }
+  return out + "]";
+}
+
+// The same for JSON-Verbose, which caches nothing: every key and keyword in full.
+std::string model_verbose(const ModelValue& mv) {
+  const auto quoted = [](const std::string& s) { return "\"" + s + "\""; };
+  std::string out = "[";
+  for (std::size_t m = 0; m < mv.maps.size(); ++m) {
+    out += m ? ",{" : "{";
+    bool first = true;
+    for (const auto& [k, v] : mv.maps[m]) {
+      out += (first ? "" : ",") + quoted(k.wire()) + ":";
+      first = false;
+      out += std::holds_alternative<int>(v) ? std::to_string(std::get<int>(v)) : quoted(std::get<ModelText>(v).wire());
+    }
+    out += "}";
+  }
+  return out + "]";
+}
+
+// The same for MessagePack: native maps, strings in their smallest str form, fixints.
+std::string model_msgpack(const ModelValue& mv) {
+  CacheModel cache;
+  std::string out;
+  const auto header = [&](std::size_t n, unsigned fix, std::size_t fix_limit, unsigned sized16) {
+    if (n < fix_limit) {
+      out += static_cast<char>(fix | n);
+    } else {
+      out += static_cast<char>(sized16);
+      out += static_cast<char>(n >> 8);
+      out += static_cast<char>(n & 0xff);
+    }
+  };
+  const auto str = [&](const std::string& s) {
+    if (s.size() < 32) {
+      out += static_cast<char>(0xa0 | s.size());
+    } else if (s.size() <= 0xff) {
+      out += static_cast<char>(0xd9);
+      out += static_cast<char>(s.size());
+    } else {
+      header(s.size(), 0, 0, 0xda);
+    }
+    out += s;
+  };
+  header(mv.maps.size(), 0x90, 16, 0xdc);
+  for (const auto& m : mv.maps) {
+    header(m.size(), 0x80, 16, 0xde);
+    for (const auto& [k, v] : m) {
+      str(cache.token(k.wire(), true));
+      if (std::holds_alternative<int>(v)) {
+        out += static_cast<char>(std::get<int>(v));
+      } else {
+        const ModelText& t = std::get<ModelText>(v);
+        str(cache.token(t.wire(), t.kind != '"'));
+      }
+    }
+  }
+  return out;
+}
+
+// Each write on a thread of its own, whose tables grow from 64 slots as the value is written.
+TEST(WriteCacheModel, CodesAreTheModelsThroughSeveralWraps) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const ModelValue mv = model_value(3000, seed);
+    const Value v = mv.value();
+    on_new_thread([&] { EXPECT_EQ(transit::write(v), model_json(mv)) << seed; });
+    on_new_thread([&] { EXPECT_EQ(transit::write(v, Encoding::msgpack), model_msgpack(mv)) << seed; });
+    on_new_thread([&] { EXPECT_EQ(transit::write(v, Encoding::json_verbose), model_verbose(mv)) << seed; });
+  }
+}
+
+// The same texts as separate nodes of equal text (as a read or a user's code makes them) and as
+// copies of one another: found by text where identity cannot, with the same codes.
+TEST(WriteCacheModel, EqualTextsInSeparateValuesShareTheModelsCodes) {
+  const ModelValue mv = model_value(1500, 7);
+  const Value v = mv.value();
+  const Value copy = transit::read(transit::write(v, Encoding::json_verbose), Encoding::json_verbose);
+  ASSERT_EQ(copy, v);
+  EXPECT_EQ(transit::write(copy), model_json(mv));
+  EXPECT_EQ(transit::write(copy, Encoding::msgpack), model_msgpack(mv));
+}
+
+// One writer, many top-level values: each starts again at ^0, however full the last one left
+// the cache (the stream `transit convert` writes).
+TEST(WriteCacheModel, EveryTopLevelValueStartsAgain) {
+  for (const Encoding e : {Encoding::json, Encoding::msgpack, Encoding::json_verbose}) {
+    std::string out;
+    transit::StringSink sink(out);
+    transit::Writer writer(sink, e);
+    std::string expected;
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      const ModelValue mv = model_value(seed % 4 == 0 ? 400 : 3, seed);
+      writer.write(mv.value());
+      expected += e == Encoding::json ? model_json(mv) : e == Encoding::msgpack ? model_msgpack(mv) : model_verbose(mv);
+    }
+    writer.flush();
+    EXPECT_EQ(out, expected) << transit::encoding_name(e);
+  }
+}
+
+// The text table through its growth from 64 slots and the wrap: after each text added, every
+// text added since the last wrap is found with its code.
+TEST(WriteCacheText, EveryTextIsFoundAfterEachAddThroughGrowthAndTheWrap) {
+  on_new_thread([] {
+    WriteCache cache;
+    std::vector<std::string> texts;
+    for (std::size_t i = 0; i < 2 * transit::detail::kCacheSize + 10; ++i) {
+      std::string text = "~:t" + std::to_string(i);
+      text.resize(4 + (i * 7) % 61, static_cast<char>('a' + i % 26));
+      text += std::to_string(i);
+      ASSERT_TRUE(cache.find_or_add(text).empty()) << i;
+      if (texts.size() == transit::detail::kCacheSize) texts.clear();  // that add wrapped
+      texts.push_back(text);
+      for (std::size_t j = 0; j < texts.size(); ++j)
+        ASSERT_EQ(cache.find_or_add(texts[j]), transit::detail::cache_code(j)) << i << " " << j;
+    }
+  });
+}
+
+// The 1937th text wraps the cache while its value's identity probe was made before the wrap:
+// the value is remembered where a probe after the wrap looks, and found by identity there.
+TEST(WriteCacheIdentity, AValueRememberedAcrossTheWrapIsFoundByIdentity) {
+  WriteCache cache;
+  std::vector<Value> keep;
+  for (int round = 0; round < 24; ++round) {
+    for (std::size_t i = 0; i < transit::detail::kCacheSize; ++i) {
+      const std::string name = "r" + std::to_string(round) + "k" + std::to_string(i);
+      keep.push_back(transit::kw(name));
+      const auto probe = cache.probe_value(keep.back(), ':');
+      ASSERT_TRUE(probe.code.empty());
+      ASSERT_TRUE(cache.find_or_add("~:" + name).empty());
+      cache.remember(keep.back(), ':', probe);
+      ASSERT_EQ(cache.find_value(keep.back(), ':'), transit::detail::cache_code(i)) << round << " " << i;
+    }
   }
 }
 

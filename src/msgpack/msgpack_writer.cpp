@@ -34,26 +34,6 @@ char* put_be(char* p, U bits) noexcept {
   return p + sizeof(U);
 }
 
-/// Copies `n` < 32 bytes as at most two overlapping fixed-size moves (what memcpy does inside,
-/// without the call and its dispatch on size); returns the end.
-inline char* copy_short(char* to, const char* from, std::size_t n) noexcept {
-  if (n >= 16) {
-    std::memcpy(to, from, 16);
-    std::memcpy(to + n - 16, from + n - 16, 16);
-  } else if (n >= 8) {
-    std::memcpy(to, from, 8);
-    std::memcpy(to + n - 8, from + n - 8, 8);
-  } else if (n >= 4) {
-    std::memcpy(to, from, 4);
-    std::memcpy(to + n - 4, from + n - 4, 4);
-  } else if (n > 0) {
-    to[0] = from[0];
-    to[n / 2] = from[n / 2];
-    to[n - 1] = from[n - 1];
-  }
-  return to + n;
-}
-
 /// A header in its smallest form: the fix form `fix | n` below `fix_limit`, else the 8-, 16-
 /// or 32-bit length forms starting at type byte `first_sized` (`has8`: whether an 8-bit one
 /// exists, as for str but not for array and map).
