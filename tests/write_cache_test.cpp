@@ -559,6 +559,27 @@ TEST(JsonWriterStrings, EscapesExactlyAsRapidJsonAtEveryPosition) {
       }
 }
 
+// The same for text written after a "~" and a tag (keywords and symbols, strings escaped with
+// "~", which take the prefixed path's inline copy of 4 to 16 bytes), in both JSON modes, at every
+// offset of bodies up to 24 bytes long.
+TEST(JsonWriterStrings, PrefixedTextEscapesExactlyAsRapidJsonAtEveryPosition) {
+  const std::string specials = std::string("\0\x01\b\t\n\f\r\x1f \"!#\\[]\x7f", 16) + "\x80\xff";
+  for (std::size_t len = 1; len <= 24; ++len)
+    for (std::size_t at = 0; at < len; ++at)
+      for (const char c : specials) {
+        std::string s(len, 'a');
+        s[at] = c;
+        const Value values = Value::array({transit::kw(s), transit::sym(s), Value("~" + s)});
+        const auto item = [](const std::string& text) {  // RapidJSON's string, without the [ ]
+          const std::string array = rapidjson_array_of(text);
+          return array.substr(1, array.size() - 2);
+        };
+        const std::string want = "[" + item("~:" + s) + "," + item("~$" + s) + "," + item("~~" + s) + "]";
+        for (const Encoding e : {Encoding::json, Encoding::json_verbose})
+          ASSERT_EQ(transit::write(values, e), want) << "length " << len << ", byte " << int(c) << " at " << at;
+      }
+}
+
 TEST(JsonWriterStrings, EveryByteValueInOneString) {
   std::string s;
   for (int c = 1; c < 256; ++c) s += static_cast<char>(c);
