@@ -196,10 +196,20 @@ class WriteCache {
     const std::size_t mask = value_mask_;
     for (std::size_t i = value_slot(a, b, kind, mask);; i = (i + 1) & mask) {
       const ValueSlot& slot = value_table_[i];
-      if (slot.generation != generation_) return {};
+      if (slot.generation != generation_) {
+        miss_hole_ = i;
+        miss_generation_ = generation_;
+        return {};
+      }
       if (slot.a == a && slot.b == b && slot.kind == kind)
         return {slot.code.data(), slot.code[2] != 0 ? 3u : 2u};
     }
+  }
+  /// What the find_value that just missed for `v` learnt: probe_value's answer, without
+  /// probing again. Only right after that find_value.
+  ValueProbe missed(const Value& v) const noexcept {
+    const auto [a, b] = ValueAccess::identity(v);
+    return {{}, miss_hole_, miss_generation_, a, b};
   }
   /// find_value, and on a miss the free slot its probe ended at: remember(v, kind, probe)
   /// places the value there with no second hash or probe. A second function, not find_value
@@ -408,6 +418,8 @@ class WriteCache {
   const HashKey* key_;
   std::uint64_t k0_, k1_;  // key_'s first words, held here: one load less on every probe
   std::uint32_t generation_ = 1;
+  mutable std::size_t miss_hole_ = 0;          // where find_value's last miss stopped
+  mutable std::uint32_t miss_generation_ = 0;  // and in which generation (0: none)
   std::size_t count_ = 0;       // text slots taken since the last reset
   std::size_t remembered_ = 0;  // live entries of values_
 };

@@ -560,7 +560,7 @@ class Encoder final : public ObjectEncoder {
       if (const std::string_view code = cache_.find_value(v, kind); !code.empty())
         return emit_code(code);
       if (kind == '"') return emit_text_unseen(v, as_key);
-      return emit_text_cacheable(v, kind, as_key);
+      return emit_text_cacheable(v, kind, as_key, true);
     }
     emit_text(v, kind, as_key);
   }
@@ -595,7 +595,7 @@ class Encoder final : public ObjectEncoder {
   /// A text that may be cached (not verbose; a map key, a keyword or a symbol). Probed again
   /// by identity when the caller has probed already (emit_text_cached: its hit stays as short
   /// as it can be), for the slot where remember() puts it.
-  [[gnu::noinline]] void emit_text_cacheable(const Value& v, char kind, bool as_key) {
+  [[gnu::noinline]] void emit_text_cacheable(const Value& v, char kind, bool as_key, bool probed = false) {
     const std::string_view text = ValueAccess::text(v);
     const bool escaped = kind == '"' && needs_escape(text);
     // Fewer than 4 bytes on the wire ("id", "~:a") are never cached: no probe for them.
@@ -603,8 +603,13 @@ class Encoder final : public ObjectEncoder {
       if (kind == '"' && !escaped) return out_.string(text);
       return emit_prefixed(kind == '"' ? text[0] : kind, kind == '"' ? text.substr(1) : text, as_key);
     }
-    const WriteCache::ValueProbe probe = cache_.probe_value(v, kind);
-    if (!probe.code.empty()) return emit_code(probe.code);
+    WriteCache::ValueProbe probe;
+    if (probed) {
+      probe = cache_.missed(v);
+    } else {
+      probe = cache_.probe_value(v, kind);
+      if (!probe.code.empty()) return emit_code(probe.code);
+    }
     std::string_view wire = text;
     // "~" + kind + text: built on the stack when short, as keywords and keys nearly all are
     // (no string to grow, no call to copy), else in scratch_.

@@ -515,6 +515,28 @@ TEST(WriteCacheText, EveryTextIsFoundAfterEachAddThroughGrowthAndTheWrap) {
   });
 }
 
+// The encoder's miss: find_value misses, the text is added, and the value is remembered where
+// that find_value's probe stopped (WriteCache::missed); after each, every value remembered
+// since the last wrap is found by identity, through the table's growth from 64 slots and a wrap.
+TEST(WriteCacheIdentity, AValueIsRememberedWhereFindValueMissedIt) {
+  on_new_thread([] {
+    WriteCache cache;
+    std::vector<Value> values;
+    std::size_t first = 0;  // values[first...] were remembered since the last wrap
+    for (std::size_t i = 0; i < transit::detail::kCacheSize + 200; ++i) {
+      const std::string name = "m" + std::to_string(i) + std::string(i % 23, 'x');
+      values.push_back(transit::kw(name));
+      ASSERT_TRUE(cache.find_value(values.back(), ':').empty()) << i;
+      const auto probe = cache.missed(values.back());
+      ASSERT_TRUE(cache.find_or_add("~:" + name).empty()) << i;
+      cache.remember(values.back(), ':', probe);
+      if (i == transit::detail::kCacheSize) first = i;  // that add wrapped
+      for (std::size_t j = first; j <= i; ++j)
+        ASSERT_EQ(cache.find_value(values[j], ':'), transit::detail::cache_code(j - first)) << i << " " << j;
+    }
+  });
+}
+
 // The 1937th text wraps the cache while its value's identity probe was made before the wrap:
 // the value is remembered where a probe after the wrap looks, and found by identity there.
 TEST(WriteCacheIdentity, AValueRememberedAcrossTheWrapIsFoundByIdentity) {
@@ -544,40 +566,41 @@ std::string rapidjson_array_of(const std::string& s) {
   return {out.GetString(), out.GetSize()};
 }
 
-TEST(JsonWriterStrings, EscapesExactlyAsRapidJsonAtEveryPosition) {
-  // Each byte that RapidJSON escapes or that the 8-byte scan must not mistake (0x1F/0x20,
-  // 0x21/0x23 around '"', 0x5B/0x5D around '\\', 0x7F, 0x80, 0xFF), at every offset of strings
-  // up to 24 bytes long, so every path through the word-at-a-time loop and the tail is taken.
+// Calls f(s, where) for each byte that RapidJSON escapes or that the 8-byte scan must not
+// mistake (0x1F/0x20, 0x21/0x23 around '"', 0x5B/0x5D around '\\', 0x7F, 0x80, 0xFF) at every
+// offset of strings of 'a' up to 24 bytes long, so that every path through the word-at-a-time
+// loop, the tail and the inline copies is taken.
+template <class F>
+void for_each_special_string(F f) {
   const std::string specials = std::string("\0\x01\b\t\n\f\r\x1f \"!#\\[]\x7f", 16) + "\x80\xff";
   for (std::size_t len = 1; len <= 24; ++len)
     for (std::size_t at = 0; at < len; ++at)
       for (const char c : specials) {
         std::string s(len, 'a');
         s[at] = c;
-        const std::string json = transit::write(Value::array({Value(s)}), Encoding::json_verbose);
-        ASSERT_EQ(json, rapidjson_array_of(s)) << "length " << len << ", byte " << int(c) << " at " << at;
+        f(s, "length " + std::to_string(len) + ", byte " + std::to_string(int(c)) + " at " + std::to_string(at));
       }
 }
 
+TEST(JsonWriterStrings, EscapesExactlyAsRapidJsonAtEveryPosition) {
+  for_each_special_string([](const std::string& s, const std::string& where) {
+    ASSERT_EQ(transit::write(Value::array({Value(s)}), Encoding::json_verbose), rapidjson_array_of(s)) << where;
+  });
+}
+
 // The same for text written after a "~" and a tag (keywords and symbols, strings escaped with
-// "~", which take the prefixed path's inline copy of 4 to 16 bytes), in both JSON modes, at every
-// offset of bodies up to 24 bytes long.
+// "~", which take the prefixed path's inline copy of 4 to 16 bytes), in both JSON modes.
 TEST(JsonWriterStrings, PrefixedTextEscapesExactlyAsRapidJsonAtEveryPosition) {
-  const std::string specials = std::string("\0\x01\b\t\n\f\r\x1f \"!#\\[]\x7f", 16) + "\x80\xff";
-  for (std::size_t len = 1; len <= 24; ++len)
-    for (std::size_t at = 0; at < len; ++at)
-      for (const char c : specials) {
-        std::string s(len, 'a');
-        s[at] = c;
-        const Value values = Value::array({transit::kw(s), transit::sym(s), Value("~" + s)});
-        const auto item = [](const std::string& text) {  // RapidJSON's string, without the [ ]
-          const std::string array = rapidjson_array_of(text);
-          return array.substr(1, array.size() - 2);
-        };
-        const std::string want = "[" + item("~:" + s) + "," + item("~$" + s) + "," + item("~~" + s) + "]";
-        for (const Encoding e : {Encoding::json, Encoding::json_verbose})
-          ASSERT_EQ(transit::write(values, e), want) << "length " << len << ", byte " << int(c) << " at " << at;
-      }
+  const auto item = [](const std::string& text) {  // RapidJSON's string, without the [ ]
+    const std::string array = rapidjson_array_of(text);
+    return array.substr(1, array.size() - 2);
+  };
+  for_each_special_string([&](const std::string& s, const std::string& where) {
+    const Value values = Value::array({transit::kw(s), transit::sym(s), Value("~" + s)});
+    const std::string want = "[" + item("~:" + s) + "," + item("~$" + s) + "," + item("~~" + s) + "]";
+    for (const Encoding e : {Encoding::json, Encoding::json_verbose})
+      ASSERT_EQ(transit::write(values, e), want) << where << ", " << transit::encoding_name(e);
+  });
 }
 
 TEST(JsonWriterStrings, EveryByteValueInOneString) {
