@@ -8,6 +8,7 @@
 #include "codec.h"
 #include "edn.h"
 #include "ground.h"
+#include "read_handlers_access.h"
 #include "transit/typed.h"
 #include "value_internal.h"
 
@@ -394,9 +395,8 @@ Value Decoder::decode_string(std::string_view raw) {
   const char t = raw[1];
   if (t == '~' || t == '^' || t == '`') return Value(raw.substr(1));
   if (handlers_ && handlers_->has_char(t)) {
-    const ReadHandler& h = *handlers_->find(raw.substr(1, 1));
-    return user_call("read handler for ~" + std::string(1, t), &h,
-                     [&] { return h(Value(raw.substr(2))); });
+    const ReadHandlerEntry& h = *ReadHandlersAccess::find(*handlers_, raw.substr(1, 1));
+    return user_call(h.scalar_name, &h.handler, [&] { return h.handler(Value(raw.substr(2))); });
   }
   Value v = decode_scalar(t, raw.substr(2));
   if (handlers_ && v.kind() == Kind::tagged)
@@ -407,8 +407,8 @@ Value Decoder::decode_string(std::string_view raw) {
 
 Value Decoder::decode_tag(std::string_view tag, Value rep) {
   if (handlers_)
-    if (const ReadHandler* h = handlers_->find(tag))
-      return user_call("read handler for ~#" + std::string(tag), h, [&] { return (*h)(rep); });
+    if (const ReadHandlerEntry* h = ReadHandlersAccess::find(*handlers_, tag))
+      return user_call(h->tagged_name, &h->handler, [&] { return h->handler(rep); });
   Value v = decode_tagged(tag, std::move(rep));
   if (handlers_ && v.kind() == Kind::tagged)
     if (const DefaultReadHandler* d = handlers_->default_handler())

@@ -4,6 +4,7 @@
 #include <array>
 #include <unordered_map>
 
+#include "read_handlers_access.h"
 #include "transit/error.h"
 
 namespace transit {
@@ -15,7 +16,8 @@ struct ReadHandlers::Impl {
       return std::hash<std::string_view>{}(s);
     }
   };
-  std::unordered_map<std::string, ReadHandler, Hash, std::equal_to<>> by_tag;
+  // Each handler with the names its errors use, made when it is added (read_handlers_access.h).
+  std::unordered_map<std::string, detail::ReadHandlerEntry, Hash, std::equal_to<>> by_tag;
   std::array<bool, 256> chars{};
   DefaultReadHandler fallback;
   MapBuilder map_builder;
@@ -42,8 +44,12 @@ ReadHandlers& ReadHandlers::add(std::string tag, ReadHandler handler) {
   if (is_ground(tag))
     detail::throw_error(Errc::invalid_argument,
                         "the ground tag \"" + tag + "\" cannot have a custom read handler");
-  if (tag.size() == 1) impl_->chars[static_cast<unsigned char>(tag[0])] = true;
-  impl_->by_tag.insert_or_assign(std::move(tag), std::move(handler));
+  detail::ReadHandlerEntry entry{std::move(handler), "read handler for ~#" + tag, {}};
+  if (tag.size() == 1) {
+    impl_->chars[static_cast<unsigned char>(tag[0])] = true;
+    entry.scalar_name = "read handler for ~" + tag;
+  }
+  impl_->by_tag.insert_or_assign(std::move(tag), std::move(entry));
   return *this;
 }
 
@@ -88,9 +94,8 @@ ReadHandlers& ReadHandlers::set_array_builder(ArrayBuilder builder) {
 }
 
 const ReadHandler* ReadHandlers::find(std::string_view tag) const noexcept {
-  if (impl_->by_tag.empty()) return nullptr;
-  auto it = impl_->by_tag.find(tag);
-  return it == impl_->by_tag.end() ? nullptr : &it->second;
+  const detail::ReadHandlerEntry* e = detail::ReadHandlersAccess::find(*this, tag);
+  return e ? &e->handler : nullptr;
 }
 
 bool ReadHandlers::has_char(char tag) const noexcept {
@@ -108,5 +113,17 @@ const MapBuilder* ReadHandlers::map_builder() const noexcept {
 const ArrayBuilder* ReadHandlers::array_builder() const noexcept {
   return impl_->array_builder ? &impl_->array_builder : nullptr;
 }
+
+namespace detail {
+
+const ReadHandlerEntry* ReadHandlersAccess::find(const ReadHandlers& handlers,
+                                                std::string_view tag) noexcept {
+  const auto& by_tag = handlers.impl_->by_tag;
+  if (by_tag.empty()) return nullptr;
+  auto it = by_tag.find(tag);
+  return it == by_tag.end() ? nullptr : &it->second;
+}
+
+}  // namespace detail
 
 }  // namespace transit

@@ -18,6 +18,7 @@
 #include <optional>
 #include <ostream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,15 +32,18 @@
 #include "transit/transit.h"
 
 // The largest single allocation made while `g_track_allocations` is set, to prove that a length
-// prefix never turns into an allocation of the size it claims.
+// prefix never turns into an allocation of the size it claims, and how many were made, to prove
+// that a path makes none per value. This operator new serves the whole test binary.
 namespace {
 std::atomic<bool> g_track_allocations{false};
 std::atomic<std::size_t> g_largest_allocation{0};
+std::atomic<std::size_t> g_allocations{0};
 }  // namespace
 
 // Out of line, so that compilers do not pair an inlined free() with `new` and warn.
 [[gnu::noinline]] void* operator new(std::size_t size) {
   if (g_track_allocations.load(std::memory_order_relaxed)) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
     std::size_t seen = g_largest_allocation.load(std::memory_order_relaxed);
     while (size > seen && !g_largest_allocation.compare_exchange_weak(seen, size)) {
     }
@@ -2167,4 +2171,90 @@ TEST(MsgpackRead, TypedCacheCodesReadAsTheTypedJsonRead) {
   for (int i = 0; i < 44 * 44; ++i) text += ",\"key" + std::to_string(i) + "\"," + std::to_string(i);
   text += R"(],["^ ","later",1,"^0",2]])";
   same(std::vector<Map>{}, text);
+}
+
+// A read handler's failure names it as the input wrote the value: "~#pt" for a tagged value,
+// "~x" for a scalar string of a one-character tag, and "~#x" for the same tag written as a
+// tagged value; in each encoding, and after the handler was replaced.
+TEST(ReadHandlerNames, ErrorsNameTheHandlerAsTheInputWroteIt) {
+  transit::ReadHandlers handlers;
+  const auto fails = [](const char* why) {
+    return [why](const Value&) -> Value { throw std::runtime_error(why); };
+  };
+  handlers.add("pt", fails("first"));
+  handlers.add("pt", fails("no point"));  // replaced: the name stays the tag's
+  handlers.add("x", fails("no x"));
+  ReadOptions options;
+  options.handlers = &handlers;
+  const std::vector<std::pair<Value, std::string>> cases = {
+      {Value::tagged("pt", Value(std::int64_t{1})), "read handler for ~#pt failed: no point"},
+      {Value::tagged("x", Value(std::int64_t{1})), "read handler for ~#x failed: no x"},
+      {Value::array({Value(std::int64_t{1}), Value::tagged("pt", Value::array({}))}),
+       "read handler for ~#pt failed: no point"},
+  };
+  for (const Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+    for (const auto& [v, want] : cases) {
+      SCOPED_TRACE(transit::write(v, Encoding::json_verbose));
+      try {
+        (void)transit::read(transit::write(v, e), e, options);
+        ADD_FAILURE() << "no error";
+      } catch (const Error& err) {
+        EXPECT_EQ(err.code(), Errc::bad_rep);
+        EXPECT_EQ(err.detail(), want) << err.what();
+      }
+    }
+    // A `~x` string, which no writer makes from a Value: the scalar form of tag x.
+    const std::string scalar = e == Encoding::msgpack ? bytes("91 a3 7e 78 61") : "[\"~xa\"]";
+    try {
+      (void)transit::read(scalar, e, options);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& err) {
+      EXPECT_EQ(err.code(), Errc::bad_rep);
+      EXPECT_EQ(err.detail(), "read handler for ~x failed: no x") << err.what();
+    }
+  }
+}
+
+// A read handler's call allocates nothing of its own: its name for errors is made when it is
+// added, not per value (it is longer than std::string's inline capacity). Twice the handled
+// values make hardly more allocations (the value stack and the call record grow by doubling).
+TEST(ReadHandlerNames, HandledValuesAllocateNoNameEach) {
+  transit::ReadHandlers handlers;
+  handlers.add("a-long-point-tag", [](const Value& rep) { return rep; });
+  handlers.add("x", [](const Value& rep) { return rep; });
+  ReadOptions options;
+  options.handlers = &handlers;
+  const auto allocations = [&](std::size_t n, Encoding e) {
+    std::vector<Value> items;
+    for (std::size_t i = 0; i < n; ++i)
+      items.push_back(Value::tagged("a-long-point-tag", Value(static_cast<std::int64_t>(i))));
+    const std::string text = transit::write(Value::array(std::move(items)), e);
+    g_allocations = 0;
+    g_track_allocations = true;
+    const Value v = transit::read(text, e, options);
+    g_track_allocations = false;
+    EXPECT_EQ(v.size(), n);
+    EXPECT_EQ(v[n - 1], Value(static_cast<std::int64_t>(n - 1)));
+    return g_allocations.load();
+  };
+  for (const Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+    SCOPED_TRACE(static_cast<int>(e));
+    const std::size_t once = allocations(1000, e);
+    const std::size_t twice = allocations(2000, e);
+    EXPECT_LT(twice, once + 100) << once << " allocations for 1,000 values, " << twice << " for 2,000";
+  }
+  // The scalar form: 2,000 `~x` strings against 1,000.
+  const auto scalars = [&](std::size_t n) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < n; ++i) text += i ? ",\"~xa\"" : "\"~xa\"";
+    text += "]";
+    g_allocations = 0;
+    g_track_allocations = true;
+    const Value v = transit::read(text, Encoding::json, options);
+    g_track_allocations = false;
+    EXPECT_EQ(v.size(), n);
+    return g_allocations.load();
+  };
+  const std::size_t once = scalars(1000);
+  EXPECT_LT(scalars(2000), once + 100);
 }

@@ -22,6 +22,7 @@ class Record;
 
 namespace detail {
 class Cursor;
+struct ReadHandlersAccess;
 
 /// How typed reads build a user type from its tagged representation: what a Record<T> (see
 /// typed.h) compiles down to on the read side.
@@ -96,6 +97,7 @@ class ReadHandlers {
   static bool is_ground(std::string_view tag) noexcept;
 
  private:
+  friend struct detail::ReadHandlersAccess;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
