@@ -1448,9 +1448,16 @@ class Decoder {
   void free_user_calls() noexcept;
   bool parent_is_tagged() const noexcept;
   /// The map of `flat` (keys and values), by the user's map builder if there is one for it;
-  /// `moved_out` says whether `flat` is left all moved from (ValueAccess::make_map) or not
-  /// (a user's builder may keep any of it), so that its caller may drop the items unseen.
+  /// `moved_out` says whether `flat` was taken over (node_of_stack) or not (a user's builder
+  /// may keep any of it), so that its caller may drop the items unseen.
   Value build_map(std::span<Value> flat, bool& moved_out);
+  /// The array (or the map, `map`: keys and values) of `items`, the innermost container's on
+  /// the value stack, which it takes over: a node reserved as a counted container's
+  /// (ValueAccess::reserve_sequence, reserve_map), the items relocated into it bitwise, and
+  /// finished by the counted path's finish_sequence or finish_map, so that every rule of a
+  /// finished node (duplicate keys, adoption, height) has one copy. `items` is left to be
+  /// dropped with no destructor run (ValueStack::forget_from).
+  Value node_of_stack(std::span<Value> items, bool map);
 
   bool caching_ = true;
   bool missed_ = false;  // a string that may have been cacheable went by uncached

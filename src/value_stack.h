@@ -62,7 +62,8 @@ class ValueStack {
     while (end_ != to) (--end_)->~Value();
   }
   /// Drops the items from `start` on with no destructor run: each must hold nothing (moved
-  /// from, or null), or what it held would leak.
+  /// from, or null) or have been relocated bitwise to where it is owned now
+  /// (Decoder::node_of_stack), or what it held would leak.
   void forget_from(std::size_t start) noexcept { end_ = begin_ + start; }
   /// Destroys every item, keeping the storage.
   void clear() noexcept { truncate(0); }

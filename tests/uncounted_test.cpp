@@ -300,3 +300,150 @@ TEST(Uncounted, UserBuildersStillSeeEveryItem) {
 }
 
 }  // namespace
+
+// ---- round twenty-five: a container's node made from its items on the stack by the counted
+// path's reserve and finish (Decoder::node_of_stack), its end in one call (uncounted_end), a
+// `"^ "` taken without string() ----
+
+// `n` entries of keyword keys (inline, or `long_keys`: a node each, and cached) and integer
+// values, as a map array; every `dup`-th key (from the 2nd) repeats an earlier one (or names
+// one not seen yet) written again, or, `by_code` with long keys, is the first key's cache
+// code `^0`.
+std::string map_with_duplicates(int n, int dup, bool long_keys, bool by_code) {
+  std::string s = "[\"^ \"";
+  for (int i = 0; i < n; ++i) {
+    const bool again = dup != 0 && i != 0 && i % dup == 0;
+    const int k = again ? i / 2 : i;
+    std::string key = "\"~:" + std::string(long_keys ? "a-key-long-enough-for-a-node-" : "k") + std::to_string(k) + "\"";
+    if (again && by_code && long_keys) key = "\"^0\"";
+    s += "," + key + "," + std::to_string(i);
+  }
+  return s + "]";
+}
+
+// The same map as a JSON object (JSON-Verbose), whose keys are read as written.
+std::string object_with_duplicates(int n, int dup) {
+  std::string s = "{";
+  for (int i = 0; i < n; ++i) {
+    const int k = dup != 0 && i != 0 && i % dup == 0 ? i / 2 : i;
+    s += std::string(i ? "," : "") + "\"~:k" + std::to_string(k) + "\":" + std::to_string(i);
+  }
+  return s + "}";
+}
+
+// Maps of 1, 2, 8, 9 and more entries (finish_map checks up to 2 keys pairwise, up to 8 by a
+// filter, up to 64 by a table, more by compact_entries), with no duplicate and with duplicates at several
+// places, as keys written again and as cache codes: the counted read's values (the last value
+// for a key, in the key's first place) and node bytes, from a Source cut anywhere.
+TEST(Uncounted, MapsFromTheStackKeepTheCountedReadsKeys) {
+  for (const int n : {1, 2, 3, 8, 9, 10, 17, 64, 65, 200}) {
+    SCOPED_TRACE(n);
+    for (const int dup : {0, 2, 3, 7}) {
+      for (const bool long_keys : {false, true}) {
+        for (const bool by_code : {false, true}) {
+          const std::string text = map_with_duplicates(n, dup, long_keys, by_code);
+          expect_same(text, {}, 7);
+          expect_same("[" + text + "," + text + "]", {}, 64);
+          const Value memory = transit::read(text, Encoding::json);
+          const Value source = read_source(text, 5);
+          ASSERT_EQ(source, memory) << text.substr(0, 200);
+          EXPECT_EQ(used(source), used(memory)) << text.substr(0, 200);
+        }
+      }
+      const std::string object = object_with_duplicates(n, dup);
+      expect_same(object, {}, 7);
+      const Value memory = transit::read(object, Encoding::json);
+      const Value source = read_source(object, 5);
+      ASSERT_EQ(source, memory);
+      EXPECT_EQ(used(source), used(memory));
+    }
+  }
+  // A duplicate's value replaces the first one's, in the first one's place.
+  const Value v = read_source(R"(["^ ","~:a",1,"~:b",2,"~:a",3])", 1);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v, transit::read(R"({"~:a":3,"~:b":2})", Encoding::json_verbose));
+}
+
+// Composite keys (arrays and maps, which a map array may hold), equal ones among them, keys
+// of every kind side by side, and maps as values of tagged values (a set's items, a user
+// tag's rep, a cmap's entries), with and without duplicate keys.
+TEST(Uncounted, CompositeKeysAndTaggedReps) {
+  const std::vector<std::string> texts = {
+      R"(["^ ",[1,2],"a",[1,2],"b",["^ ","~:x",1],"c",["^ ","~:x",1],"d",[1,[2]],"e"])",
+      R"(["^ ",1,"a",1.5,"b","~:k","c",null,"d",true,"e","~m5","f","~u5a2cbea3-e8c6-428b-b525-21239370dd55","g",1,"h",null,"i"])",
+      R"(["^ ",[],"a",["^ "],"b",[],"c",["^ "],"d"])",
+      R"(["~#point",["^ ","~:x",1,"~:y",2,"~:x",3]])",
+      R"(["~#set",[["^ ","~:a",1],["^ ","~:a",1],["^ ","~:a",1,"~:a",1]]])",
+      R"(["~#cmap",[["^ ","~:a",1,"~:a",2],1,["^ ","~:a",2],2]])",
+      R"({"~#point":{"~:x":1,"~:y":2,"~:x":3}})",
+      R"([["~#'",["^ ","~:q",1,"~:q",2]],["~#list",[["^ ","~:l",1]]]])",
+      // "^ " anywhere but first in an array is a string.
+      R"([1,"^ ",["^ ","~:a","^ ","^ ",2],{"~:b":"^ "},["~#set",[1,"^ "]]])",
+  };
+  for (const std::string& text : texts) {
+    expect_same(text);
+    const Value memory = transit::read(text, Encoding::json);
+    const Value source = read_source(text, 3);
+    ASSERT_EQ(source, memory) << text;
+    EXPECT_EQ(used(source), used(memory)) << text;
+  }
+}
+
+// Containers nested to the depth limit (the default's and the largest a reader takes), each
+// level a map or an array with items before and after its child, and one level more: the
+// counted read's values and errors.
+TEST(Uncounted, NestedToTheDepthLimit) {
+  for (const std::size_t depth : {std::size_t{512}, ReadOptions::kMaxDepthLimit}) {
+    SCOPED_TRACE(depth);
+    ReadOptions options;
+    options.max_depth = depth;
+    for (const std::size_t levels : {depth - 1, depth, depth + 1}) {
+      std::string text;
+      for (std::size_t i = 0; i < levels; ++i) text += i % 2 ? "[1,\"~:a\"," : "[\"^ \",\"~:k\",1,\"~:v\",";
+      text += "[]";
+      for (std::size_t i = levels; i-- > 0;) text += i % 2 ? ",2]" : ",\"~:k\",2]";
+      expect_same(text, options, 4096);
+      const Outcome o = from_source(text, 4096, options);
+      EXPECT_EQ(o.error.empty(), levels < depth) << o.error;
+    }
+  }
+}
+
+// User code sees what it saw: a map builder every key and value of an uncounted map, a
+// duplicate too, in order; an array builder every item; a read handler the map its tag's
+// rep became, duplicates removed (a tagged value's rep is a plain map, not the builder's).
+TEST(Uncounted, UserCodeSeesTheItemsOfUncountedContainers) {
+  transit::ReadHandlers handlers;
+  std::vector<std::vector<Value>> maps, arrays;
+  std::vector<Value> reps;
+  handlers.set_map_builder([&](std::span<Value> flat) {
+    maps.emplace_back(flat.begin(), flat.end());
+    return Value(static_cast<std::int64_t>(flat.size()));
+  });
+  handlers.set_array_builder([&](std::span<Value> items) {
+    arrays.emplace_back(items.begin(), items.end());
+    return Value::list(std::vector<Value>(items.begin(), items.end()));
+  });
+  handlers.add("point", [&](const Value& rep) {
+    reps.push_back(rep);
+    return Value("point");
+  });
+  ReadOptions options;
+  options.handlers = &handlers;
+  const std::string text =
+      R"([["^ ","~:a",1,"~:b",2,"~:a",3],[1,2,3],["~#point",["^ ","~:x",1,"~:x",2]],{"~:c":4,"~:c":5}])";
+  expect_same(text, options);
+  maps.clear(), arrays.clear(), reps.clear();
+  const Outcome o = from_source(text, 3, options);
+  ASSERT_TRUE(o.error.empty()) << o.error;
+  ASSERT_EQ(maps.size(), 2u);
+  EXPECT_EQ(maps[0], (std::vector<Value>{Value::keyword("a"), Value(std::int64_t{1}), Value::keyword("b"),
+                                         Value(std::int64_t{2}), Value::keyword("a"), Value(std::int64_t{3})}));
+  EXPECT_EQ(maps[1].size(), 4u);
+  ASSERT_EQ(arrays.size(), 2u);  // [1,2,3] and the outer array
+  EXPECT_EQ(arrays[0], (std::vector<Value>{Value(std::int64_t{1}), Value(std::int64_t{2}), Value(std::int64_t{3})}));
+  ASSERT_EQ(reps.size(), 1u);
+  EXPECT_EQ(reps[0], transit::read(R"({"~:x":2})", Encoding::json_verbose));
+  ASSERT_EQ(o.values.size(), 1u);
+  EXPECT_EQ(o.values[0][2], Value("point"));
+}
