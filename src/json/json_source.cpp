@@ -16,7 +16,7 @@
 
 namespace transit::detail {
 
-void Decoder::validated_string(std::string_view raw) { checked_string(raw, false); }
+void Decoder::validated_string(std::string_view raw) { checked_string(raw, false, true); }
 
 namespace json {
 
