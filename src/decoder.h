@@ -444,6 +444,22 @@ class Decoder {
     frames_.emplace_back(static_cast<std::uint32_t>(stack_.size()), expected, Frame::kArrayNode);
   }
   void array_end();
+  /// array_end() (`array`) or map_end() for RapidJSON's events, whose containers announce no
+  /// count (every read from a Source but those read in place, and text simdjson leaves to
+  /// RapidJSON): a plain array, map array or object, its items on the value stack, made a
+  /// node by node_of_stack and delivered, here, with one call; anything else (a tape, user
+  /// handlers or builders, a tagged value, the top-level value, an error) by array_end() and
+  /// map_end(). Out of line, in json_source.cpp, out of JSON's unit (see validated_string).
+  /// Through array_end_frame and build_map, such a container's end was 3 calls more, with
+  /// their frames, 75 instructions more a map of keywords' read from a Source.
+  [[gnu::noinline]] void uncounted_end(bool array);
+  /// array_begin() (`array`) or map_begin() for RapidJSON's events: the frame built by its
+  /// constructor, as json_begin_inline builds it for the walk of a parsed document, where
+  /// begin() zeroed its 88 bytes first (46 instructions a container, called out of line).
+  /// Out of line, in json_source.cpp: inline in the SAX handler, in JSON's unit, GCC compiled
+  /// the walk of simdjson's documents otherwise (in-memory reads up to 3.5% more
+  /// instructions).
+  [[gnu::noinline]] void uncounted_begin(bool array);
   /// array_end() (`array`) or map_end() for the walk of simdjson's document (json::emit).
   /// In a plain walk (`kPlain`, see json_string), which writes no tape, plain_array_end()
   /// and plain_map_end() take a container built in its own slots and finished into its

@@ -18,6 +18,33 @@ namespace transit::detail {
 
 void Decoder::validated_string(std::string_view raw) { checked_string(raw, false, true); }
 
+void Decoder::uncounted_begin(bool array) {
+  json_begin_inline(array ? FrameKind::array_pending : FrameKind::object_pending, 0);
+}
+
+void Decoder::uncounted_end(bool array) {
+  if (tape_ || handlers_) [[unlikely]]
+    return array ? array_end() : map_end();
+  Frame& f = frames_.back();
+  // A tagged value first, as array_end_frame and map_end_frame take it (sets, lists, and
+  // JSON-Verbose's `{"~#tag": rep}`).
+  if (f.kind == (array ? FrameKind::tagged_array : FrameKind::tagged_object)) return end_tagged(f);
+  const bool map = array ? f.kind == FrameKind::map_array
+                         : f.kind == FrameKind::object || f.kind == FrameKind::object_pending;
+  const bool plain = map || (array && (f.kind == FrameKind::array || f.kind == FrameKind::array_pending));
+  const std::size_t n = stack_.size() - f.start;
+  // A long array moved to slots of its own (see place), an odd map, a tagged value, an end
+  // that does not match: array_end_frame and map_end_frame, which report what is wrong.
+  if (!plain || f.slots.items || (map && n % 2 != 0)) [[unlikely]]
+    return array ? array_end_frame() : map_end_frame();
+  closing_ = true;
+  Value v = node_of_stack({stack_.data() + f.start, n}, map);
+  stack_.forget_from(f.start);
+  frames_.pop_back();
+  closing_ = false;
+  deliver(std::move(v));
+}
+
 namespace json {
 
 bool SourceInput::refill() {
