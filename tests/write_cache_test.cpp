@@ -282,13 +282,23 @@ TEST(WriteCacheSpare, FreshWritersWriteWhatOneWriterWrites) {
 
 // ---- the cache's codes against a plain model of the rules ------------------------------------
 
-// DESIGN.md's rules written plainly: a cacheable text seen since the last reset is its code,
-// any other is written and takes the next code; after 1936 codes, and at every top-level value,
-// the cache starts again at ^0. The texts here are ASCII, so 4 bytes are 4 UTF-16 units.
+// UTF-16 units of UTF-8 text: one a character, two for one of 4 bytes.
+std::size_t utf16_units(const std::string& s) {
+  std::size_t n = 0;
+  for (const char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    n += (b & 0xC0) != 0x80 ? (b >= 0xF0 ? 2 : 1) : 0;
+  }
+  return n;
+}
+
+// DESIGN.md's rules written plainly: a cacheable text of 4 or more UTF-16 units seen since the
+// last reset is its code, any other is written and takes the next code; after 1936 codes, and
+// at every top-level value, the cache starts again at ^0.
 class CacheModel {
  public:
   std::string token(const std::string& wire, bool cacheable) {
-    if (!cacheable || wire.size() < 4) return wire;
+    if (!cacheable || utf16_units(wire) < 4) return wire;
     if (const auto it = codes_.find(wire); it != codes_.end())
       return std::string(transit::detail::cache_code(it->second));
     if (codes_.size() == transit::detail::kCacheSize) codes_.clear();
@@ -301,19 +311,29 @@ class CacheModel {
   std::map<std::string, std::size_t> codes_;
 };
 
-// A text of the model's values: a keyword, a symbol, or a string (written "~~..." when it
-// starts with "~").
+// A text of the model's values: a keyword, a symbol, a string (written "~~..." when it starts
+// with "~", "^" or "`"), or, as a value only, a tag (a tagged value whose rep is an empty
+// array: ["~#tag", []], {"~#tag": []} in JSON-Verbose).
 struct ModelText {
-  char kind;  // ':', '$' or '"'
+  char kind;  // ':', '$', '"' or '#'
   std::string text;
   Value value() const {
+    if (kind == '#') return Value::tagged(text, Value::array({}));
     return kind == ':' ? transit::kw(text) : kind == '$' ? transit::sym(text) : Value(text);
   }
   std::string wire() const {
     if (kind != '"') return std::string("~") + kind + text;
-    return text[0] == '~' ? "~" + text : text;
+    return text[0] == '~' || text[0] == '^' || text[0] == '`' ? "~" + text : text;
   }
 };
+
+// `s` as RapidJSON's Writer writes a string: quoted, with its escapes.
+std::string json_quoted(const std::string& s) {
+  rapidjson::StringBuffer out;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(out);
+  writer.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  return {out.GetString(), out.GetSize()};
+}
 
 // Names of every length from 1 to 40 bytes (the stack-built and the table's short copies of 2
 // to 4 overlapping moves, and the longer ones copied by memcpy), some of hundreds and thousands
@@ -381,7 +401,7 @@ ModelValue model_value(std::size_t maps, std::uint64_t seed) {
 // What the Transit JSON writer must write for `mv`, by the model.
 std::string model_json(const ModelValue& mv) {
   CacheModel cache;
-  const auto quoted = [](const std::string& s) { return "\"" + s + "\""; };
+  const auto quoted = json_quoted;
   std::string out = "[";
   for (std::size_t m = 0; m < mv.maps.size(); ++m) {
     out += m ? ",[\"^ \"" : "[\"^ \"";
@@ -391,7 +411,8 @@ std::string model_json(const ModelValue& mv) {
         out += std::to_string(std::get<int>(v));
       } else {
         const ModelText& t = std::get<ModelText>(v);
-        out += quoted(cache.token(t.wire(), t.kind != '"'));
+        const std::string token = quoted(cache.token(t.wire(), t.kind != '"'));
+        out += t.kind == '#' ? "[" + token + ",[]]" : token;
       }
     }
     out += "]";
@@ -399,9 +420,9 @@ std::string model_json(const ModelValue& mv) {
   return out + "]";
 }
 
-// The same for JSON-Verbose, which caches nothing: every key and keyword in full.
+// The same for JSON-Verbose, which caches nothing: every key, keyword and tag in full.
 std::string model_verbose(const ModelValue& mv) {
-  const auto quoted = [](const std::string& s) { return "\"" + s + "\""; };
+  const auto quoted = json_quoted;
   std::string out = "[";
   for (std::size_t m = 0; m < mv.maps.size(); ++m) {
     out += m ? ",{" : "{";
@@ -409,7 +430,12 @@ std::string model_verbose(const ModelValue& mv) {
     for (const auto& [k, v] : mv.maps[m]) {
       out += (first ? "" : ",") + quoted(k.wire()) + ":";
       first = false;
-      out += std::holds_alternative<int>(v) ? std::to_string(std::get<int>(v)) : quoted(std::get<ModelText>(v).wire());
+      if (std::holds_alternative<int>(v)) {
+        out += std::to_string(std::get<int>(v));
+      } else {
+        const ModelText& t = std::get<ModelText>(v);
+        out += t.kind == '#' ? "{" + quoted(t.wire()) + ":[]}" : quoted(t.wire());
+      }
     }
     out += "}";
   }
@@ -435,8 +461,11 @@ std::string model_msgpack(const ModelValue& mv) {
     } else if (s.size() <= 0xff) {
       out += static_cast<char>(0xd9);
       out += static_cast<char>(s.size());
-    } else {
+    } else if (s.size() <= 0xffff) {
       header(s.size(), 0, 0, 0xda);
+    } else {
+      out += static_cast<char>(0xdb);
+      for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>(s.size() >> shift);
     }
     out += s;
   };
@@ -449,7 +478,9 @@ std::string model_msgpack(const ModelValue& mv) {
         out += static_cast<char>(std::get<int>(v));
       } else {
         const ModelText& t = std::get<ModelText>(v);
+        if (t.kind == '#') out += static_cast<char>(0x92);
         str(cache.token(t.wire(), t.kind != '"'));
+        if (t.kind == '#') out += static_cast<char>(0x90);
       }
     }
   }
@@ -494,6 +525,111 @@ TEST(WriteCacheModel, EveryTopLevelValueStartsAgain) {
     writer.flush();
     EXPECT_EQ(out, expected) << transit::encoding_name(e);
   }
+}
+
+// The texts at the edges of the cache's and the writers' rules, each as a key (but tags) and as
+// a value: keywords and symbols of every length from 1 to 70 bytes, around MessagePack's str8,
+// str16 and str32 forms (a text of 31/32, 255/256 and 65,535/65,536 bytes with its "~:") and of
+// 4,444 bytes; names of 1 to 4 characters of 2, 3 and 4 bytes around the 4 UTF-16 units a
+// cached text needs; names with every byte JSON escapes at the start, middle and end; strings
+// escaped with "~" (a leading "~", "^" or "`"); tags of 1, 2 and many characters.
+std::vector<ModelText> edge_pool() {
+  std::vector<ModelText> pool;
+  std::vector<std::string> names;
+  for (std::size_t len = 1; len <= 70; ++len) {
+    std::string name = "e" + std::to_string(len);
+    while (name.size() < len) name += static_cast<char>('a' + name.size() % 26);
+    names.push_back(name.substr(0, len));
+  }
+  for (const std::size_t len : {253, 254, 255, 256, 4444, 65533, 65534})
+    names.push_back(std::string(len - 1, 'L') + std::to_string(len % 10));
+  for (const char* name : {"\u00e9", "\u00e9a", "\u00e9\u00e9", "\u20ac", "\u20aca", "\u20ac\u20ac",
+                           "\u20ac\u20ac\u20ac", "\U0001F600", "\U0001F600\U0001F600", "a\u00e9", "\u00e9\u00e9\u00e9\u00e9"})
+    names.push_back(name);  // UTF-8: 2, 3 and 4 bytes a character
+  for (const char c : std::string("\"\\\n\x01\x1f\t", 6))
+    for (const std::size_t len : {1, 3, 9, 17, 40})
+      for (const std::size_t at : {std::size_t{0}, len / 2, len - 1}) {
+        std::string name(len, 'q');
+        name[at] = c;
+        names.push_back(name);
+      }
+  for (const std::string& name : names) {
+    pool.push_back({':', name});
+    pool.push_back({'$', name});
+    pool.push_back({'"', name});
+    pool.push_back({'"', "~" + name});
+  }
+  for (const char* text : {"^x", "`ab", "^\u00e9", "~\u20ac"}) pool.push_back({'"', text});
+  for (const std::string& tag : std::vector<std::string>{"x", "ab", "abc", "\u00e9", "\u00e9\u00e9",
+                                                         "a.long/tag-of-30-characters-xx",
+                                                         "a.long/tag-of-31-characters-xxx", std::string(300, 'T')})
+    pool.push_back({'#', tag});
+  return pool;
+}
+
+// Each text of the edge pool as a key and as a value (tags as values only), every one twice in
+// one top-level value, so that the second is its cache code wherever it is cacheable.
+ModelValue edge_value() {
+  const std::vector<ModelText> pool = edge_pool();
+  ModelValue mv;
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::size_t i = 0; i < pool.size(); ++i) {
+      if (pool[i].kind != '#') mv.maps.push_back({{pool[i], pool[(i * 7 + 3) % pool.size()]}});
+      mv.maps.push_back({{ModelText{':', "v"}, pool[i]}});
+    }
+  return mv;
+}
+
+TEST(WriteCacheModel, EdgeTextsAreTheModelsInEveryEncoding) {
+  const ModelValue mv = edge_value();
+  const Value v = mv.value();
+  on_new_thread([&] { EXPECT_EQ(transit::write(v), model_json(mv)); });
+  on_new_thread([&] { EXPECT_EQ(transit::write(v, Encoding::msgpack), model_msgpack(mv)); });
+  on_new_thread([&] {
+    const std::string verbose = transit::write(v, Encoding::json_verbose);
+    EXPECT_EQ(verbose, model_verbose(mv));
+    EXPECT_EQ(verbose.find("\"^"), std::string::npos);  // JSON-Verbose caches nothing
+  });
+  // And read back, from every encoding.
+  for (const Encoding e : {Encoding::json, Encoding::msgpack, Encoding::json_verbose})
+    EXPECT_EQ(transit::read(transit::write(v, e), e), v) << transit::encoding_name(e);
+}
+
+// A value of `distinct` texts as keys, one a map, then its first and last few again: around
+// 1936 (44^2) the cache starts again at ^0, and the texts before the wrap are new again after
+// it. Keywords, symbols and string keys in turn, their names 2 to 40 bytes.
+TEST(WriteCacheModel, KeysAroundTheWrapAreTheModels) {
+  for (const std::size_t distinct : {1934, 1935, 1936, 1937, 1938, 3871, 3872, 3873}) {
+    std::vector<ModelText> texts;
+    for (std::size_t i = 0; i < distinct; ++i) {
+      std::string name = "w" + std::to_string(i);
+      name.resize(std::max<std::size_t>(name.size(), 2 + i % 39), 'z');
+      texts.push_back({i % 3 == 0 ? ':' : i % 3 == 1 ? '$' : '"', name});
+    }
+    ModelValue mv;
+    const auto add = [&](std::size_t i) { mv.maps.push_back({{texts[i], texts[(i + 1) % distinct]}}); };
+    for (std::size_t i = 0; i < distinct; ++i) add(i);
+    for (std::size_t i = 0; i < 5; ++i) add(i);
+    for (std::size_t i = distinct - 5; i < distinct; ++i) add(i);
+    const Value v = mv.value();
+    on_new_thread([&] { EXPECT_EQ(transit::write(v), model_json(mv)) << distinct; });
+    on_new_thread([&] { EXPECT_EQ(transit::write(v, Encoding::msgpack), model_msgpack(mv)) << distinct; });
+    on_new_thread([&] { EXPECT_EQ(transit::write(v, Encoding::json_verbose), model_verbose(mv)) << distinct; });
+  }
+}
+
+// One text reached by two paths shares one code: a character key is written as the text
+// "~c" + its UTF-8, built whole, and a tagged value of tag "c" as "~" + "c" + its rep.
+TEST(WriteCacheText, ATextBuiltWholeAndOneWrittenInPartsShareACode) {
+  const std::string smile = "\U0001F600";
+  const Value whole = Value::character(U'\U0001F600');
+  const Value parts = Value::tagged("c", Value(smile));
+  const Value v = Value::array({Value::map({{whole, 1}}), Value::map({{parts, 2}}), Value::map({{whole, 3}})});
+  EXPECT_EQ(transit::write(v), "[[\"^ \",\"~c" + smile + "\",1],[\"^ \",\"^0\",2],[\"^ \",\"^0\",3]]");
+  const Value w = Value::array({Value::map({{parts, 1}}), Value::map({{whole, 2}})});
+  EXPECT_EQ(transit::write(w), "[[\"^ \",\"~c" + smile + "\",1],[\"^ \",\"^0\",2]]");
+  const std::string packed = transit::write(w, Encoding::msgpack);
+  EXPECT_NE(packed.find("\xa2^0"), std::string::npos);
 }
 
 // The text table through its growth from 64 slots and the wrap: after each text added, every
