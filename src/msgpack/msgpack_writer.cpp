@@ -148,11 +148,12 @@ class MsgpackEmitter {
     std::memcpy(p + 1, s.data(), 3);
     out_.commit(p + 1 + s.size());
   }
-  void array_begin(std::size_t n) {
+  // Inline wherever a container opens (as Encoder::open_array).
+  [[gnu::always_inline]] void array_begin(std::size_t n) {
     out_.commit(put_header(room(5), length(n), 0x90, 16, 0xdc, false));
   }
   void array_end() {}
-  void map_begin(std::size_t n) {
+  [[gnu::always_inline]] void map_begin(std::size_t n) {
     out_.commit(put_header(room(5), length(n), 0x80, 16, 0xde, false));
   }
   void map_end() {}
