@@ -46,6 +46,26 @@ inline char* copy_short(char* to, const char* from, std::size_t n) noexcept {
   return to + n;
 }
 
+/// Whether the 2 to 11 bytes of `s` are all ASCII: two overlapping words (or bytes), not byte by
+/// byte.
+inline bool is_ascii_short(std::string_view s) noexcept {
+  std::uint64_t high_bits;
+  if (s.size() >= 8) {
+    std::uint64_t first, last;
+    std::memcpy(&first, s.data(), 8);
+    std::memcpy(&last, s.data() + s.size() - 8, 8);
+    high_bits = (first | last) & 0x8080808080808080ULL;
+  } else if (s.size() >= 4) {
+    std::uint32_t first, last;
+    std::memcpy(&first, s.data(), 4);
+    std::memcpy(&last, s.data() + s.size() - 4, 4);
+    high_bits = (first | last) & 0x80808080U;
+  } else {
+    high_bits = static_cast<unsigned char>(s[0] | s[s.size() - 1]) & 0x80U;
+  }
+  return high_bits == 0;
+}
+
 /// Whether `s`, as it appears on the wire, takes a cache slot.
 inline bool is_cacheable(std::string_view s, bool as_map_key) noexcept {
   if (s.size() < 4) return false;  // fewer bytes means fewer UTF-16 units
@@ -55,19 +75,17 @@ inline bool is_cacheable(std::string_view s, bool as_map_key) noexcept {
   // ASCII test reads 4 to 11 bytes as two overlapping words, not byte by byte: every map key
   // of a JSON-Verbose text passes here.
   if (s.size() >= 12) return true;
-  std::uint64_t high_bits;
-  if (s.size() >= 8) {
-    std::uint64_t first, last;
-    std::memcpy(&first, s.data(), 8);
-    std::memcpy(&last, s.data() + s.size() - 8, 8);
-    high_bits = (first | last) & 0x8080808080808080ULL;
-  } else {
-    std::uint32_t first, last;
-    std::memcpy(&first, s.data(), 4);
-    std::memcpy(&last, s.data() + s.size() - 4, 4);
-    high_bits = (first | last) & 0x80808080U;
-  }
-  return high_bits == 0 || utf16_length(s) >= 4;
+  return is_ascii_short(s) || utf16_length(s) >= 4;
+}
+
+/// is_cacheable of "~" + `tag` + `body`, with no such text built: a keyword's name, a tag.
+inline bool is_cacheable_prefixed(char tag, std::string_view body, bool as_map_key) noexcept {
+  if (body.size() < 2) return false;
+  if (!as_map_key && tag != ':' && tag != '$' && tag != '#') return false;
+  if (body.size() >= 10) return true;
+  if (static_cast<unsigned char>(tag) < 0x80 && is_ascii_short(body)) [[likely]]
+    return true;
+  return 1 + utf16_length({&tag, 1}) + utf16_length(body) >= 4;
 }
 
 // Per byte, the cache code digit it is (see kCacheBase), or kCacheSize for none.
@@ -152,22 +170,18 @@ class WriteCache {
     held_.clear();
   }
 
-  /// The code for `s` if it was cached before; otherwise caches it (wrapping after 1936
-  /// entries) and returns an empty view, meaning "write the string itself". The hit, every
-  /// repeated key not found by identity, is a probe and a compare of a few words, with no call;
-  /// the rest is add().
+  /// The code for `s` (2 bytes or more) if it was cached before; otherwise caches it (wrapping
+  /// after 1936 entries) and returns an empty view, meaning "write the string itself". The
+  /// hit, every repeated key not found by identity, is a probe and a compare of a few words,
+  /// with no call; the rest is add().
   [[gnu::always_inline]] std::string_view find_or_add(std::string_view s) {
-    const std::uint32_t h = hash(s);
-    const Slot* const slots = slots_.data();
-    std::size_t i = h & text_mask_;
-    for (;; i = (i + 1) & text_mask_) {
-      const Slot& slot = slots[i];
-      if (slot.generation != generation_) break;
-      if (slot.hash == h && slot.size == s.size() && same_bytes(text_.data() + slot.offset, s.data(), s.size()))
-        return cache_code(slot.code);
-    }
-    add(s, h, i);
-    return {};
+    return find_or_add(head_of(s[0], s[1]), s.substr(2));
+  }
+  /// find_or_add of the text whose first two bytes are `first` and `second` and the rest
+  /// `body`, with no such text built: "~" + a keyword's kind and name, or a tag. A text is
+  /// kept as its head (in its slot) and body, and hashed and compared so, however given.
+  [[gnu::always_inline]] std::string_view find_or_add(char first, char second, std::string_view body) {
+    return find_or_add(head_of(first, second), body);
   }
 
   /// Lets go of the values `remember` holds, at the end of a top-level value, so that a writer
@@ -260,22 +274,43 @@ class WriteCache {
   // At most half full keeps probe chains short; at the entry limit that is 4096 slots.
   static constexpr std::size_t kMinSlots = 64;
 
-  // Caches `s`, which find_or_add did not find; `h` is its hash and `hole` the free slot its
-  // probe ended at, where `s` goes unless the cache wraps or the table grows first. The text
-  // is kept in a buffer whose bytes are all there to write: a short one is copied as two
-  // overlapping moves, with no call. Inline: the rest is make_room's.
-  [[gnu::always_inline]] void add(std::string_view s, std::uint32_t h, std::size_t hole) {
-    if (count_ == kCacheSize || 2 * (count_ + 1) > slots_.size() || s.size() > text_.size() - text_size_)
+  // A text's first two bytes as one word.
+  static std::uint16_t head_of(char first, char second) noexcept {
+    return static_cast<std::uint16_t>(static_cast<unsigned char>(first) |
+                                      static_cast<unsigned>(static_cast<unsigned char>(second)) << 8);
+  }
+
+  [[gnu::always_inline]] std::string_view find_or_add(std::uint16_t head, std::string_view body) {
+    const std::uint32_t h = hash(head, body);
+    const Slot* const slots = slots_.data();
+    std::size_t i = h & text_mask_;
+    for (;; i = (i + 1) & text_mask_) {
+      const Slot& slot = slots[i];
+      if (slot.generation != generation_) break;
+      if (slot.hash == h && slot.size == body.size() && slot.head == head &&
+          same_bytes(text_.data() + slot.offset, body.data(), body.size()))
+        return cache_code(slot.code);
+    }
+    add(head, body, h, i);
+    return {};
+  }
+
+  // Caches the text of `head` and `body`, which find_or_add did not find; `h` is its hash and
+  // `hole` the free slot its probe ended at, where it goes unless the cache wraps or the table
+  // grows first. The body is kept in a buffer whose bytes are all there to write: a short one
+  // is copied as two overlapping moves, with no call. Inline: the rest is make_room's.
+  [[gnu::always_inline]] void add(std::uint16_t head, std::string_view body, std::uint32_t h, std::size_t hole) {
+    if (count_ == kCacheSize || 2 * (count_ + 1) > slots_.size() || body.size() > text_.size() - text_size_)
         [[unlikely]]
-      hole = make_room(s.size(), h, hole);
+      hole = make_room(body.size(), h, hole);
     slots_[hole] = {generation_, h, static_cast<std::uint32_t>(text_size_),
-                    static_cast<std::uint32_t>(s.size()), static_cast<std::uint16_t>(count_++)};
+                    static_cast<std::uint32_t>(body.size()), static_cast<std::uint16_t>(count_++), head};
     char* const to = text_.data() + text_size_;
-    if (s.size() < 32) [[likely]]
-      copy_short(to, s.data(), s.size());
+    if (body.size() < 32) [[likely]]
+      copy_short(to, body.data(), body.size());
     else
-      std::memcpy(to, s.data(), s.size());
-    text_size_ += s.size();
+      std::memcpy(to, body.data(), body.size());
+    text_size_ += body.size();
   }
   // Before add() takes a slot: wraps the cache after 1936 entries or grows the table, either
   // of which moves the hole `s`'s hash `h` goes to, and makes room for its `n` bytes of text.
@@ -297,8 +332,9 @@ class WriteCache {
   static constexpr std::size_t kMinText = 256;
 
   // Whether the n bytes at a and b are the same: cached texts are mostly keys and tags of 4 to
-  // 32 bytes, compared here as two to four overlapping words with no call.
-  static bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+  // 32 bytes, their bodies 2 to 30, compared here as bytes or two to four overlapping words
+  // with no call.
+  [[gnu::always_inline]] static bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
     const auto word = [](const char* p) {
       std::uint64_t w;
       std::memcpy(&w, p, 8);
@@ -309,7 +345,8 @@ class WriteCache {
       std::memcpy(&w, p, 4);
       return w;
     };
-    if (n >= 4 && n < 8) return ((half(a) ^ half(b)) | (half(a + n - 4) ^ half(b + n - 4))) == 0;
+    if (n < 4) return n == 0 || ((a[0] ^ b[0]) | (a[n / 2] ^ b[n / 2]) | (a[n - 1] ^ b[n - 1])) == 0;
+    if (n < 8) return ((half(a) ^ half(b)) | (half(a + n - 4) ^ half(b + n - 4))) == 0;
     if (n >= 8 && n <= 16) return ((word(a) ^ word(b)) | (word(a + n - 8) ^ word(b + n - 8))) == 0;
     if (n > 16 && n <= 32)
       return ((word(a) ^ word(b)) | (word(a + 8) ^ word(b + 8)) | (word(a + n - 16) ^ word(b + n - 16)) |
@@ -351,9 +388,10 @@ class WriteCache {
   struct Slot {
     std::uint32_t generation = 0;
     std::uint32_t hash = 0;
-    std::uint32_t offset = 0;
-    std::uint32_t size = 0;
+    std::uint32_t offset = 0;  // of the body in the text buffer
+    std::uint32_t size = 0;    // of the body
     std::uint16_t code = 0;
+    std::uint16_t head = 0;    // the text's first two bytes (head_of)
   };
   // The code's characters are kept in the slot ("^X" and a NUL, or "^XY"), so that a hit,
   // every repeated key, reads one slot and no table of codes.
@@ -371,11 +409,12 @@ class WriteCache {
   };
 
  private:
-  static_assert(sizeof(ValueSlot) == 24);
+  static_assert(sizeof(ValueSlot) == 24 && sizeof(Slot) == 20);
   // Keyed (src/hash.h), so that the strings of one value cannot be chosen to share a probe
   // chain; 16 bytes a multiply, as cached strings are keys and keywords, mostly 5 to 30 bytes.
-  std::uint32_t hash(std::string_view s) const noexcept {
-    return static_cast<std::uint32_t>(keyed_bytes(*key_, s.data(), s.size()));
+  // The head is mixed in with the body's length.
+  std::uint32_t hash(std::uint16_t head, std::string_view body) const noexcept {
+    return static_cast<std::uint32_t>(keyed_bytes(*key_, body.data(), body.size(), head));
   }
 
   // Keyed too: the bits of an inline value are its characters, which the input chooses. One
@@ -413,7 +452,7 @@ class WriteCache {
   const ValueSlot* value_table_ = nullptr;  // values_'s slots and size - 1, held for the probe
   std::size_t value_mask_ = 0;
   std::vector<Value> held_;        // the long values remembered in values_, alive until reset
-  std::vector<char> text_;     // the cached texts, text_size_ bytes of it; the rest is room
+  std::vector<char> text_;     // the cached texts' bodies, text_size_ bytes of it; the rest is room
   std::size_t text_size_ = 0;
   const HashKey* key_;
   std::uint64_t k0_, k1_;  // key_'s first words, held here: one load less on every probe

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Transit write rules, independent of the backend. `Out` is a backend emitter with
-//   null(), boolean(b), integer(i64), floating(d), string(sv),
-//   array_begin(n), array_end(), map_begin(n), map_end(), next_root()
+//   null(), boolean(b), integer(i64), floating(d), string(sv), prefixed_string(tag, body)
+//   ("~" + tag + body, written from its parts), array_begin(n), array_end(), map_begin(n),
+//   map_end(), next_root()
 // and optionally, for output in one pass where a backend can do better than string():
-//   prefixed_string(tag, body) ("~" + tag + body), cache_code(code), base64_string(bytes)
+//   cache_code(code), base64_string(bytes)
 // The encoder is a template over it, instantiated once per backend inside the library, so
 // writing a Value makes no virtual call. It also implements ObjectEncoder, the interface the
 // typed templates of write_handlers.h call: one virtual call per token of a C++ object graph.
@@ -202,15 +203,15 @@ class Encoder final : public ObjectEncoder {
     close_map_form(scalar_keys);
   }
 
-  /// `["~#tag", rep]` (cached tag) or `{"~#tag": rep}` in verbose mode.
+  /// `["~#tag", rep]` (cached tag) or `{"~#tag": rep}` in verbose mode; "~#tag" is cached and
+  /// written from its parts.
   void tagged_begin(std::string_view tag) override {
-    scratch_.assign("~#").append(tag);
     if (verbose_) {
       open_map(1);
-      out_.string(scratch_);
+      out_.prefixed_string('#', tag);
     } else {
       open_array(2);
-      emit_string(scratch_, false);
+      emit_prefixed('#', tag, false);
     }
   }
   void tagged_end() override { verbose_ ? close_map() : close_array(); }
@@ -535,15 +536,13 @@ class Encoder final : public ObjectEncoder {
     scratch_.push_back(tag);
   }
 
+  /// "~" + tag + body, looked up in the cache and written from its parts: no such text built.
   void emit_prefixed(char tag, std::string_view body, bool as_key) {
-    if constexpr (requires { out_.prefixed_string(tag, body); }) {
-      // Not cacheable (see is_cacheable): written in one pass, with no "~X" + body built.
-      if (verbose_ || body.size() + 2 < 4 || (!as_key && tag != ':' && tag != '$' && tag != '#'))
-        return out_.prefixed_string(tag, body);
+    if (!verbose_ && is_cacheable_prefixed(tag, body, as_key)) {
+      if (const std::string_view code = cache_.find_or_add('~', tag, body); !code.empty())
+        return emit_code(code);
     }
-    start_scratch(tag);
-    scratch_.append(body);
-    emit_string(scratch_, as_key);
+    out_.prefixed_string(tag, body);
   }
 
   /// A text value: a string (`kind` '"') or one written as "~" + kind + text. Where it is
@@ -570,7 +569,7 @@ class Encoder final : public ObjectEncoder {
   /// A string key that find_value has not seen by identity, found by its bytes as it is
   /// written: a tree whose equal keys are separate nodes (read from JSON-Verbose or plain JSON,
   /// or built by the user) meets nearly every long key here, cached under another node. An
-  /// escaped one goes on to emit_text, as do keywords (probed there, their "~:" text built).
+  /// escaped one goes on to emit_text_cacheable, as do keywords (written from their parts).
   [[gnu::noinline]] void emit_text_unseen(const Value& v, bool as_key) {
     const std::string_view text = ValueAccess::text(v);  // 4 bytes or more
     // needs_escape's test written out without its empty check, which is not needed here and
@@ -613,32 +612,22 @@ class Encoder final : public ObjectEncoder {
       probe = cache_.probe_value(v, kind);
       if (!probe.code.empty()) return emit_code(probe.code);
     }
-    std::string_view wire = text;
-    // "~" + kind + text: built on the stack when short, as keywords and keys nearly all are
-    // (no string to grow, no call to copy), else in scratch_.
-    char short_wire[2 + kShortBody];
-    if (kind != '"' || escaped) {
-      const char head = kind == '"' ? text[0] : kind;
-      const std::string_view body = kind == '"' ? text.substr(1) : text;
-      if (body.size() < kShortBody) {
-        short_wire[0] = '~';
-        short_wire[1] = head;
-        copy_short(short_wire + 2, body.data(), body.size());
-        wire = {short_wire, 2 + body.size()};
-      } else {
-        start_scratch(head);
-        scratch_.append(body);
-        wire = scratch_;
-      }
+    if (kind == '"' && !escaped) {
+      if (!is_cacheable(text, as_key)) return out_.string(text);
+      if (const std::string_view code = cache_.find_or_add(text); !code.empty()) return emit_code(code);
+      cache_.remember(v, kind, probe);
+      return out_.string(text);
     }
-    if (!is_cacheable(wire, as_key)) return out_.string(wire);
-    if (const std::string_view code = cache_.find_or_add(wire); !code.empty())
+    // "~" + kind + text (or "~" + an escaped string): probed, cached and written from its
+    // parts, with no such text built.
+    const char head = kind == '"' ? text[0] : kind;
+    const std::string_view body = kind == '"' ? text.substr(1) : text;
+    if (!is_cacheable_prefixed(head, body, as_key)) return out_.prefixed_string(head, body);
+    if (const std::string_view code = cache_.find_or_add('~', head, body); !code.empty())
       return emit_code(code);
     cache_.remember(v, kind, probe);
-    out_.string(wire);
+    out_.prefixed_string(head, body);
   }
-  // The longest body (the text after "~" and its kind) that emit_text writes from the stack.
-  static constexpr std::size_t kShortBody = 32;
 
   void emit_string(std::string_view s, bool as_key) {
     if (!verbose_ && is_cacheable(s, as_key)) {

@@ -126,6 +126,29 @@ TEST(WriteCacheText, TellsTextsApartByEveryByteAtEveryLength) {
   }
 }
 
+// A text is kept as its first two bytes and the rest, however it was given: whole, or as a
+// head and a body (a keyword's "~:" and name). Each is found the other way, at every body
+// length from 0 to 40 bytes, and texts that differ in the head alone are other texts.
+TEST(WriteCacheText, ATextGivenWholeIsFoundInPartsAndTheOtherWay) {
+  for (std::size_t len = 0; len <= 40; ++len) {
+    WriteCache cache;
+    const std::string body(len, 'k');
+    ASSERT_TRUE(cache.find_or_add("~:" + body).empty());
+    EXPECT_EQ(cache.find_or_add('~', ':', body), "^0") << len;
+    ASSERT_TRUE(cache.find_or_add('~', '$', body).empty()) << len;
+    EXPECT_EQ(cache.find_or_add("~$" + body), "^1") << len;
+    ASSERT_TRUE(cache.find_or_add(':', '~', body).empty()) << len;  // the head's bytes swapped
+    ASSERT_TRUE(cache.find_or_add('k', 'k', body).empty()) << len;
+    EXPECT_EQ(cache.find_or_add(std::string(len + 2, 'k')), "^3") << len;
+    for (std::size_t at = 0; at < len; ++at) {
+      std::string other = body;
+      other[at] = 'j';
+      ASSERT_TRUE(cache.find_or_add('~', ':', other).empty()) << "length " << len << ", byte " << at;
+      EXPECT_EQ(cache.find_or_add("~:" + other), transit::detail::cache_code(4 + at)) << len << " " << at;
+    }
+  }
+}
+
 // Equal keys in separate nodes (as a JSON-Verbose read or a user's code makes them) are found by
 // their text, not only by identity: the second is a cache code in every encoding that caches.
 TEST(WriteCacheText, EqualKeysInSeparateNodesShareACode) {

@@ -99,8 +99,8 @@ char* escape_json(std::string_view s, char* p) noexcept {
   return p;
 }
 
-// escape_json for the body of a prefixed string ("~:name" in JSON-Verbose, "~m..." instants):
-// 4 to 16 bytes with nothing to escape, the most common, checked and copied as two overlapping
+// escape_json for the body of a prefixed string ("~:name", "~m..." instants): 1 to 16 bytes
+// with nothing to escape, the most common, checked and copied as bytes or two overlapping
 // words with no call; any other text goes to escape_json. Plain strings call escape_json
 // directly: this path inlined there made JSON writes longer (keywords +1.8% instructions).
 [[gnu::always_inline]] inline char* escape_json_inline(std::string_view s, char* p) noexcept {
@@ -118,6 +118,15 @@ char* escape_json(std::string_view s, char* p) noexcept {
     if (!needs_escape(first) && !needs_escape(last)) {
       std::memcpy(p, &first, 4);
       std::memcpy(p + n - 4, &last, 4);
+      return p + n;
+    }
+  } else if (n - 1 < 3) {  // 1 to 3 bytes ("~:id"), each looked up
+    const char a = in[0], b = in[n / 2], c = in[n - 1];
+    if ((kEscapes[static_cast<unsigned char>(a)] | kEscapes[static_cast<unsigned char>(b)] |
+         kEscapes[static_cast<unsigned char>(c)]) == 0) {
+      p[0] = a;
+      p[n / 2] = b;
+      p[n - 1] = c;
       return p + n;
     }
   }
@@ -150,11 +159,23 @@ class JsonEmitter {
                               : rapidjson::internal::u64toa(u, p));
   }
   void floating(double d) { end_token(format_double_json_to(d, begin_token(kMaxDoubleJson))); }
-  void string(std::string_view s) { text({}, s); }
-  /// "~" + tag + body, escaped as one string.
-  void prefixed_string(char tag, std::string_view body) {
-    const char head[] = {'~', tag};
-    text({head, 2}, body);
+  // Inline, as the containers' begin and end below: left to GCC's inliner, these went out of
+  // line when the encoder grew elsewhere (keywords' JSON write +3.0% instructions).
+  [[gnu::always_inline]] void string(std::string_view s) { text({}, s); }
+  /// "~" + tag + body, escaped as one string. Inline where the encoder writes a keyword or a
+  /// tag from its parts (out of line, its call and frame were a third of it): "~" and a tag
+  /// that needs no escape (nearly always a letter or ':', '$', '#') are stored, and a body that
+  /// is mostly a short name or number checked and copied with no call.
+  [[gnu::always_inline]] void prefixed_string(char tag, std::string_view body) {
+    if (kEscapes[static_cast<unsigned char>(tag)] != 0) [[unlikely]]
+      return escaped_prefixed_string(tag, body);
+    char* p = begin_token(6 * body.size() + 4);
+    p[0] = '"';
+    p[1] = '~';
+    p[2] = tag;
+    p = escape_json_inline(body, p + 3);
+    *p++ = '"';
+    end_token(p);
   }
   /// A cache code or "^ ": 2 or 3 chars, with a third readable (see Encoder::emit_code), copied
   /// as 3 bytes whatever the length.
@@ -176,10 +197,10 @@ class JsonEmitter {
     *p++ = '"';
     end_token(p);
   }
-  void array_begin(std::size_t) { open('[', kInArray); }
-  void array_end() { close(']'); }
-  void map_begin(std::size_t) { open('{', kBeforeKey); }
-  void map_end() { close('}'); }
+  [[gnu::always_inline]] void array_begin(std::size_t) { open('[', kInArray); }
+  [[gnu::always_inline]] void array_end() { close(']'); }
+  [[gnu::always_inline]] void map_begin(std::size_t) { open('{', kBeforeKey); }
+  [[gnu::always_inline]] void map_end() { close('}'); }
 
   /// Lets the next top-level value start: values follow one another with no separator, as
   /// RapidJSON's Writer, reset between them, wrote them.
@@ -214,24 +235,19 @@ class JsonEmitter {
     std::memcpy(p, word.data(), 5);  // "true" and "null" copy the NUL after them: 5 bytes read
     end_token(p + word.size());
   }
-  /// `"` + `head` + `text`, both escaped, + `"`. The head ("~" and a tag) needs escaping too:
-  /// a tag is any character, `"` and `\` included (the fuzzer found `~"` written bare).
+  /// `"` + `head` + `text`, both escaped, + `"`.
   [[gnu::always_inline]] void text(std::string_view head, std::string_view text) {
     char* p = begin_token(6 * (head.size() + text.size()) + 2);
     *p++ = '"';
-    if (head.empty()) {
-      p = escape_json(text, p);
-    } else if (head.size() == 2 && kEscapes[static_cast<unsigned char>(head[1])] == 0) {
-      // "~" and a tag that needs no escape (nearly always a letter or ':', '$', '#'), copied,
-      // and a body that is mostly a short name or number: no call for either.
-      p[0] = head[0];
-      p[1] = head[1];
-      p = escape_json_inline(text, p + 2);
-    } else {
-      p = escape_json(text, escape_json(head, p));
-    }
+    p = escape_json(text, head.empty() ? p : escape_json(head, p));
     *p++ = '"';
     end_token(p);
+  }
+  /// prefixed_string of a tag that JSON escapes: a tag is any character, `"` and `\` included
+  /// (the fuzzer found `~"` written bare).
+  [[gnu::noinline]] void escaped_prefixed_string(char tag, std::string_view body) {
+    const char head[] = {'~', tag};
+    text({head, 2}, body);
   }
   [[gnu::always_inline]] void open(char bracket, State inside) {
     char* p = begin_token(1);

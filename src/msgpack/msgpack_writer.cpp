@@ -132,6 +132,24 @@ class MsgpackEmitter {
     std::memcpy(p, s.data(), n);
     out_.commit(p + n);
   }
+  /// "~" + tag + body, as one str written from its parts: a keyword's name (from its Value or
+  /// from the write cache) needs no "~:name" built to be written.
+  void prefixed_string(char tag, std::string_view body) {
+    if (body.size() < 30) {  // a fixstr, copied with no call
+      char* p = room(32);
+      p[0] = static_cast<char>(0xa0 | (body.size() + 2));
+      p[1] = '~';
+      p[2] = tag;
+      out_.commit(copy_short(p + 3, body.data(), body.size()));
+      return;
+    }
+    const std::uint32_t n = length(2 + body.size());
+    char* p = put_header(room(5 + std::size_t{n}), n, 0xa0, 32, 0xd9, true);
+    p[0] = '~';
+    p[1] = tag;
+    std::memcpy(p + 2, body.data(), n - 2);
+    out_.commit(p + n);
+  }
   /// `~b` + the base64 of `data`, as one str encoded in place: no scratch string to fill and
   /// copy (Transit has no binary type on the wire; see Encoder::bytes).
   void base64_string(std::span<const std::byte> data) {
@@ -169,11 +187,15 @@ class MsgpackEmitter {
     out_.commit(p + 1);
   }
 
+  // The test inline, the error out of line: a call of the whole was left in prefixed_string.
   static std::uint32_t length(std::size_t n) {
-    if (n > UINT32_MAX)
-      throw_error(Errc::invalid_argument,
-                  "MessagePack cannot hold " + std::to_string(n) + " items or bytes in one value");
+    if (n > UINT32_MAX) [[unlikely]]
+      too_long(n);
     return static_cast<std::uint32_t>(n);
+  }
+  [[gnu::noinline, gnu::cold, noreturn]] static void too_long(std::size_t n) {
+    throw_error(Errc::invalid_argument,
+                "MessagePack cannot hold " + std::to_string(n) + " items or bytes in one value");
   }
 
   OutBuffer& out_;
