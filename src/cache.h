@@ -46,26 +46,6 @@ inline char* copy_short(char* to, const char* from, std::size_t n) noexcept {
   return to + n;
 }
 
-/// Whether the 2 to 11 bytes of `s` are all ASCII: two overlapping words (or bytes), not byte by
-/// byte.
-inline bool is_ascii_short(std::string_view s) noexcept {
-  std::uint64_t high_bits;
-  if (s.size() >= 8) {
-    std::uint64_t first, last;
-    std::memcpy(&first, s.data(), 8);
-    std::memcpy(&last, s.data() + s.size() - 8, 8);
-    high_bits = (first | last) & 0x8080808080808080ULL;
-  } else if (s.size() >= 4) {
-    std::uint32_t first, last;
-    std::memcpy(&first, s.data(), 4);
-    std::memcpy(&last, s.data() + s.size() - 4, 4);
-    high_bits = (first | last) & 0x80808080U;
-  } else {
-    high_bits = static_cast<unsigned char>(s[0] | s[s.size() - 1]) & 0x80U;
-  }
-  return high_bits == 0;
-}
-
 /// Whether `s`, as it appears on the wire, takes a cache slot.
 inline bool is_cacheable(std::string_view s, bool as_map_key) noexcept {
   if (s.size() < 4) return false;  // fewer bytes means fewer UTF-16 units
@@ -75,15 +55,29 @@ inline bool is_cacheable(std::string_view s, bool as_map_key) noexcept {
   // ASCII test reads 4 to 11 bytes as two overlapping words, not byte by byte: every map key
   // of a JSON-Verbose text passes here.
   if (s.size() >= 12) return true;
-  return is_ascii_short(s) || utf16_length(s) >= 4;
+  std::uint64_t high_bits;
+  if (s.size() >= 8) {
+    std::uint64_t first, last;
+    std::memcpy(&first, s.data(), 8);
+    std::memcpy(&last, s.data() + s.size() - 8, 8);
+    high_bits = (first | last) & 0x8080808080808080ULL;
+  } else {
+    std::uint32_t first, last;
+    std::memcpy(&first, s.data(), 4);
+    std::memcpy(&last, s.data() + s.size() - 4, 4);
+    high_bits = (first | last) & 0x80808080U;
+  }
+  return high_bits == 0 || utf16_length(s) >= 4;
 }
 
-/// is_cacheable of "~" + `tag` + `body`, with no such text built: a keyword's name, a tag.
+/// is_cacheable of "~" + `tag` + `body`, with no such text built: a keyword's name, a tag. The
+/// same answer for every input: 12+ bytes in all, or "~", an ASCII tag and a body whose first
+/// and last bytes are ASCII (two units of its own), are 4 units; the rest is counted.
 inline bool is_cacheable_prefixed(char tag, std::string_view body, bool as_map_key) noexcept {
   if (body.size() < 2) return false;
   if (!as_map_key && tag != ':' && tag != '$' && tag != '#') return false;
   if (body.size() >= 10) return true;
-  if (static_cast<unsigned char>(tag) < 0x80 && is_ascii_short(body)) [[likely]]
+  if (static_cast<unsigned char>(tag | body[0] | body[body.size() - 1]) < 0x80) [[likely]]
     return true;
   return 1 + utf16_length({&tag, 1}) + utf16_length(body) >= 4;
 }
@@ -412,9 +406,10 @@ class WriteCache {
   static_assert(sizeof(ValueSlot) == 24 && sizeof(Slot) == 20);
   // Keyed (src/hash.h), so that the strings of one value cannot be chosen to share a probe
   // chain; 16 bytes a multiply, as cached strings are keys and keywords, mostly 5 to 30 bytes.
-  // The head is mixed in with the body's length.
+  // The head is mixed in by a keyed multiply of its own: keyed_bytes, which the read side's
+  // Value hashes share, stays as it is.
   std::uint32_t hash(std::uint16_t head, std::string_view body) const noexcept {
-    return static_cast<std::uint32_t>(keyed_bytes(*key_, body.data(), body.size(), head));
+    return static_cast<std::uint32_t>(keyed_bytes(*key_, body.data(), body.size()) ^ fold_mul(head ^ k0_, k1_));
   }
 
   // Keyed too: the bits of an inline value are its characters, which the input chooses. One

@@ -38,11 +38,8 @@ inline std::uint64_t keyed_pair(const HashKey& key, std::uint64_t a, std::uint64
 }
 
 /// A keyed hash of `n` bytes: 16 bytes per folded multiply, chained, the last 16 read again
-/// (overlapping) so that every length takes the same path. `seed` (below 2^16) is mixed in
-/// with the length: the write cache hashes a text's first two bytes that way and the rest as
-/// bytes, so that "~:" and a keyword's name are hashed where they lie, with no "~:name" built.
-inline std::uint64_t keyed_bytes(const HashKey& key, const void* data, std::size_t n,
-                                 std::uint64_t seed = 0) noexcept {
+/// (overlapping) so that every length takes the same path.
+inline std::uint64_t keyed_bytes(const HashKey& key, const void* data, std::size_t n) noexcept {
   const char* p = static_cast<const char*>(data);
   auto load64 = [](const char* q) {
     std::uint64_t w;
@@ -54,7 +51,7 @@ inline std::uint64_t keyed_bytes(const HashKey& key, const void* data, std::size
     std::memcpy(&w, q, 4);
     return std::uint64_t{w};
   };
-  std::uint64_t h = fold_mul(n ^ (seed << 48) ^ key.k2, key.k1);
+  std::uint64_t h = fold_mul(n ^ key.k2, key.k1);
   std::uint64_t a = 0, b = 0;
   if (n > 16) {
     const char* const end = p + n;
