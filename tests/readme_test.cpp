@@ -350,6 +350,15 @@ TEST(DocSamples, EveryCppBlockIsCompiledInATest) {
   EXPECT_GE(checked, 7u);
 }
 
+// Every stable code is in errors.md's table (`type_mismatch` was missing from it).
+TEST(DocErrors, EveryCodeIsInTheTable) {
+  const std::string page = slurp(kSourceDir / "docs" / "errors.md");
+  for (int c = 0; c <= int(transit::Errc::io); ++c) {
+    const std::string row = "| `" + std::string(transit::code_name(transit::Errc(c))) + "` |";
+    EXPECT_NE(page.find(row), std::string::npos) << "docs/errors.md has no row " << row;
+  }
+}
+
 TEST(DocSamples, ADriftedSampleIsFound) {
   const auto regions = sample_regions();
   const std::string drifted = cpp_blocks("```cpp\ntransit::Value v = transit::read(\"[1]\");\n```\n")[0];
