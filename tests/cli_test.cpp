@@ -162,4 +162,50 @@ TEST_F(Cli, DemoSaysRoundTripOk) {
   EXPECT_EQ(tool.wait(), 0);
 }
 
+// README.md shows what `./run.sh demo` prints, line by line: a line ending in " ..." is cut
+// short there, a line "..." stands for lines left out, and blank lines are not shown. The
+// README began at the JSON form, leaving out the sample's EDN that the demo prints first.
+TEST_F(Cli, DemoPrintsWhatTheReadmeShows) {
+  std::ifstream in(std::string(TRANSIT_SOURCE_DIR) + "/README.md");
+  std::vector<std::string> shown;
+  bool inside = false, after_intro = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("`./run.sh demo` prints this") != std::string::npos) after_intro = true;
+    if (after_intro && !inside && line == "```text") {
+      inside = true;
+    } else if (inside && line == "```") {
+      break;
+    } else if (inside) {
+      shown.push_back(line);
+    }
+  }
+  ASSERT_GE(shown.size(), 10u) << "README.md's demo output block was not found";
+  Tool tool({"demo"});
+  tool.close_input();
+  std::vector<std::string> printed;
+  std::istringstream out(tool.rest_of_stdout());
+  for (std::string line; std::getline(out, line);)
+    if (!line.empty()) printed.push_back(line);
+  EXPECT_EQ(tool.wait(), 0);
+  std::size_t at = 0;
+  bool skipping = false;
+  for (std::string line : shown) {
+    if (line.find_first_not_of(' ') != std::string::npos &&
+        line.substr(line.find_first_not_of(' ')) == "...") {
+      skipping = true;
+      continue;
+    }
+    const bool cut = line.size() >= 4 && line.compare(line.size() - 4, 4, " ...") == 0;
+    if (cut) line.resize(line.size() - 4);
+    auto matches = [&](const std::string& p) { return cut ? p.rfind(line, 0) == 0 : p == line; };
+    while (skipping && at < printed.size() && !matches(printed[at])) ++at;
+    ASSERT_LT(at, printed.size()) << "README.md shows a line the demo does not print: " << line;
+    EXPECT_TRUE(matches(printed[at])) << "README.md shows\n  " << line << "\nwhere the demo prints\n  "
+                                      << printed[at];
+    ++at;
+    skipping = false;
+  }
+  EXPECT_TRUE(skipping || at == printed.size()) << "the demo prints more than README.md shows";
+}
+
 }  // namespace
