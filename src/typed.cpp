@@ -122,27 +122,64 @@ void Cursor::read_user(const std::type_info& type, void* out) {
   const TypedReader* mine = typed_for(type);
   if (!mine) mismatch(type, at, "no Record for this type in the reader's handlers");
   // A record's map read plain, as JSON from a peer that does not tag it.
-  if (t.op != Op::map_begin) mismatch(type, at);
+  if (t.op != Op::map_begin) return read_held(type, *mine, out);
   mine->read_into(mine->context.get(), *this, out);
+}
+
+void Cursor::read_held(const std::type_info& type, const TypedReader& r, void* out) {
+  const std::size_t at = position();
+  const Token& t = peek();
+  if (t.op != Op::value || t.kind != Kind::object) mismatch(type, at);
+  const Value& held = value(t);
+  if (held.object_type_info() != type) mismatch(type, at);
+  if (!r.copy_into) mismatch(type, at, "a held " + type_name(type) + " is bound only when it can be copied");
+  r.copy_into(held.object_address(), out);
+  ++at_;
+}
+
+namespace {
+
+using UpcastFn = void* (*)(void*);
+
+/// The conversion of `r`'s objects to `base`: null when they are `base`; a mismatch for
+/// `what` + `name` (a tag, a held object) when their Record does not declare them to derive
+/// from it.
+UpcastFn upcast_to(const Cursor& c, const TypedReader& r, const std::type_info& base,
+                 const std::type_info& wanted, std::size_t at, std::string_view what,
+                 std::string_view name) {
+  if (*r.type == base) return nullptr;
+  const auto it = std::find_if(r.upcasts.begin(), r.upcasts.end(),
+                               [&](const auto& u) { return u.first == std::type_index(base); });
+  if (it == r.upcasts.end())
+    c.mismatch(wanted, at,
+               std::string(what) + std::string(name) + " reads " + type_name(*r.type) +
+                   ", which its Record does not declare to derive from " + type_name(base));
+  return it->second;
+}
+
+}  // namespace
+
+void* Cursor::clone_held(const std::type_info& base, const std::type_info& wanted) {
+  const Token& t = *at_;
+  if (t.op != Op::value || t.kind != Kind::object || !handlers_) return nullptr;
+  const Value& held = value(t);
+  const TypedReader* r = handlers_->typed_for(held.object_type_info(), nullptr);
+  if (!r || !r->clone) return nullptr;
+  const UpcastFn upcast = upcast_to(*this, *r, base, wanted, position(), "a held ",
+                                  type_name(held.object_type_info()));
+  void* obj = r->clone(held.object_address());
+  ++at_;
+  return upcast ? upcast(obj) : obj;
 }
 
 void* Cursor::read_derived(const std::type_info& base, const std::type_info& wanted) {
   const Token& t = peek();
-  if (t.op != Op::tagged_begin || !handlers_) return nullptr;
+  if (t.op != Op::tagged_begin || !handlers_) return t.op == Op::value ? clone_held(base, wanted) : nullptr;
   const std::size_t at = position();
   const std::string_view tag = text(t);
   const TypedReader* r = handlers_->find_typed(tag);
   if (!r) return nullptr;
-  void* (*upcast)(void*) = nullptr;
-  if (*r->type != base) {
-    const auto it = std::find_if(r->upcasts.begin(), r->upcasts.end(),
-                                 [&](const auto& u) { return u.first == std::type_index(base); });
-    if (it == r->upcasts.end())
-      mismatch(wanted, at,
-               "~#" + std::string(tag) + " reads " + type_name(*r->type) +
-                   ", which its Record does not declare to derive from " + type_name(base));
-    upcast = it->second;
-  }
+  const UpcastFn upcast = upcast_to(*this, *r, base, wanted, at, "~#", tag);
   ++at_;
   void* obj = r->create(r->context.get(), *this);
   try {

@@ -442,6 +442,62 @@ TEST(Record, PolymorphicReadsChooseTheTypeByTag) {
             "namespace)::Event)");
 }
 
+// from_value binds a Value as a typed read binds bytes; a Value read with a Record's handlers
+// holds the objects themselves, which bind as their bytes did: copied, by their dynamic type
+// into a pointer to a base.
+TEST(Record, FromValueBindsTheObjectsAReadIntoValueMade) {
+  const Handlers h = make_handlers();
+  Placed p;
+  p.id = "o-1";
+  p.lines = {Line{"A", 1, Money{{"1.50"}, "EUR"}}};
+  Cancelled c;
+  c.id = "o-2";
+  c.reason = "late";
+  std::vector<std::unique_ptr<Event>> events;
+  events.push_back(std::make_unique<Placed>(p));
+  events.push_back(std::make_unique<Cancelled>(c));
+  for (Encoding e : kAll) {
+    const std::string bytes = transit::write(events, e, {.registry = &h.registry});
+    const Value v = transit::read(bytes, e, {.handlers = &h.read});
+    ASSERT_NE(v[0].get_if<Placed>(), nullptr);
+    const auto back = transit::from_value<std::vector<std::unique_ptr<Event>>>(v, &h.read);
+    ASSERT_EQ(back.size(), 2u);
+    const auto* placed = dynamic_cast<const Placed*>(back[0].get());
+    ASSERT_NE(placed, nullptr);
+    EXPECT_EQ(placed->id, "o-1");
+    EXPECT_EQ(placed->lines, p.lines);
+    EXPECT_NE(placed, v[0].get_if<Placed>());  // a copy: the Value keeps its own
+    EXPECT_EQ(dynamic_cast<const Cancelled&>(*back[1]).reason, "late");
+    EXPECT_EQ(transit::from_value<Placed>(v[0], &h.read).lines, p.lines);
+    EXPECT_EQ(transit::from_value<std::shared_ptr<Event>>(v[1], &h.read)->id, "o-2");
+    const Value line = transit::read(transit::write(p.lines, e, {.registry = &h.registry}), e,
+                                     {.handlers = &h.read});
+    EXPECT_EQ(transit::from_value<std::vector<Line>>(line, &h.read), p.lines);
+  }
+  // Another type's object is still a mismatch, named as before.
+  const Value cancelled = Value::object(c);
+  try {
+    (void)transit::from_value<Placed>(cancelled, &h.read);
+    FAIL();
+  } catch (const transit::Error& err) {
+    EXPECT_STREQ(err.what(), "transit: type_mismatch in $: expected (anonymous namespace)::Placed, "
+                             "got object #object[(anonymous namespace)::Cancel...");
+  }
+  // An object whose type does not derive from the base asked for.
+  try {
+    (void)transit::from_value<std::unique_ptr<Event>>(Value::object(Line{"B", 1, std::nullopt}),
+                                                     &h.read);
+    FAIL();
+  } catch (const transit::Error& err) {
+    EXPECT_STREQ(err.what(),
+                 "transit: type_mismatch in $: expected std::unique_ptr<(anonymous "
+                 "namespace)::Event, std::default_delete<(anonymous namespace)::Event> >, got "
+                 "object #object[(anonymous namespace)::Line] (a held (anonymous namespace)::Line "
+                 "reads (anonymous namespace)::Line, which its Record does not declare to derive "
+                 "from (anonymous namespace)::Event)");
+  }
+}
+
 TEST(Enums, AsKeywordsByNameElseAsIntegers) {
   for (Encoding e : kAll) {
     const std::vector<Status> s{Status::shipped, Status::open};

@@ -37,6 +37,12 @@ struct TypedReader {
   /// Reads the rep at the cursor into a new T (for polymorphic reads).
   void* (*create)(const void* context, Cursor&) = nullptr;
   void (*destroy)(void*) noexcept = nullptr;
+  /// Copies a T that a Value holds (a read into Value made it) into `out`, which points at a
+  /// T; null when T cannot be copy-assigned. from_value binds such a Value through it.
+  void (*copy_into)(const void* held, void* out) = nullptr;
+  /// A new T copied from one a Value holds (polymorphic binds of such a Value); null when T
+  /// cannot be copy-constructed.
+  void* (*clone)(const void* held) = nullptr;
   /// Pointer conversions from T* to each declared base, keyed by the base.
   std::vector<std::pair<std::type_index, void* (*)(void*)>> upcasts;
 };
