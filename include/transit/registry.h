@@ -157,7 +157,7 @@ class RegistryBuilder {
 
   /// Registers (or replaces) the handler for exactly `type`.
   RegistryBuilder& add_erased(const std::type_info& type, detail::ErasedHandler handler);
-  /// Declares that `derived` has the direct bases `bases`, in order of preference.
+  /// Declares that `derived` has the direct bases `bases` (walked in this order; see derives).
   RegistryBuilder& add_bases(std::type_index derived, std::string_view derived_name,
                              std::vector<detail::BaseDecl> bases);
   /// The handler for objects of types that resolve to nothing.
@@ -178,8 +178,9 @@ class RegistryBuilder {
   template <class T>
   RegistryBuilder& add(const Record<T>& record);
 
-  /// Declares `Derived`'s direct bases, in order of preference. Objects of type `Derived`
-  /// with no handler of their own use the nearest base's handler.
+  /// Declares `Derived`'s direct bases. Objects of type `Derived` with no handler of their
+  /// own use the nearest ancestor's handler; the order given is the order of the walk, not a
+  /// preference: two ancestors with handlers at the same distance make freeze() throw.
   template <class Derived, class... Bases>
   RegistryBuilder& derives() {
     static_assert(sizeof...(Bases) > 0, "derives<Derived, Base...> needs at least one base");
