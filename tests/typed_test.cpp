@@ -85,6 +85,21 @@ TEST(TypedRead, IntegersAreRangeChecked) {
             "big_integer 9223372036854775808N (out of range)");
 }
 
+// Writers take char16_t, char32_t and wchar_t as integers; reading them did not compile
+// (std::in_range refuses every type but the standard integers).
+TEST(TypedRead, WideCharacterTypesReadAsTheIntegersWritten) {
+  expect_round_trip(std::vector<char32_t>{U'A', U'\U0001F600', 0xFFFFFFFFu});
+  expect_round_trip(std::vector<char16_t>{u'A', 0xFFFF});
+  expect_round_trip(std::vector<wchar_t>{L'A', -1});
+  EXPECT_EQ(transit::write(std::vector<char32_t>{U'A'}), "[65]");
+  EXPECT_EQ((error_of<char16_t>("[\"~#'\",65536]")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char16_t, got "
+            "integer 65536 (out of range)");
+  EXPECT_EQ((error_of<char32_t>("[\"~#'\",-1]")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char32_t, got "
+            "integer -1 (out of range)");
+}
+
 TEST(TypedRead, FloatingPointTakesExactIntegers) {
   EXPECT_EQ(transit::read<double>("[\"~#'\",3]"), 3.0);
   EXPECT_EQ(transit::read<float>("[\"~#'\",1.5]"), 1.5f);

@@ -693,11 +693,14 @@ concept PushBack = requires(T& t, typename T::value_type v) { t.push_back(std::m
 
 template <class T>
 T read_integer(Cursor& c) {
+  // The standard integer of T's size and sign: T itself but for char16_t, char32_t and
+  // wchar_t, which writers take as integers and std::in_range refuses to compile.
+  using Range = std::conditional_t<std::is_signed_v<T>, std::make_signed_t<T>, std::make_unsigned_t<T>>;
   const std::size_t at = c.position();
   const Token& t = c.peek();
   if (t.op == Op::value && t.kind == Kind::integer) {
     const std::int64_t i = t.integer;
-    if (!std::in_range<T>(i)) c.mismatch(typeid(T), at, "out of range");
+    if (!std::in_range<Range>(i)) c.mismatch(typeid(T), at, "out of range");
     c.take_peeked();
     return static_cast<T>(i);
   }
