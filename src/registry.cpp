@@ -17,6 +17,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "codec.h"
+
 namespace transit {
 
 namespace {
@@ -215,8 +217,26 @@ RegistryBuilder::~RegistryBuilder() = default;
 RegistryBuilder::RegistryBuilder(RegistryBuilder&&) noexcept = default;
 RegistryBuilder& RegistryBuilder::operator=(RegistryBuilder&&) noexcept = default;
 
+namespace {
+
+// A tag every reader refuses (empty, or with whitespace or a control character: see
+// is_valid_tag) would make output that nothing reads back, this library's reader included;
+// refused here, where the mistake is made. A tag decided per object (tag_of) is not known yet.
+// `type`: the handler's type, null for the default handler.
+void check_tag(const detail::ErasedHandler& handler, const std::type_info* type) {
+  if (handler.tag_of || detail::is_valid_tag(handler.tag)) return;
+  detail::throw_error(Errc::invalid_argument,
+                      "the tag \"" + detail::elide_middle(handler.tag, 64) + "\" of the " +
+                          (type ? "write handler for " + detail::type_name(*type)
+                                : std::string("default write handler")) +
+                          " is not a valid tag: empty, or has whitespace or a control character");
+}
+
+}  // namespace
+
 RegistryBuilder& RegistryBuilder::add_erased(const std::type_info& type,
                                              detail::ErasedHandler handler) {
+  check_tag(handler, &type);
   // A one-character tag the spec gives a meaning (`~c` is a character, `~u` a UUID ...) would
   // be read back as that type, never as this one. The ground tags that only say "write the rep
   // as it is" (_ ? i d s) stay open, as do one-character tags the spec leaves free.
@@ -244,6 +264,7 @@ RegistryBuilder& RegistryBuilder::add_bases(std::type_index derived, std::string
 }
 
 RegistryBuilder& RegistryBuilder::set_default(detail::ErasedHandler handler) {
+  check_tag(handler, nullptr);
   impl_->fallback = std::move(handler);
   return *this;
 }

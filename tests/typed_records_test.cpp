@@ -408,17 +408,27 @@ TEST(Record, WrongShapesNameTheFieldAndType) {
             "namespace)::Line, got an array");
 }
 
+/// A Placed (one line, with `discount`) and a Cancelled, and both as events.
+struct TwoEvents {
+  Placed p;
+  Cancelled c;
+  std::vector<std::unique_ptr<Event>> events;
+};
+
+TwoEvents two_events(std::optional<Money> discount) {
+  TwoEvents t;
+  t.p.id = "o-1";
+  t.p.lines = {Line{"A", 1, std::move(discount)}};
+  t.c.id = "o-2";
+  t.c.reason = "late";
+  t.events.push_back(std::make_unique<Placed>(t.p));
+  t.events.push_back(std::make_unique<Cancelled>(t.c));
+  return t;
+}
+
 TEST(Record, PolymorphicReadsChooseTheTypeByTag) {
   const Handlers h = make_handlers();
-  Placed p;
-  p.id = "o-1";
-  p.lines = {Line{"A", 1, std::nullopt}};
-  Cancelled c;
-  c.id = "o-2";
-  c.reason = "late";
-  std::vector<std::unique_ptr<Event>> events;
-  events.push_back(std::make_unique<Placed>(p));
-  events.push_back(std::make_unique<Cancelled>(c));
+  const auto [p, c, events] = two_events(std::nullopt);
   for (Encoding e : kAll) {
     const std::string bytes = transit::write(events, e, {.registry = &h.registry});
     const auto back =
@@ -447,15 +457,7 @@ TEST(Record, PolymorphicReadsChooseTheTypeByTag) {
 // into a pointer to a base.
 TEST(Record, FromValueBindsTheObjectsAReadIntoValueMade) {
   const Handlers h = make_handlers();
-  Placed p;
-  p.id = "o-1";
-  p.lines = {Line{"A", 1, Money{{"1.50"}, "EUR"}}};
-  Cancelled c;
-  c.id = "o-2";
-  c.reason = "late";
-  std::vector<std::unique_ptr<Event>> events;
-  events.push_back(std::make_unique<Placed>(p));
-  events.push_back(std::make_unique<Cancelled>(c));
+  const auto [p, c, events] = two_events(Money{{"1.50"}, "EUR"});
   for (Encoding e : kAll) {
     const std::string bytes = transit::write(events, e, {.registry = &h.registry});
     const Value v = transit::read(bytes, e, {.handlers = &h.read});
@@ -548,6 +550,45 @@ TEST(Registration, MemberAddAndTheOneCharacterTagsOfTheSpec) {
                  "transit: invalid_argument: the tag \"c\" of the write handler for (anonymous "
                  "namespace)::Celsius is a built-in Transit tag; a user type needs a tag of its own");
   }
+}
+
+// A tag no reader reads (empty, whitespace, a control character) was taken, and every value
+// of the type was written as ["~#a b", ...], which this library's own reader refuses.
+TEST(Registration, TagsNoReaderReadsAreRefused) {
+  for (const std::string tag : {"", "a b", "shop/\nline", "tab\t", "del\x7f"}) {
+    SCOPED_TRACE(tag);
+    const std::string detail = " is not a valid tag: empty, or has whitespace or a control character";
+    try {
+      transit::RegistryBuilder b;
+      b.add<Celsius>(tag, [](const Celsius& c) { return c.degrees; });
+      FAIL();
+    } catch (const transit::Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+      EXPECT_EQ(e.detail(), "the tag \"" + tag + "\" of the write handler for (anonymous "
+                            "namespace)::Celsius" + detail);
+    }
+    try {
+      transit::RegistryBuilder b;
+      b.add(Record<Celsius>(tag).field(&Celsius::degrees, "degrees"));
+      FAIL();
+    } catch (const transit::Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+    }
+    try {
+      transit::RegistryBuilder b;
+      b.set_default(tag, [](const transit::ObjectInfo& o) { return o.type_name; });
+      FAIL();
+    } catch (const transit::Error& e) {
+      EXPECT_EQ(e.detail(), "the tag \"" + tag + "\" of the default write handler" + detail);
+    }
+  }
+  // Any other text is a tag, as the reference implementations allow.
+  transit::RegistryBuilder b;
+  b.add<Celsius>("~x^0", [](const Celsius& c) { return c.degrees; });
+  const transit::Registry r = std::move(b).freeze();
+  const std::string text = transit::write(Celsius{1.5}, Encoding::json, {.registry = &r});
+  EXPECT_EQ(text, R"(["~#~x^0",1.5])");
+  EXPECT_EQ(transit::read(text), Value::tagged("~x^0", Value(1.5)));
 }
 
 TEST(Registration, TheTypedDefaultHandlerKnowsTheObjectsType) {
