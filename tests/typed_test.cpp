@@ -500,6 +500,39 @@ TEST(TypedRead, NextReadsAStreamOneValueAtATime) {
   }
 }
 
+// As docs/errors.md says: past a type_mismatch a stream goes on; an error in the input stays.
+TEST(TypedRead, AStreamGoesOnPastAMismatchAndStaysAtBadInput) {
+  for (Encoding e : kAll) {
+    const std::string bytes = transit::write(std::vector<int>{1, 2}, e) +
+                              transit::write(std::vector<std::string>{"x"}, e) +
+                              transit::write(std::vector<int>{3}, e);
+    std::istringstream stream(bytes);
+    transit::IstreamSource source(stream);
+    transit::Reader in_memory(bytes, e);
+    transit::Reader from_source(source, e == Encoding::msgpack ? e : Encoding::json);
+    for (transit::Reader* reader : {&in_memory, &from_source}) {
+      EXPECT_EQ(reader->next<std::vector<int>>(), (std::vector<int>{1, 2}));
+      EXPECT_THROW((void)reader->next<std::vector<int>>(), transit::Error);
+      EXPECT_EQ(reader->next<std::vector<int>>(), (std::vector<int>{3}));
+      EXPECT_EQ(reader->next<std::vector<int>>(), std::nullopt);
+    }
+  }
+  const std::string text = R"([1,2] ["x"] [3] [4,"^0"] [5])";
+  transit::Reader reader(text);
+  EXPECT_EQ(reader.next<std::vector<int>>(), (std::vector<int>{1, 2}));
+  EXPECT_THROW((void)reader.next<std::vector<int>>(), transit::Error);
+  EXPECT_EQ(reader.next<std::vector<int>>(), (std::vector<int>{3}));
+  for (int i = 0; i < 2; ++i) {
+    try {
+      (void)reader.next<std::vector<int>>();
+      FAIL();
+    } catch (const transit::Error& e) {
+      EXPECT_EQ(e.code(), Errc::bad_cache_code);
+      EXPECT_EQ(e.offset(), 19u);
+    }
+  }
+}
+
 TEST(TypedRead, ReadChecksForTrailingData) {
   try {
     (void)transit::read<int>("[\"~#'\",1] 2");
