@@ -132,7 +132,8 @@ void Cursor::read_held(const std::type_info& type, const TypedReader& r, void* o
   if (t.op != Op::value || t.kind != Kind::object) mismatch(type, at);
   const Value& held = value(t);
   if (held.object_type_info() != type) mismatch(type, at);
-  if (!r.copy_into) mismatch(type, at, "a held " + type_name(type) + " is bound only when it can be copied");
+  if (!r.copy_into)
+    mismatch(type, at, "a held " + type_name(type) + " is bound only when it can be copied");
   r.copy_into(held.object_address(), out);
   ++at_;
 }
@@ -145,8 +146,8 @@ using UpcastFn = void* (*)(void*);
 /// `what` + `name` (a tag, a held object) when their Record does not declare them to derive
 /// from it.
 UpcastFn upcast_to(const Cursor& c, const TypedReader& r, const std::type_info& base,
-                 const std::type_info& wanted, std::size_t at, std::string_view what,
-                 std::string_view name) {
+                   const std::type_info& wanted, std::size_t at, std::string_view what,
+                   std::string_view name) {
   if (*r.type == base) return nullptr;
   const auto it = std::find_if(r.upcasts.begin(), r.upcasts.end(),
                                [&](const auto& u) { return u.first == std::type_index(base); });
@@ -165,8 +166,8 @@ void* Cursor::clone_held(const std::type_info& base, const std::type_info& wante
   const Value& held = value(t);
   const TypedReader* r = handlers_->typed_for(held.object_type_info(), nullptr);
   if (!r || !r->clone) return nullptr;
-  const UpcastFn upcast = upcast_to(*this, *r, base, wanted, position(), "a held ",
-                                  type_name(held.object_type_info()));
+  const UpcastFn upcast =
+      upcast_to(*this, *r, base, wanted, position(), "a held ", type_name(held.object_type_info()));
   void* obj = r->clone(held.object_address());
   ++at_;
   return upcast ? upcast(obj) : obj;
@@ -174,7 +175,8 @@ void* Cursor::clone_held(const std::type_info& base, const std::type_info& wante
 
 void* Cursor::read_derived(const std::type_info& base, const std::type_info& wanted) {
   const Token& t = peek();
-  if (t.op != Op::tagged_begin || !handlers_) return t.op == Op::value ? clone_held(base, wanted) : nullptr;
+  if (t.op != Op::tagged_begin || !handlers_)
+    return t.op == Op::value ? clone_held(base, wanted) : nullptr;
   const std::size_t at = position();
   const std::string_view tag = text(t);
   const TypedReader* r = handlers_->find_typed(tag);

@@ -200,8 +200,8 @@ TEST_F(Cli, DemoPrintsWhatTheReadmeShows) {
     auto matches = [&](const std::string& p) { return cut ? p.rfind(line, 0) == 0 : p == line; };
     while (skipping && at < printed.size() && !matches(printed[at])) ++at;
     ASSERT_LT(at, printed.size()) << "README.md shows a line the demo does not print: " << line;
-    EXPECT_TRUE(matches(printed[at])) << "README.md shows\n  " << line << "\nwhere the demo prints\n  "
-                                      << printed[at];
+    EXPECT_TRUE(matches(printed[at]))
+        << "README.md shows\n  " << line << "\nwhere the demo prints\n  " << printed[at];
     ++at;
     skipping = false;
   }

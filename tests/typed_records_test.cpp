@@ -557,7 +557,8 @@ TEST(Registration, MemberAddAndTheOneCharacterTagsOfTheSpec) {
 TEST(Registration, TagsNoReaderReadsAreRefused) {
   for (const std::string tag : {"", "a b", "shop/\nline", "tab\t", "del\x7f"}) {
     SCOPED_TRACE(tag);
-    const std::string detail = " is not a valid tag: empty, or has whitespace or a control character";
+    const std::string detail =
+        " is not a valid tag: empty, or has whitespace or a control character";
     try {
       transit::RegistryBuilder b;
       b.add<Celsius>(tag, [](const Celsius& c) { return c.degrees; });

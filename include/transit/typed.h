@@ -695,7 +695,8 @@ template <class T>
 T read_integer(Cursor& c) {
   // The standard integer of T's size and sign: T itself but for char16_t, char32_t and
   // wchar_t, which writers take as integers and std::in_range refuses to compile.
-  using Range = std::conditional_t<std::is_signed_v<T>, std::make_signed_t<T>, std::make_unsigned_t<T>>;
+  using Range =
+      std::conditional_t<std::is_signed_v<T>, std::make_signed_t<T>, std::make_unsigned_t<T>>;
   const std::size_t at = c.position();
   const Token& t = c.peek();
   if (t.op == Op::value && t.kind == Kind::integer) {
