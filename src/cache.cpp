@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The write cache's spare tables: one set per thread, left by the last cache destroyed on it
-// and taken by the next one made (see WriteCache in cache.h).
+// and taken by the next one made (see WriteCacheBase in cache.h).
 #include "cache.h"
 
 #include <utility>
@@ -9,7 +9,7 @@ namespace transit::detail {
 namespace {
 
 struct Spare {
-  WriteCache::Tables tables;
+  WriteCacheBase::Tables tables;
   ~Spare();
 };
 
@@ -27,7 +27,10 @@ constexpr std::size_t kSpareText = 64 * 1024;
 
 }  // namespace
 
-void WriteCache::adopt_spare() {
+// Every writer's cache, instantiated here only (see WriteCache in cache.h).
+template class BasicWriteCache<KeyedCacheHash>;
+
+void WriteCacheBase::adopt_spare() {
   Tables* const s = spare_gone ? nullptr : &spare.tables;
   if (s == nullptr || s->slots.empty()) {
     slots_.resize(kMinSlots);
@@ -46,7 +49,7 @@ void WriteCache::adopt_spare() {
   reset();  // a stamp past every one in the tables: all their slots are free
 }
 
-void WriteCache::leave_spare() noexcept {
+void WriteCacheBase::leave_spare() noexcept {
   if (spare_gone) return;
   Tables& s = spare.tables;
   if (slots_.size() <= s.slots.size()) return;  // the spare is as large: ours are freed
