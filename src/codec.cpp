@@ -1196,6 +1196,12 @@ bool is_decimal_text(std::string_view text) noexcept {
          scale <= std::numeric_limits<std::int32_t>::max();
 }
 
+const char* user_tag_fault(std::string_view tag) noexcept {
+  if (!is_valid_tag(tag)) return "is not a valid tag: empty, or has whitespace or a control character";
+  if (is_builtin_tag(tag)) return "is a built-in Transit tag; a user type needs a tag of its own";
+  return nullptr;
+}
+
 std::string elide_middle(std::string_view s, std::size_t max) {
   if (s.size() <= max) return std::string(s);
   const std::size_t head = utf8_floor(s, max / 2);

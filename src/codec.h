@@ -165,6 +165,19 @@ inline bool is_valid_tag(std::string_view tag) noexcept {
   return true;
 }
 
+/// Whether `tag` is one of the one-character tags the spec gives a meaning of its own (`c` a
+/// character, `u` a UUID, `:` a keyword ...) or keeps for the format (`~`, `^`, `#`, `` ` ``): an
+/// object written under it would be read back as that, never as the user's type. The ground
+/// tags that say only "write the rep as it is" (_ ? i d s) are not among them.
+inline bool is_builtin_tag(std::string_view tag) noexcept {
+  return tag.size() == 1 && std::string_view(":$mturcfnzb'~^#`").find(tag[0]) != std::string_view::npos;
+}
+
+/// Why a user type's write handler may not write under `tag`, for an error message that names
+/// the handler first: not a tag any reader reads (is_valid_tag), or a built-in one
+/// (is_builtin_tag). Null when it may.
+const char* user_tag_fault(std::string_view tag) noexcept;
+
 // ---- numbers -----------------------------------------------------------------------------------
 
 /// Appends the shortest text that reads back as exactly `d` and that a JSON reader reads as a

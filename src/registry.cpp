@@ -229,10 +229,21 @@ void check_tag(const detail::ErasedHandler& handler, const std::type_info* type)
                       "the tag \"" + detail::elide_middle(handler.tag, 64) + "\" of the " +
                           (type ? "write handler for " + detail::type_name(*type)
                                 : std::string("default write handler")) +
-                          " is not a valid tag: empty, or has whitespace or a control character");
+                          " " + detail::user_tag_fault(handler.tag));
 }
 
 }  // namespace
+
+// Declared in encoder.h, which this file does not include: the writers call it.
+namespace detail {
+std::string tag_of_object(const ErasedHandler& h, const std::type_info& type, const void* obj) {
+  std::string tag = h.tag_of(obj);
+  if (const char* fault = user_tag_fault(tag)) [[unlikely]]
+    throw_error(Errc::invalid_argument, "the tag \"" + elide_middle(tag, 64) + "\" that the write handler for " +
+                                            type_name(type) + " gave an object " + fault);
+  return tag;
+}
+}  // namespace detail
 
 RegistryBuilder& RegistryBuilder::add_erased(const std::type_info& type,
                                              detail::ErasedHandler handler) {
@@ -240,12 +251,10 @@ RegistryBuilder& RegistryBuilder::add_erased(const std::type_info& type,
   // A one-character tag the spec gives a meaning (`~c` is a character, `~u` a UUID ...) would
   // be read back as that type, never as this one. The ground tags that only say "write the rep
   // as it is" (_ ? i d s) stay open, as do one-character tags the spec leaves free.
-  if (handler.tag.size() == 1 &&
-      std::string_view(":$mturcfnzb'~^#`").find(handler.tag[0]) != std::string_view::npos)
-    detail::throw_error(Errc::invalid_argument,
-                        "the tag \"" + handler.tag + "\" of the write handler for " +
-                            detail::type_name(type) +
-                            " is a built-in Transit tag; a user type needs a tag of its own");
+  if (detail::is_builtin_tag(handler.tag))
+    detail::throw_error(Errc::invalid_argument, "the tag \"" + handler.tag + "\" of the write handler for " +
+                                                    detail::type_name(type) + " " +
+                                                    detail::user_tag_fault(handler.tag));
   handler.type_key = &type;
   impl_->handlers.insert_or_assign(std::type_index(type), std::move(handler));
   return *this;

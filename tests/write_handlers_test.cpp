@@ -281,7 +281,55 @@ TEST(UserTypes, WithoutRegistryUserObjectsAreAClearError) {
     FAIL();
   } catch (const transit::Error& e) {
     EXPECT_EQ(e.code(), transit::Errc::no_handler);
-    EXPECT_NE(std::string(e.what()).find("the writer has no registry"), std::string::npos);
+    // The type named as the registry names it, not by its mangled name ("N12_GLOBAL__N_15PointE").
+    EXPECT_STREQ(e.what(),
+                 "transit: no_handler: no write handler for C++ type (anonymous namespace)::Point: "
+                 "the writer has no registry (WriteOptions::registry)");
+  }
+}
+
+// A tag that the handler's `tag` function gives an object is held to the registry's rules for a
+// fixed tag (RegistryBuilder::add_erased): one no reader reads, or a built-in one, is refused
+// when the object is written, as a value and as a map key, rather than written as output that
+// reads back as something else or not at all.
+TEST(UserTypes, DynamicTagsNoReaderReadsAsTheTypeAreRefused) {
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"", "is not a valid tag: empty, or has whitespace or a control character"},
+      {"a b", "is not a valid tag: empty, or has whitespace or a control character"},
+      {"tab\there", "is not a valid tag: empty, or has whitespace or a control character"},
+      {"u", "is a built-in Transit tag; a user type needs a tag of its own"},
+      {":", "is a built-in Transit tag; a user type needs a tag of its own"},
+      {"#", "is a built-in Transit tag; a user type needs a tag of its own"},
+  };
+  for (const auto& [tag, why] : refused) {
+    transit::RegistryBuilder b;
+    transit::add(b, transit::Handler<Point>("point")
+                        .rep([](const Point& p) { return std::array{p.x, p.y}; })
+                        .string_rep([](const Point& p) { return std::to_string(p.x); })
+                        .tag([t = tag](const Point& p) { return p.x == p.y ? t : std::string("point"); }));
+    const transit::Registry registry = std::move(b).freeze();
+    transit::WriteOptions options;
+    options.registry = &registry;
+    for (const Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+      SCOPED_TRACE("tag \"" + tag + "\", " + std::string(transit::encoding_name(e)));
+      // Objects the function gives a good tag are written as before.
+      EXPECT_NO_THROW(transit::write(std::vector<Point>{{1, 2}}, e, options));
+      const auto expect_refused = [&](auto&& value) {
+        try {
+          transit::write(value, e, options);
+          ADD_FAILURE() << "written";
+        } catch (const transit::Error& err) {
+          EXPECT_EQ(err.code(), transit::Errc::invalid_argument);
+          EXPECT_EQ(std::string(err.what()),
+                    "transit: invalid_argument: the tag \"" + tag +
+                        "\" that the write handler for (anonymous namespace)::Point gave an object " + why);
+        }
+      };
+      expect_refused(std::vector<Point>{{1, 2}, {3, 3}});
+      expect_refused(Point{3, 3});
+      expect_refused(std::map<Point, int, bool (*)(const Point&, const Point&)>(
+          {{Point{3, 3}, 1}}, [](const Point& a, const Point& b) { return a.x < b.x; }));
+    }
   }
 }
 
