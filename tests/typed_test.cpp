@@ -21,6 +21,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -165,6 +166,28 @@ TEST(TypedRead, LibraryTypes) {
   EXPECT_EQ(transit::read<sys_time<milliseconds>>(R"(["~#'","~t1970-01-01T00:00:01.500Z"])"),
             sys_time<milliseconds>(milliseconds(1500)));
   EXPECT_EQ(transit::read<transit::BigInteger>("[\"~#'\",5]").digits, "5");
+}
+
+// The library's types have a std::hash, so they key unordered containers, which typed writes
+// and reads take as any map or set; equal values hash equal.
+TEST(TypedRead, LibraryTypesKeyUnorderedContainers) {
+  using transit::Keyword, transit::Symbol, transit::Uuid, transit::BigInteger, transit::BigDecimal,
+      transit::Uri;
+  expect_round_trip(std::unordered_map<Keyword, int>{{{"a"}, 1}, {{"ns/b"}, 2}, {{""}, 3}});
+  expect_round_trip(std::unordered_map<Symbol, std::string>{{{"s"}, "x"}, {{"t"}, "y"}});
+  expect_round_trip(std::unordered_set<Uuid>{{1, 2}, {2, 1}, {0, 0}, {~0ull, ~0ull}});
+  expect_round_trip(std::unordered_set<BigInteger>{{"123456789012345678901234567890"}, {"-1"}});
+  expect_round_trip(std::unordered_map<BigDecimal, Keyword>{{{"12.50"}, {"a"}}, {{"12.5"}, {"b"}}});
+  expect_round_trip(std::unordered_map<Uri, int>{{{"https://example.com/a"}, 1}});
+  // Keys a peer wrote, cached: each read back once, found by its text.
+  const auto m = transit::read<std::unordered_map<Keyword, std::vector<Keyword>>>(
+      R"(["^ ","~:alpha",["~:beta","^0"],"~:gamma",["^1","^2"]])");
+  EXPECT_EQ(m.size(), 2u);
+  EXPECT_EQ(m.at(Keyword{"alpha"}), (std::vector<Keyword>{{"beta"}, {"alpha"}}));
+  EXPECT_EQ(m.at(Keyword{"gamma"}), (std::vector<Keyword>{{"beta"}, {"gamma"}}));
+  EXPECT_EQ(std::hash<Keyword>{}(Keyword{"x/y"}), std::hash<Keyword>{}(Keyword{std::string("x/") + "y"}));
+  EXPECT_EQ(std::hash<Uuid>{}(Uuid{3, 4}), std::hash<Uuid>{}(Uuid{3, 4}));
+  EXPECT_NE(std::hash<Uuid>{}(Uuid{3, 4}), std::hash<Uuid>{}(Uuid{4, 3}));
 }
 
 TEST(TypedRead, ValueIsTheEscapeHatch) {

@@ -435,3 +435,37 @@ template <>
 struct std::hash<transit::Value> {
   std::size_t operator()(const transit::Value& v) const noexcept { return v.hash(); }
 };
+
+// The library's value types as keys of unordered containers (std::unordered_map<Keyword, T>,
+// which typed reads and writes take as any map): each hashes as its text, a Uuid as its two
+// halves, agreeing with its ==. Not keyed against flooding, as std::hash<std::string> is not;
+// a Value's hash (above) is.
+template <>
+struct std::hash<transit::Keyword> {
+  std::size_t operator()(const transit::Keyword& k) const noexcept { return std::hash<std::string>{}(k.name); }
+};
+template <>
+struct std::hash<transit::Symbol> {
+  std::size_t operator()(const transit::Symbol& s) const noexcept { return std::hash<std::string>{}(s.name); }
+};
+template <>
+struct std::hash<transit::BigInteger> {
+  std::size_t operator()(const transit::BigInteger& b) const noexcept { return std::hash<std::string>{}(b.digits); }
+};
+template <>
+struct std::hash<transit::BigDecimal> {
+  std::size_t operator()(const transit::BigDecimal& b) const noexcept { return std::hash<std::string>{}(b.text); }
+};
+template <>
+struct std::hash<transit::Uri> {
+  std::size_t operator()(const transit::Uri& u) const noexcept { return std::hash<std::string>{}(u.text); }
+};
+template <>
+struct std::hash<transit::Uuid> {
+  // Random UUIDs are uniform in most bits already; the multiply folds the halves so that UUIDs
+  // differing only in `lo` or only in `hi` spread over the buckets alike.
+  std::size_t operator()(const transit::Uuid& u) const noexcept {
+    const std::uint64_t h = (u.hi ^ (u.lo * 0x9e3779b97f4a7c15ULL)) * 0xbf58476d1ce4e5b9ULL;
+    return static_cast<std::size_t>(h ^ (h >> 31));
+  }
+};
