@@ -301,7 +301,10 @@ TEST(UserTypes, DynamicTagsNoReaderReadsAsTheTypeAreRefused) {
       {":", "is a built-in Transit tag; a user type needs a tag of its own"},
       {"#", "is a built-in Transit tag; a user type needs a tag of its own"},
   };
-  for (const auto& [tag, why] : refused) {
+  // Not a structured binding: clang 14 cannot capture one in the lambda below.
+  for (const auto& entry : refused) {
+    const std::string& tag = entry.first;
+    const std::string& why = entry.second;
     transit::RegistryBuilder b;
     transit::add(b, transit::Handler<Point>("point")
                         .rep([](const Point& p) { return std::array{p.x, p.y}; })
