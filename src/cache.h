@@ -206,7 +206,6 @@ class WriteCacheBase {
   /// The text table's slots: for tests that a cache took its thread's spare tables.
   std::size_t slots_for_testing() const noexcept { return slots_.size(); }
 
-
  protected:
   // At most half full keeps probe chains short; at the entry limit that is 4096 slots.
   static constexpr std::size_t kMinSlots = 64;

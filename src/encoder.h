@@ -63,14 +63,6 @@ inline bool is_direct_tag(std::string_view tag) noexcept {
          tag == "map";
 }
 
-/// The tag that a handler's `tag` function (ErasedHandler::tag_of) gives `obj`, an object of
-/// `type`. Refused as the registry refuses a fixed tag (RegistryBuilder::add_erased) when no
-/// reader would read it back as the user's type: written, it would be output this library's own
-/// reader rejects, or that reads as a UUID, a keyword ... In registry.cpp: out of line, so that
-/// its check and message change none of the code GCC inlines into an encoder (in the class,
-/// they moved MsgpackEmitter's calls: the MessagePack writes 1.4-4.0% more instructions).
-std::string tag_of_object(const ErasedHandler& h, const std::type_info& type, const void* obj);
-
 // Largest integer JavaScript represents exactly; larger ones go as "~i" strings in JSON.
 inline constexpr std::int64_t kMaxJsonInt = (std::int64_t{1} << 53) - 1;
 

@@ -234,7 +234,6 @@ void check_tag(const detail::ErasedHandler& handler, const std::type_info* type)
 
 }  // namespace
 
-// Declared in encoder.h, which this file does not include: the writers call it.
 namespace detail {
 std::string tag_of_object(const ErasedHandler& h, const std::type_info& type, const void* obj) {
   std::string tag = h.tag_of(obj);

@@ -440,26 +440,25 @@ struct std::hash<transit::Value> {
 // which typed reads and writes take as any map): each hashes as its text, a Uuid as its two
 // halves, agreeing with its ==. Not keyed against flooding, as std::hash<std::string> is not;
 // a Value's hash (above) is.
-template <>
-struct std::hash<transit::Keyword> {
-  std::size_t operator()(const transit::Keyword& k) const noexcept { return std::hash<std::string>{}(k.name); }
+namespace transit::detail {
+/// std::hash of a library type that holds its text in the member `Text`.
+template <class T, std::string T::*Text>
+struct TextHash {
+  std::size_t operator()(const T& v) const noexcept { return std::hash<std::string>{}(v.*Text); }
 };
+}  // namespace transit::detail
+
 template <>
-struct std::hash<transit::Symbol> {
-  std::size_t operator()(const transit::Symbol& s) const noexcept { return std::hash<std::string>{}(s.name); }
-};
+struct std::hash<transit::Keyword> : transit::detail::TextHash<transit::Keyword, &transit::Keyword::name> {};
 template <>
-struct std::hash<transit::BigInteger> {
-  std::size_t operator()(const transit::BigInteger& b) const noexcept { return std::hash<std::string>{}(b.digits); }
-};
+struct std::hash<transit::Symbol> : transit::detail::TextHash<transit::Symbol, &transit::Symbol::name> {};
 template <>
-struct std::hash<transit::BigDecimal> {
-  std::size_t operator()(const transit::BigDecimal& b) const noexcept { return std::hash<std::string>{}(b.text); }
-};
+struct std::hash<transit::BigInteger>
+    : transit::detail::TextHash<transit::BigInteger, &transit::BigInteger::digits> {};
 template <>
-struct std::hash<transit::Uri> {
-  std::size_t operator()(const transit::Uri& u) const noexcept { return std::hash<std::string>{}(u.text); }
-};
+struct std::hash<transit::BigDecimal> : transit::detail::TextHash<transit::BigDecimal, &transit::BigDecimal::text> {};
+template <>
+struct std::hash<transit::Uri> : transit::detail::TextHash<transit::Uri, &transit::Uri::text> {};
 template <>
 struct std::hash<transit::Uuid> {
   // Random UUIDs are uniform in most bits already; the multiply folds the halves so that UUIDs
