@@ -55,14 +55,6 @@ inline bool writes_as_scalar(const Value& v) noexcept {
   }
 }
 
-/// Handler tags whose representation is written as that ground type itself (the rep's own
-/// type decides its form), as transit-java does: nil, boolean, integer, double, string, array
-/// and map.
-inline bool is_direct_tag(std::string_view tag) noexcept {
-  return tag == "_" || tag == "?" || tag == "i" || tag == "d" || tag == "s" || tag == "array" ||
-         tag == "map";
-}
-
 // Largest integer JavaScript represents exactly; larger ones go as "~i" strings in JSON.
 inline constexpr std::int64_t kMaxJsonInt = (std::int64_t{1} << 53) - 1;
 
@@ -172,11 +164,13 @@ class Encoder final : public ObjectEncoder {
       return;
     }
     const std::string tag = h.tag_of ? detail::tag_of_object(h, type, obj) : h.tag;
+    if (verbose_ && h.write_verbose_rep) [[unlikely]]
+      return detail::write_verbose_object(*this, h, tag, obj, as_key);
     if (is_direct_tag(tag)) return h.write_rep(obj, *this, as_key);
     if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep)
       return emit_prefixed(tag[0], h.string_rep(obj), as_key);
     tagged_begin(tag);
-    (verbose_ && h.write_verbose_rep ? h.write_verbose_rep : h.write_rep)(obj, *this, false);
+    h.write_rep(obj, *this, false);
     tagged_end();
   }
 

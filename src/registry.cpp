@@ -18,6 +18,7 @@
 #include <unordered_set>
 
 #include "codec.h"
+#include "transit/write_handlers.h"
 
 namespace transit {
 
@@ -241,6 +242,19 @@ std::string tag_of_object(const ErasedHandler& h, const std::type_info& type, co
     throw_error(Errc::invalid_argument, "the tag \"" + elide_middle(tag, 64) + "\" that the write handler for " +
                                             type_name(type) + " gave an object " + fault);
   return tag;
+}
+
+void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::string& tag,
+                          const void* obj, bool as_key) {
+  if (is_direct_tag(tag)) return h.write_verbose_rep(obj, e, as_key);
+  if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep) {
+    // "~X" + a string: a tagged Value of a string rep is written so, as a value or a key.
+    if (h.verbose_string_rep) return e.value(Value::tagged(tag, Value(h.verbose_string_rep(obj))), as_key);
+    if (as_key) return e.value(Value::tagged(tag, Value(h.string_rep(obj))), as_key);  // a key is a string
+  }
+  e.tagged_begin(tag);
+  h.write_verbose_rep(obj, e, false);
+  e.tagged_end();
 }
 }  // namespace detail
 

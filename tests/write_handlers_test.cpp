@@ -353,6 +353,79 @@ TEST(UserTypes, VerboseRepAndDynamicTag) {
             R"({"~#point":{"x":1,"y":2}})");
 }
 
+// A verbose rep is JSON-Verbose's rep wherever the rep would be written, as transit-java's
+// verbose handlers are: for a one-character tag written as a "~X" string, a string verbose rep
+// takes the string's place (value and key); any other is written as {"~#X": verbose rep}, and
+// a key, which must be a string, keeps the string rep. It was ignored for one-character tags
+// and for the direct tags ("map", "array", "s" ...): JSON-Verbose wrote what JSON writes.
+struct Reading {
+  int tenths;
+};
+bool reading_less(const Reading& a, const Reading& b) { return a.tenths < b.tenths; }
+using ReadingKeyed = std::map<Reading, int, bool (*)(const Reading&, const Reading&)>;
+
+TEST(UserTypes, VerboseRepOfAOneCharacterTag) {
+  const auto text = [](const Reading& c) { return std::to_string(c.tenths); };
+  const auto words = [](const Reading& c) { return std::to_string(c.tenths) + " tenths C"; };
+  const auto fields = [](const Reading& c) { return std::map<std::string, int>{{"tenths", c.tenths}}; };
+  const auto written = [](transit::Handler<Reading> handler, const auto& value, Encoding e) {
+    transit::RegistryBuilder b;
+    transit::add(b, std::move(handler));
+    const transit::Registry registry = std::move(b).freeze();
+    transit::WriteOptions options;
+    options.registry = &registry;
+    return transit::write(value, e, options);
+  };
+  const Reading warm{215};
+  const std::vector<Reading> list{warm};
+  const ReadingKeyed keyed({{warm, 1}}, reading_less);
+
+  // A string verbose rep: "~X" + it, as a value and as a key; JSON and MessagePack keep the rep.
+  const auto stringly = transit::Handler<Reading>("T").rep(text).verbose_rep(words);
+  EXPECT_EQ(written(stringly, list, Encoding::json_verbose), R"(["~T215 tenths C"])");
+  EXPECT_EQ(written(stringly, keyed, Encoding::json_verbose), R"({"~T215 tenths C":1})");
+  EXPECT_EQ(written(stringly, list, Encoding::json), R"(["~T215"])");
+  EXPECT_EQ(written(stringly, keyed, Encoding::json), R"(["^ ","~T215",1])");
+  EXPECT_EQ(transit::read(written(stringly, warm, Encoding::msgpack), Encoding::msgpack),
+            transit::read(R"(["~#'","~T215"])"));
+
+  // Any other verbose rep: {"~#X": it} as a value; a key keeps the string rep.
+  const auto mapped = transit::Handler<Reading>("T").rep(text).verbose_rep(fields);
+  EXPECT_EQ(written(mapped, list, Encoding::json_verbose), R"([{"~#T":{"tenths":215}}])");
+  // Alone, it is quoted as a one-character tag's scalar is (so transit-java writes it too).
+  EXPECT_EQ(written(mapped, warm, Encoding::json_verbose), R"({"~#'":{"~#T":{"tenths":215}}})");
+  EXPECT_EQ(written(mapped, keyed, Encoding::json_verbose), R"({"~T215":1})");
+  EXPECT_EQ(written(mapped, list, Encoding::json), R"(["~T215"])");
+
+  // A verbose rep given, then replaced by one that is not a string: the string form goes too.
+  const auto replaced = transit::Handler<Reading>("T").rep(text).verbose_rep(words).verbose_rep(fields);
+  EXPECT_EQ(written(replaced, list, Encoding::json_verbose), R"([{"~#T":{"tenths":215}}])");
+
+  // Both verbose forms read back as the tag's value with the verbose rep.
+  const Value as_string = transit::read(written(stringly, warm, Encoding::json_verbose));
+  ASSERT_EQ(as_string.kind(), transit::Kind::tagged);
+  EXPECT_EQ(as_string.tag(), "T");
+  EXPECT_EQ(as_string.rep(), Value("215 tenths C"));
+  const Value as_map = transit::read(written(mapped, warm, Encoding::json_verbose));
+  ASSERT_EQ(as_map.kind(), transit::Kind::tagged);
+  EXPECT_EQ(as_map.tag(), "T");
+  EXPECT_EQ(as_map.rep(), transit::read(R"({"tenths":215})"));
+}
+
+TEST(UserTypes, VerboseRepOfADirectTag) {
+  transit::RegistryBuilder b;
+  transit::add(b, transit::Handler<Reading>("map")
+                      .rep([](const Reading& c) { return std::map<std::string, int>{{"t", c.tenths}}; })
+                      .verbose_rep([](const Reading& c) {
+                        return std::map<std::string, int>{{"tenths", c.tenths}};
+                      }));
+  const transit::Registry registry = std::move(b).freeze();
+  transit::WriteOptions options;
+  options.registry = &registry;
+  EXPECT_EQ(transit::write(Reading{215}, Encoding::json_verbose, options), R"({"tenths":215})");
+  EXPECT_EQ(transit::write(Reading{215}, Encoding::json, options), R"(["^ ","t",215])");
+}
+
 TEST(UserTypes, ProfilerCountsLookupsOfTheObjectGraph) {
   const transit::Registry registry = shapes_registry();
   transit::LookupProfiler profiler;

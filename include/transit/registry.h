@@ -32,6 +32,9 @@ struct ErasedHandler {
   std::function<void(const void*, ObjectEncoder&, bool)> write_rep;
   /// The representation in JSON-Verbose, when it differs.
   std::function<void(const void*, ObjectEncoder&, bool)> write_verbose_rep;
+  /// write_verbose_rep's string, when it returns one: what a one-character tag writes after
+  /// `~X` in JSON-Verbose, as a value and as a map key.
+  std::function<std::string(const void*)> verbose_string_rep;
   /// The string form, for map keys and one-character tags; empty when the type has none.
   std::function<std::string(const void*)> string_rep;
   /// The type the handler was registered for.

@@ -415,8 +415,17 @@ class Handler {
     h_.string_rep = detail::erase_string<T>(std::move(f));
     return *this;
   }
+  /// What JSON-Verbose writes instead of `rep`, wherever `rep` would be written. With a
+  /// one-character tag X written as a `"~X..."` string: a string verbose rep is written as
+  /// `"~X" + verbose rep`, as a value and as a map key; any other is written as a value
+  /// `{"~#X": verbose rep}`, and a map key keeps `"~X" + string_rep` (a key is a string).
   template <class F>
   Handler& verbose_rep(F f) {
+    using R = std::invoke_result_t<F, const T&>;
+    if constexpr (detail::StringLike<detail::plain_t<R>>)
+      h_.verbose_string_rep = detail::erase_string<T>(f);
+    else
+      h_.verbose_string_rep = nullptr;
     h_.write_verbose_rep = detail::erase_rep<T>(std::move(f));
     return *this;
   }
