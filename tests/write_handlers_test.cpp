@@ -412,6 +412,27 @@ TEST(UserTypes, VerboseRepOfAOneCharacterTag) {
   EXPECT_EQ(as_map.rep(), transit::read(R"({"tenths":215})"));
 }
 
+// docs/custom-types.md's sample, verbatim, and what its comment says it writes.
+TEST(UserTypes, VerboseRepDocSample) {
+  transit::RegistryBuilder b;
+  // doc-sample begin
+  struct Reading { int tenths; };
+  transit::add(b, transit::Handler<Reading>("T")
+                      .rep([](const Reading& r) { return std::to_string(r.tenths); })
+                      .verbose_rep([](const Reading& r) { return std::to_string(r.tenths) + " tenths C"; }));
+  // JSON: ["~T215"]   JSON-Verbose: ["~T215 tenths C"], and as a map key {"~T215 tenths C":1}
+  // doc-sample end
+  const transit::Registry registry = std::move(b).freeze();
+  transit::WriteOptions options;
+  options.registry = &registry;
+  const std::vector<Reading> list{{215}};
+  const std::map<Reading, int, bool (*)(const Reading&, const Reading&)> keyed(
+      {{Reading{215}, 1}}, [](const Reading& x, const Reading& y) { return x.tenths < y.tenths; });
+  EXPECT_EQ(transit::write(list, Encoding::json, options), R"(["~T215"])");
+  EXPECT_EQ(transit::write(list, Encoding::json_verbose, options), R"(["~T215 tenths C"])");
+  EXPECT_EQ(transit::write(keyed, Encoding::json_verbose, options), R"({"~T215 tenths C":1})");
+}
+
 TEST(UserTypes, VerboseRepOfADirectTag) {
   transit::RegistryBuilder b;
   transit::add(b, transit::Handler<Reading>("map")
