@@ -553,8 +553,8 @@ class ReadCache {
       throw_error(Errc::bad_cache_code, "\"" + std::string(code.substr(0, 16)) + "\" is not a cache code");
     if (index >= count_)
       throw_error(Errc::bad_cache_code, "cache code \"" + std::string(code) + "\" (slot " +
-                                            std::to_string(index) + ") is not assigned; " +
-                                            std::to_string(count_) + " slots are");
+                                            std::to_string(index) + ") is not assigned: the cache holds " +
+                                            std::to_string(count_) + (count_ == 1 ? " entry" : " entries"));
     return slots_[index];
   }
 

@@ -80,12 +80,14 @@ TEST(JsonErrors, CacheCodeOutOfRange) {
 
 TEST(JsonErrors, CacheCodeNotAssigned) {
   expect_read_error(R"(["^0"])", Errc::bad_cache_code, 1,
-                    R"(transit: bad_cache_code at byte 1 (line 1, column 2) in $[0]: cache code "^0" (slot 0) is not assigned; 0 slots are)");
+                    R"(transit: bad_cache_code at byte 1 (line 1, column 2) in $[0]: cache code "^0" (slot 0) is not assigned: the cache holds 0 entries)");
   expect_read_error(R"(["~:abcd","^1"])", Errc::bad_cache_code, 10,
-                    R"(transit: bad_cache_code at byte 10 (line 1, column 11) in $[1]: cache code "^1" (slot 1) is not assigned; 1 slots are)");
+                    R"(transit: bad_cache_code at byte 10 (line 1, column 11) in $[1]: cache code "^1" (slot 1) is not assigned: the cache holds 1 entry)");
+  expect_read_error(R"(["~:abcd","~:efgh","^3"])", Errc::bad_cache_code, 19,
+                    R"(transit: bad_cache_code at byte 19 (line 1, column 20) in $[2]: cache code "^3" (slot 3) is not assigned: the cache holds 2 entries)");
   // "abc" is too short to take a slot, on either side.
   expect_read_error(R"(["^ ","abc",1,"^0",2])", Errc::bad_cache_code, 14,
-                    R"(transit: bad_cache_code at byte 14 (line 1, column 15) in $<key>: cache code "^0" (slot 0) is not assigned; 0 slots are)");
+                    R"(transit: bad_cache_code at byte 14 (line 1, column 15) in $<key>: cache code "^0" (slot 0) is not assigned: the cache holds 0 entries)");
   // The cache starts over with every top-level value.
   transit::Reader reader(R"(["~:abcd"] ["^0"])");
   EXPECT_EQ(reader.next(), Value::array({transit::kw("abcd")}));
@@ -94,7 +96,7 @@ TEST(JsonErrors, CacheCodeNotAssigned) {
     ADD_FAILURE() << "the second value used the first value's cache";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              R"(transit: bad_cache_code at byte 12 (line 1, column 13) in $[0]: cache code "^0" (slot 0) is not assigned; 0 slots are)");
+              R"(transit: bad_cache_code at byte 12 (line 1, column 13) in $[0]: cache code "^0" (slot 0) is not assigned: the cache holds 0 entries)");
   }
 }
 

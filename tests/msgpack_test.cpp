@@ -1155,7 +1155,7 @@ TEST(MsgpackErrors, InvalidUtf8AtEveryPlaceOfShortText) {
 TEST(MsgpackErrors, BadCacheCode) {
   expect_read_error("92 " + str("a") + " " + str("^5"), Errc::bad_cache_code, 3,
                     "transit: bad_cache_code at byte 3 in $[1]: cache code \"^5\" (slot 5) is not "
-                    "assigned; 0 slots are");
+                    "assigned: the cache holds 0 entries");
 }
 
 TEST(MsgpackErrors, TooDeep) {

@@ -165,7 +165,7 @@ TEST(DocErrors, ErrorMessageExample) {
   // doc-sample end
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "transit: bad_cache_code at byte 26 (line 1, column 27) in $[:a][3]: cache code "
-            "\"^1\" (slot 1) is not assigned; 1 slots are\n");
+            "\"^1\" (slot 1) is not assigned: the cache holds 1 entry\n");
   try {
     transit::read(R"(["^ ","~:a",[1,2,"~:abcd","^1"]])");
     FAIL() << "expected an error";
