@@ -145,8 +145,51 @@ TEST_F(Cli, EdnAndStats) {
     tool.close_input();
     const std::string out = tool.rest_of_stdout();
     EXPECT_NE(out.find("values: 1"), std::string::npos) << out;
-    EXPECT_NE(out.find("1 cache codes used"), std::string::npos) << out;
+    EXPECT_NE(out.find("1 cache code used"), std::string::npos) << out;
     EXPECT_NE(out.find("keyword: 2"), std::string::npos) << out;
+    EXPECT_EQ(tool.wait(), 0);
+  }
+  {
+    Tool tool({"stats"});
+    tool.send(R"([["^ ","~:name",1,"~:size",2],["^ ","^0",3,"^1",4]])");
+    tool.close_input();
+    const std::string out = tool.rest_of_stdout();
+    EXPECT_NE(out.find(", 2 cache codes used"), std::string::npos) << out;
+    EXPECT_EQ(tool.wait(), 0);
+  }
+}
+
+// JSON text given as MessagePack reads with no error (every ASCII byte is a positive fixint):
+// the tool converts it, as asked, and says on stderr that it looks like JSON.
+TEST_F(Cli, JsonTextReadAsMessagePackIsSaid) {
+  {
+    Tool tool({"convert", "--from", "msgpack"});
+    tool.send("[1,2]\n");
+    tool.close_input();
+    EXPECT_EQ(tool.rest_of_stdout(), R"(["~#'",91]["~#'",49]["~#'",44]["~#'",50]["~#'",93]["~#'",10])");
+    EXPECT_EQ(tool.stderr_text(),
+              "transit: warning: the input read as MessagePack is 6 one-byte integers, the first "
+              "'[': it looks like JSON text (--from json)\n");
+    EXPECT_EQ(tool.wait(), 0);
+  }
+  {
+    Tool tool({"edn", "--from", "msgpack"});
+    tool.send("{}");
+    tool.close_input();
+    EXPECT_EQ(tool.rest_of_stdout(), "123\n125\n");
+    EXPECT_NE(tool.stderr_text().find("the first '{': it looks like JSON text"), std::string::npos)
+        << tool.stderr_text();
+    EXPECT_EQ(tool.wait(), 0);
+  }
+  // MessagePack is not: a map, small integers not starting with '[' or '{', one '[' alone.
+  for (const std::string& bytes :
+       {transit::write(transit::Value::array({1, 2}), transit::Encoding::msgpack), std::string("\x01\x5b\x02"),
+        std::string("\x5b")}) {
+    Tool tool({"convert", "--from", "msgpack"});
+    tool.send(bytes);
+    tool.close_input();
+    (void)tool.rest_of_stdout();
+    EXPECT_EQ(tool.stderr_text(), "");
     EXPECT_EQ(tool.wait(), 0);
   }
 }

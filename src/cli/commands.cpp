@@ -347,6 +347,34 @@ class InputSource final : public Source {
   std::uint64_t count_ = 0;
 };
 
+/// Every ASCII byte is a MessagePack positive fixint, so JSON text read as MessagePack reads
+/// with no error, as one small integer a byte. Such a read is said on stderr once the input has
+/// been read: values that are all integers of 0-127, the first of them `[` or `{` (91, 123).
+class LooksLikeJson {
+ public:
+  explicit LooksLikeJson(Encoding from) : possible_(from == Encoding::msgpack) {}
+  void see(const Value& v) {
+    if (!possible_) return;
+    possible_ = v.kind() == Kind::integer && v.as_int() >= 0 && v.as_int() < 128;
+    if (possible_ && values_ == 0) {
+      first_ = static_cast<char>(v.as_int());
+      possible_ = first_ == '[' || first_ == '{';
+    }
+    ++values_;
+  }
+  void warn() const {
+    if (possible_ && values_ > 1)
+      std::cerr << "transit: warning: the input read as MessagePack is " << values_
+                << " one-byte integers, the first '" << first_
+                << "': it looks like JSON text (--from json)\n";
+  }
+
+ private:
+  bool possible_;
+  char first_ = 0;
+  std::uint64_t values_ = 0;
+};
+
 /// Reads every value of `from` on `in`, calling `each` as each one arrives, `before_wait`
 /// before waiting for more input, and reporting the bytes read to `progress`. Values read
 /// before an error have been handled when the error is thrown.
@@ -357,10 +385,13 @@ void for_each_value(const InputFile& in, Encoding from, Each each, Progress* pro
   const std::optional<std::uint64_t> total = progress ? in.size() : std::nullopt;
   Reader reader(source, from);
   std::uint64_t values = 0;
+  LooksLikeJson looks(from);
   while (auto v = reader.next()) {
+    looks.see(*v);
     each(*v);
     if (progress) progress->bytes(source.count(), total, ++values);
   }
+  looks.warn();
 }
 
 /// Text output through an FdSink, in blocks of 64 KiB and on flush(). A failed write throws
@@ -591,7 +622,8 @@ int stats(Args args) {
         continue;
       }
       std::cout << "  " << name << ": " << c.sink.bytes() << " bytes";
-      if (c.encoding == Encoding::json) std::cout << ", " << c.sink.cache_codes() << " cache codes used";
+      if (c.encoding == Encoding::json)
+        std::cout << ", " << c.sink.cache_codes() << (c.sink.cache_codes() == 1 ? " cache code used" : " cache codes used");
       std::cout << "\n";
     }
     std::cout << "max depth: " << tally.max_depth << "\n";
