@@ -7,7 +7,8 @@
 # either benchmark hides them.
 #
 #   bench/bench_agreement.py build/transit build/bench/transit-bench [--runs 7] [--reps 3]
-#                            [--min-time 0.05] [--rounds 8] [--corpora twitter,citm_catalog]
+#                            [--min-time 0.05] [--tool-min-time 0] [--rounds 8]
+#                            [--corpora twitter,citm_catalog]
 #
 # Why the ratio printed measures what item 4 asks:
 # - The same work on both sides. transit-bench's corpora are dumped with `--dump` and each one's
@@ -105,11 +106,12 @@ def transit_bench_medians(transit_bench, corpus, reps, min_time):
     return medians, floors
 
 
-def transit_tool_medians(transit, path, runs):
+def transit_tool_medians(transit, path, runs, tool_min_time=0.0):
     """({(op, encoding): median ns}, {(op, encoding): the floor's median ns}) from
     `transit bench FILE --json`."""
     out = json.loads(subprocess.run([transit, "bench", path, "--json", "--runs", str(runs),
-                                     "--quiet"], check=True, capture_output=True, text=True).stdout)
+                                     "--min-time", "%g" % tool_min_time, "--quiet"],
+                                    check=True, capture_output=True, text=True).stdout)
     return ({(r["op"], r["encoding"]): r["median_ns"] for r in out["results"]},
             {(r["op"], r["encoding"]): r["median_ns"] for r in out["floors"]})
 
@@ -127,14 +129,18 @@ def main():
     ap.add_argument("--reps", type=int, default=3, help="transit-bench repetitions per round")
     ap.add_argument("--min-time", type=float, default=0.05,
                     help="transit-bench's minimum seconds per repetition")
+    ap.add_argument("--tool-min-time", type=float, default=0.0,
+                    help="`transit bench --min-time`: each phase runs at least --runs runs and "
+                         "this many seconds (0: --runs runs, as before round twenty-seven)")
     ap.add_argument("--rounds", type=int, default=8,
                     help="pairs of runs per corpus, the order swapped every round")
     ap.add_argument("--corpora", help="comma-separated corpus names to measure (default: all)")
     ap.add_argument("--corpus-dir", default=os.path.join(os.path.dirname(__file__), "..", "..",
                                                          "shared", "corpus"))
     args = ap.parse_args()
-    if min(args.runs, args.reps, args.rounds) < 1 or args.min_time <= 0:
-        ap.error("--runs, --reps and --rounds must be at least 1, --min-time above 0")
+    if min(args.runs, args.reps, args.rounds) < 1 or args.min_time <= 0 or args.tool_min_time < 0:
+        ap.error("--runs, --reps and --rounds must be at least 1, --min-time above 0, "
+                 "--tool-min-time at least 0")
     rows = []
     with tempfile.TemporaryDirectory(prefix="transit-agreement-") as tmp:
         dumped = subprocess.run([args.transit_bench, "--dump", tmp], check=True,
@@ -157,7 +163,7 @@ def main():
             for corpus in corpora:
                 path = os.path.join(tmp, corpus + ".verbose.json")
                 pair = [lambda: tools[corpus].append(
-                            transit_tool_medians(args.transit, path, args.runs)),
+                            transit_tool_medians(args.transit, path, args.runs, args.tool_min_time)),
                         lambda: loops[corpus].append(
                             transit_bench_medians(args.transit_bench, corpus, args.reps,
                                                   args.min_time))]
@@ -171,11 +177,11 @@ def main():
                              [t[1][key] / l[1][key] for t, l in zip(tools[corpus], loops[corpus])]))
     example = os.path.join(args.corpus_dir, EXAMPLE + ".json")
     if with_example and os.path.exists(example):
-        tool = transit_tool_medians(args.transit, example, args.runs)[0]
+        tool = transit_tool_medians(args.transit, example, args.runs, args.tool_min_time)[0]
         for key in sorted(tool):
             rows.append((EXAMPLE, key[0], key[1], [tool[key]], None, None))
-    print("%d rounds a corpus: `transit bench` --runs %d, transit-bench --reps %d of at least %g s"
-          % (args.rounds, args.runs, args.reps, args.min_time))
+    print("%d rounds a corpus: `transit bench` --runs %d --min-time %g, transit-bench --reps %d of at "
+          "least %g s" % (args.rounds, args.runs, args.tool_min_time, args.reps, args.min_time))
     print()
     print("| corpus | op | encoding | `transit bench` ms | `transit-bench` ms | ratio (median) "
           "| rounds' ratios | each tool's rounds, slowest / fastest | floors' ratio | within 20% |")

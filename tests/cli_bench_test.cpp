@@ -101,10 +101,11 @@ TEST_F(CliBench, JsonReportHasOneResultPerEncodingAndOp) {
   std::set<std::pair<std::string, std::string>> seen;
   for (const transit::Value& entry : results->items()) {
     ASSERT_EQ(entry.kind(), transit::Kind::map);
-    EXPECT_EQ(entry.size(), 4u);
+    EXPECT_EQ(entry.size(), 5u);
     const std::string encoding(entry.find("encoding")->as_string());
     const std::string op(entry.find("op")->as_string());
     EXPECT_TRUE(op == "read" || op == "write") << op;
+    EXPECT_EQ(*entry.find("runs"), transit::Value(2)) << encoding << " " << op;
     const auto parsed = transit::parse_encoding(encoding);
     ASSERT_TRUE(parsed) << encoding;
     EXPECT_TRUE(seen.emplace(encoding, op).second) << encoding << " " << op << " twice";
@@ -205,6 +206,33 @@ TEST_F(CliBench, SvgChartIsWellFormed) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected;
 }
 
+// --min-time adds runs to a phase until ours and the floor's together have taken that much CPU
+// time: each phase of this small file (microseconds a run) runs far more than --runs times,
+// and the report says how many.
+TEST_F(CliBench, MinTimeRunsEachPhaseAtLeastThatLong) {
+  const CliRun r = run_cli("bench " + quoted(file()) + " --runs 3 --min-time 0.02 --json");
+  ASSERT_EQ(r.status, 0);
+  const transit::Value report = transit::read(r.out, transit::Encoding::json);
+  const transit::Value* results = report.find("results");
+  ASSERT_NE(results, nullptr);
+  ASSERT_EQ(results->size(), 6u);
+  for (const transit::Value& entry : results->items()) {
+    const std::int64_t runs = entry.find("runs")->as_int();
+    const std::int64_t median_ns = entry.find("median_ns")->as_int();
+    // 20 ms of runs of both sides, each side at most a few times the other: far more than 3.
+    EXPECT_GT(runs, 3) << entry.find("encoding")->as_string() << " " << entry.find("op")->as_string();
+    EXPECT_LE(runs, 1'000'000);
+    EXPECT_GT(median_ns, 0);
+  }
+  const CliRun table = run_cli("bench " + quoted(file()) + " --runs 3 --min-time 0.02");
+  ASSERT_EQ(table.status, 0);
+  EXPECT_NE(table.out.find("runs (at least 0.02 s a phase)"), std::string::npos) << table.out;
+  // 0 is the default: exactly --runs runs.
+  const CliRun plain = run_cli("bench " + quoted(file()) + " --runs 3 --min-time 0");
+  ASSERT_EQ(plain.status, 0);
+  EXPECT_NE(plain.out.find("median of 3 runs\n"), std::string::npos) << plain.out;
+}
+
 // The usage text says what the times are: this thread's CPU time (so a scheduler's delays on a
 // loaded machine are not timed, and page faults are), with ours and the floor's runs alternating.
 TEST_F(CliBench, UsageNamesTheClockAndTheOrder) {
@@ -221,6 +249,10 @@ TEST_F(CliBench, ExitStatuses) {
   EXPECT_EQ(run_cli("bench").status, 2);
   EXPECT_EQ(run_cli("bench " + quoted(file()) + " --runs 0").status, 2);
   EXPECT_EQ(run_cli("bench " + quoted(file()) + " --runs").status, 2);
+  EXPECT_EQ(run_cli("bench " + quoted(file()) + " --min-time -1").status, 2);
+  EXPECT_EQ(run_cli("bench " + quoted(file()) + " --min-time 1s").status, 2);
+  EXPECT_EQ(run_cli("bench " + quoted(file()) + " --min-time 3601").status, 2);
+  EXPECT_EQ(run_cli("bench " + quoted(file()) + " --min-time").status, 2);
   EXPECT_EQ(run_cli("bench " + quoted(file()) + " --from yaml").status, 2);
   EXPECT_EQ(run_cli("bench " + quoted(file()) + " --fast").status, 2);
   EXPECT_EQ(run_cli("bench " + quoted(dir_ / "missing.json")).status, 1);

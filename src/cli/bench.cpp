@@ -24,7 +24,8 @@ namespace transit::cli {
 namespace {
 
 constexpr Usage kBenchUsage{
-    "usage: transit bench FILE [--from ENC] [--runs N] [--json] [--svg OUT] [--quiet]\n"
+    "usage: transit bench FILE [--from ENC] [--runs N] [--min-time S] [--json] [--svg OUT]\n"
+    "                    [--quiet]\n"
     "\n"
     "Reads every value of FILE (in ENC, default json; - for stdin), checks that each encoding\n"
     "reads them back equal, then times writing them and reading them back in json,\n"
@@ -40,9 +41,12 @@ constexpr Usage kBenchUsage{
     "just under 32 MiB is freed: glibc then keeps its mmap and trim thresholds at their top,\n"
     "as in a process that has run a while, whatever the loading of FILE freed.\n"
     "\n"
+    "  --min-time S  run each write and each read at least N times and, with their floor's\n"
+    "             runs, for at least S seconds of CPU time (default 0: N runs): a median of many\n"
+    "             short runs is not one moment of a machine whose speed drifts\n"
     "  --json     print one JSON object instead: {\"file\": FILE, \"values\": COUNT, \"results\":\n"
-    "             [{\"encoding\": ENC, \"op\": \"read\" or \"write\", \"median_ns\": NS, \"bytes\": B},\n"
-    "             ...], \"floors\": [{\"encoding\": ENC, \"library\": LIB, \"op\": OP,\n"
+    "             [{\"encoding\": ENC, \"op\": \"read\" or \"write\", \"median_ns\": NS, \"bytes\": B,\n"
+    "             \"runs\": R}, ...], \"floors\": [{\"encoding\": ENC, \"library\": LIB, \"op\": OP,\n"
     "             \"median_ns\": NS}, ...]}, one result and one floor per encoding and op\n"
     "  --svg OUT  also draw the times and sizes as a bar chart in the SVG file OUT\n"
     "  --quiet    no progress line on stderr (drawn only when stderr is a terminal and the run\n"
@@ -54,6 +58,7 @@ struct Options {
   std::string_view file;
   Encoding from = Encoding::json;
   int runs = 10;
+  double min_time = 0;  // seconds
   bool json = false;
   std::optional<std::string_view> svg;
   bool quiet = false;
@@ -77,6 +82,13 @@ Options parse_options(Args args) {
       if (n.empty() || *end != '\0' || runs < 1 || runs > 1'000'000)
         usage_error(kBenchUsage, "--runs needs a whole number from 1 to 1000000, not '" + n + "'");
       o.runs = static_cast<int>(runs);
+    } else if (a == "--min-time") {
+      const std::string t(operand(i));
+      char* end = nullptr;
+      const double seconds = std::strtod(t.c_str(), &end);
+      if (t.empty() || *end != '\0' || !(seconds >= 0 && seconds <= 3600))
+        usage_error(kBenchUsage, "--min-time needs seconds from 0 to 3600, not '" + t + "'");
+      o.min_time = seconds;
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--svg") {
@@ -107,6 +119,9 @@ struct Result {
   std::string library;
   std::int64_t floor_read_ns = 0;
   std::int64_t floor_write_ns = 0;
+  // Runs of each side (ours, and the floor's as many).
+  int read_runs = 0;
+  int write_runs = 0;
 };
 
 // The output is held in memory: a value that expands past the tool's limit fails with
@@ -134,15 +149,23 @@ std::int64_t median(std::vector<std::int64_t> times) {
 
 struct Medians {
   std::int64_t ours = 0, floor = 0;
+  int runs = 0;
 };
 
-// `runs` runs each of ours and the floor, alternating (ours, floor, ours, floor ...), so that a
-// drift of the machine's speed falls on both sides alike; the median of each side.
+// The most runs --min-time adds to a phase (of a value that takes nanoseconds).
+constexpr int kMostRuns = 1'000'000;
+
+// At least `runs` runs each of ours and the floor, alternating (ours, floor, ours, floor ...),
+// so that a drift of the machine's speed falls on both sides alike, and more until both sides
+// together have taken `min_ns`; the median of each side.
 template <class Ours, class Floor>
-Medians paired_medians(int runs, Progress& progress, const std::string& what, Ours ours, Floor floor) {
+Medians paired_medians(int runs, std::int64_t min_ns, Progress& progress, const std::string& what,
+                       Ours ours, Floor floor) {
   std::vector<std::int64_t> ours_ns, floor_ns;
-  for (int i = 0; i < runs; ++i) {
-    progress.step(what + " run " + std::to_string(i + 1) + " of " + std::to_string(runs));
+  std::int64_t spent = 0;
+  for (int i = 0; i < runs || (spent < min_ns && i < kMostRuns); ++i) {
+    progress.step(what + " run " + std::to_string(i + 1) +
+                  (i < runs ? " of " + std::to_string(runs) : std::string(" (--min-time)")));
     std::int64_t start = thread_cpu_ns();
     ours();
     std::int64_t end = thread_cpu_ns();
@@ -151,8 +174,10 @@ Medians paired_medians(int runs, Progress& progress, const std::string& what, Ou
     floor();
     end = thread_cpu_ns();
     floor_ns.push_back(end - start);
+    spent += ours_ns.back() + floor_ns.back();
   }
-  return {median(std::move(ours_ns)), median(std::move(floor_ns))};
+  const int done = static_cast<int>(ours_ns.size());
+  return {median(std::move(ours_ns)), median(std::move(floor_ns)), done};
 }
 
 // Writes the values in `encoding` and checks that they read back equal; returns the text.
@@ -186,8 +211,9 @@ void settle_allocator() {
 
 // Times ours and the floor on `text`, the values written in `encoding`: the writes, then the
 // reads, each run of ours followed by one of the floor's.
-Result measure(std::span<const Value> values, Encoding encoding, const std::string& text, int runs,
+Result measure(std::span<const Value> values, Encoding encoding, const std::string& text, const Options& o,
                Progress& progress) {
+  const std::int64_t min_ns = static_cast<std::int64_t>(o.min_time * 1e9);
   Result r;
   r.encoding = encoding;
   r.bytes = text.size();
@@ -197,7 +223,7 @@ Result measure(std::span<const Value> values, Encoding encoding, const std::stri
   const std::size_t floor_bytes = floor.write();  // also its warm-up
   const std::size_t floor_values = floor.read();
   const Medians writes = paired_medians(
-      runs, progress, name + ": write, ours and " + r.library + "'s",
+      o.runs, min_ns, progress, name + ": write, ours and " + r.library + "'s",
       [&] {
         const std::string out = write_all(values, encoding);
         if (out.size() != r.bytes) throw std::runtime_error("a write produced different output");
@@ -206,7 +232,7 @@ Result measure(std::span<const Value> values, Encoding encoding, const std::stri
         if (floor.write() != floor_bytes) throw std::runtime_error("a floor write produced different output");
       });
   const Medians reads = paired_medians(
-      runs, progress, name + ": read, ours and " + r.library + "'s",
+      o.runs, min_ns, progress, name + ": read, ours and " + r.library + "'s",
       [&] {
         if (read_all(text, encoding).size() != values.size())
           throw std::runtime_error("a read produced different values");
@@ -218,6 +244,8 @@ Result measure(std::span<const Value> values, Encoding encoding, const std::stri
   r.floor_write_ns = writes.floor;
   r.read_ns = reads.ours;
   r.floor_read_ns = reads.floor;
+  r.write_runs = writes.runs;
+  r.read_runs = reads.runs;
   return r;
 }
 
@@ -273,10 +301,25 @@ std::string ratio(std::int64_t ours_ns, std::int64_t floor_ns) {
   return three_digits(static_cast<double>(ours_ns) / static_cast<double>(floor_ns)) + "x";
 }
 
+// "median of 10 runs", or with --min-time the runs it took: "median of 10-4,210 runs (at
+// least 0.5 s a phase)".
+std::string runs_said(const Options& o, std::span<const Result> results) {
+  if (o.min_time <= 0) return "median of " + std::to_string(o.runs) + (o.runs == 1 ? " run" : " runs");
+  int fewest = kMostRuns, most = 0;
+  for (const Result& r : results)
+    for (const int n : {r.read_runs, r.write_runs}) fewest = std::min(fewest, n), most = std::max(most, n);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", o.min_time);
+  return "median of " + (fewest == most ? thousands(static_cast<std::size_t>(most))
+                                        : thousands(static_cast<std::size_t>(fewest)) + "-" +
+                                              thousands(static_cast<std::size_t>(most))) +
+         (most == 1 ? " run" : " runs") + " (at least " + seconds + " s a phase)";
+}
+
 void print_table(std::ostream& out, const Options& o, std::size_t values,
                  std::span<const Result> results, const Sizes& sizes) {
-  out << o.file << ": " << values << (values == 1 ? " value" : " values") << ", median of "
-      << o.runs << (o.runs == 1 ? " run" : " runs") << "\n\n";
+  out << o.file << ": " << values << (values == 1 ? " value" : " values") << ", " << runs_said(o, results)
+      << "\n\n";
   out << "encoding      " << pad_left("read", 10) << pad_left("MB/s", 9) << pad_left("write", 10)
       << pad_left("MB/s", 9) << pad_left("bytes", 12) << "\n";
   for (const Result& r : results) {
@@ -310,7 +353,8 @@ void print_json(std::ostream& out, const Options& o, std::size_t values, std::sp
       entries.push_back(Value::map({{"encoding", encoding_name(r.encoding)},
                                     {"op", read_op ? "read" : "write"},
                                     {"median_ns", read_op ? r.read_ns : r.write_ns},
-                                    {"bytes", r.bytes}}));
+                                    {"bytes", r.bytes},
+                                    {"runs", read_op ? r.read_runs : r.write_runs}}));
     }
   }
   std::vector<Value> floors;
@@ -443,8 +487,8 @@ std::string chart(const Options& o, std::size_t values, std::span<const Result> 
   svg += "<text x=\"" + num(kWidth / 2) + "\" y=\"28\" text-anchor=\"middle\" class=\"heading\">transit bench: " +
          xml_escape(o.file) + "</text>\n";
   svg += "<text x=\"" + num(kWidth / 2) + "\" y=\"48\" text-anchor=\"middle\" class=\"note\">" +
-         std::to_string(values) + (values == 1 ? " value" : " values") + ", median of " + std::to_string(o.runs) +
-         (o.runs == 1 ? " run" : " runs") + "; shorter bars are better</text>\n";
+         std::to_string(values) + (values == 1 ? " value" : " values") + ", " + runs_said(o, results) +
+         "; shorter bars are better</text>\n";
 
   // Legend: one swatch per encoding, centred under the heading (about 7 px a character).
   double legend_width = 0;
@@ -500,7 +544,7 @@ int bench(Args args) {
     settle_allocator();
     std::vector<Result> results;
     for (std::size_t i = 0; i < kEncodings.size(); ++i)
-      results.push_back(measure(values, kEncodings[i], texts[i], o.runs, progress));
+      results.push_back(measure(values, kEncodings[i], texts[i], o, progress));
     progress.step("sizes");
     const Sizes sizes = measure_sizes(values);
     progress.finish();
