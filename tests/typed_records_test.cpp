@@ -500,6 +500,50 @@ TEST(Record, FromValueBindsTheObjectsAReadIntoValueMade) {
   }
 }
 
+// A move-only record (it owns a unique_ptr) reads typed, alone and as the items of a
+// container; what a read into Value made of one cannot be copied out, and from_value says so.
+// (read<T> of a move-only T did not compile: its binder copied a held object inline.)
+struct Owner {
+  std::string name;
+  std::unique_ptr<Money> money;
+};
+
+TEST(Record, AMoveOnlyTypeReadsTypedAndIsNotCopiedOutOfAValue) {
+  auto money = Record<Money>("money").field(&Money::amount, "amount").field(&Money::currency, "currency");
+  auto owner = Record<Owner>("owner").field(&Owner::name, "name").field(&Owner::money, "money");
+  transit::RegistryBuilder b;
+  b.add(money).add(owner);
+  const transit::Registry registry = std::move(b).freeze();
+  transit::ReadHandlers read;
+  read.add(money).add(owner);
+  std::vector<Owner> owners;
+  owners.push_back(Owner{"a", std::make_unique<Money>(Money{{"2.5"}, "EUR"})});
+  owners.push_back(Owner{"b", nullptr});
+  for (Encoding e : kAll) {
+    const std::string bytes = transit::write(owners, e, {.registry = &registry});
+    const auto back = transit::read<std::vector<Owner>>(bytes, e, {.handlers = &read});
+    ASSERT_EQ(back.size(), 2u);
+    EXPECT_EQ(back[0].name, "a");
+    ASSERT_NE(back[0].money, nullptr);
+    EXPECT_EQ(*back[0].money, *owners[0].money);
+    EXPECT_EQ(back[1].money, nullptr);
+    const Owner one = transit::read<Owner>(transit::write(owners[0], e, {.registry = &registry}),
+                                           e, {.handlers = &read});
+    EXPECT_EQ(one.name, "a");
+    const Value held = transit::read(bytes, e, {.handlers = &read});
+    ASSERT_NE(held[0].get_if<Owner>(), nullptr);
+    try {
+      (void)transit::from_value<std::vector<Owner>>(held, &read);
+      FAIL();
+    } catch (const transit::Error& err) {
+      EXPECT_STREQ(err.what(),
+                   "transit: type_mismatch in $[0]: expected (anonymous namespace)::Owner, got "
+                   "object #object[(anonymous namespace)::Owner] (a held (anonymous "
+                   "namespace)::Owner is bound only when it can be copied)");
+    }
+  }
+}
+
 TEST(Enums, AsKeywordsByNameElseAsIntegers) {
   for (Encoding e : kAll) {
     const std::vector<Status> s{Status::shipped, Status::open};

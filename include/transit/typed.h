@@ -861,13 +861,15 @@ class UserItems {
   void read(Cursor& c, T& out) {
     const Token& t = c.peek();
     if (t.op == Op::map_begin && plain_) return plain_->read_into(plain_->context.get(), c, &out);
-    // An object a Value read handler made for this type's tag.
-    if (t.op == Op::value && t.kind == Kind::object)
-      if (const T* p = c.value(t).template get_if<T>()) {
-        c.take_peeked();
-        out = *p;
-        return;
-      }
+    // An object a Value read handler made for this type's tag (a move-only one is refused
+    // by read_user, which says why).
+    if constexpr (std::is_copy_assignable_v<T>)
+      if (t.op == Op::value && t.kind == Kind::object)
+        if (const T* p = c.value(t).template get_if<T>()) {
+          c.take_peeked();
+          out = *p;
+          return;
+        }
     c.read_user(typeid(T), &out);
   }
 
@@ -1005,13 +1007,16 @@ T read_any(Cursor& c) {
     static_assert(std::is_class_v<T> && std::is_default_constructible_v<T>,
                   "transit: no way to read this type: it is not a type transit knows, and "
                   "a user type read through a Record must be default-constructible");
-    // An object a Value read handler made for this type's tag.
-    const Token& t = c.peek();
-    if (t.op == Op::value && t.kind == Kind::object)
-      if (const T* p = c.value(t).template get_if<T>()) {
-        c.take_peeked();
-        return *p;
-      }
+    // An object a Value read handler made for this type's tag (a move-only one is refused
+    // by read_user, which says why).
+    if constexpr (std::is_copy_constructible_v<T>) {
+      const Token& t = c.peek();
+      if (t.op == Op::value && t.kind == Kind::object)
+        if (const T* p = c.value(t).template get_if<T>()) {
+          c.take_peeked();
+          return *p;
+        }
+    }
     T out{};
     c.read_user(typeid(T), &out);
     return out;
