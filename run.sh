@@ -115,9 +115,11 @@ stage_tsan() {
 }
 
 # Builds the libFuzzer targets with clang (ASan + UBSan) in their own build directory, seeds
-# each corpus from the exemplars, and runs each fuzzer for FUZZ_SECONDS. Any crash, leak,
-# sanitizer report, timeout, out-of-memory or round-trip mismatch fails the stage; libFuzzer
-# leaves the input in $dir/artifacts. Executions per second and corpus sizes are printed.
+# each corpus from the exemplars (typed_roundtrip's input is the choices of a value generator,
+# not Transit: any bytes do, and the exemplars' let it start from values of every size), and runs
+# each fuzzer for FUZZ_SECONDS. Any crash, leak, sanitizer report, timeout, out-of-memory or
+# round-trip mismatch fails the stage; libFuzzer leaves the input in $dir/artifacts. Executions
+# per second and corpus sizes are printed.
 stage_fuzz() {
   local dir=$BUILD_DIR-fuzz cxx
   cxx=$(command -v clang++-14 || command -v clang++) || die "the fuzz stage needs clang++"
@@ -129,13 +131,15 @@ stage_fuzz() {
   say "building $dir"
   cmake --build "$dir" -j"$(nproc)" || die "fuzz build failed"
 
-  # Seeds: the exemplars as they are; for the round trip, prefixed with the byte that picks
-  # their encoding (0 JSON, 1 JSON-Verbose, 2 MessagePack).
+  # Seeds: the exemplars as they are (for the typed round trip too, as choices); for the round
+  # trip, prefixed with the byte that picks their encoding (0 JSON, 1 JSON-Verbose, 2 MessagePack).
   local seeds=$dir/seeds f base
   rm -rf "$seeds" "$dir/artifacts"
-  mkdir -p "$seeds/json" "$seeds/msgpack" "$seeds/roundtrip" "$dir/artifacts"
+  mkdir -p "$seeds/json" "$seeds/msgpack" "$seeds/roundtrip" "$seeds/typed_roundtrip" \
+    "$dir/artifacts"
   for f in "$EXEMPLARS"/*.json "$EXEMPLARS"/*.mp; do
     base=$(basename "$f")
+    cp "$f" "$seeds/typed_roundtrip/"
     case $base in
       *.verbose.json) cp "$f" "$seeds/json/"; { printf '\001'; cat "$f"; } > "$seeds/roundtrip/$base" ;;
       *.json) cp "$f" "$seeds/json/"; { printf '\000'; cat "$f"; } > "$seeds/roundtrip/$base" ;;
@@ -155,7 +159,7 @@ stage_fuzz() {
 
   # alloc_dealloc_mismatch=0 for libsimdjson's parser, as in stage_sanitize.
   local target corpus log rc summary=()
-  for target in json msgpack roundtrip; do
+  for target in json msgpack roundtrip typed_roundtrip; do
     corpus=$dir/corpus/$target
     log=$dir/fuzz-$target.log
     mkdir -p "$corpus"
