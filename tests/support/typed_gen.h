@@ -48,6 +48,7 @@
 #include <variant>
 #include <vector>
 
+#include "support/step_source.h"
 #include "transit/transit.h"
 
 namespace transit::test::typed_gen {
@@ -720,8 +721,9 @@ struct Sample {
   std::function<void(Writer&)> write_to;       // Writer::write(v)
   /// Reads the next value of `reader` as T; "" when it equals v, else what went wrong.
   std::function<std::string(Reader&)> read_next;
-  /// read<T> of `text` in `enc`, compared with v: "" or what went wrong.
-  std::function<std::string(std::string_view, Encoding)> read_typed;
+  /// read<T> of `text` in `enc`, taped `batch` tokens at a time (ReadOptions::
+  /// typed_batch_tokens), compared with v: "" or what went wrong.
+  std::function<std::string(std::string_view, Encoding, std::size_t batch)> read_typed;
   /// from_value<T> of `v`, compared: "" or what went wrong.
   std::function<std::string(const Value&)> from_value;
   /// Whether T holds a Person, a move-only record (its unique_ptr): from_value binds the user
@@ -768,9 +770,11 @@ Sample make_sample(std::size_t index, Picker& p, int depth) {
       return std::string("Reader::next<T> threw: ") + e.what();
     }
   };
-  s.read_typed = [v, &h](std::string_view text, Encoding e) -> std::string {
+  s.read_typed = [v, &h](std::string_view text, Encoding e, std::size_t batch) -> std::string {
     try {
-      return compare<T>(transit::read<T>(text, e, {.handlers = &h.read}), *v, "read<T>");
+      return compare<T>(
+          transit::read<T>(text, e, {.handlers = &h.read, .typed_batch_tokens = batch}), *v,
+          "read<T>");
     } catch (const Error& x) {
       return std::string("read<T> threw: ") + x.what();
     }
@@ -825,7 +829,13 @@ inline std::string check_alone(const Sample& s) {
     } catch (const Error& x) {
       return where(std::string("write<T> threw: ") + x.what());
     }
-    if (std::string f = s.read_typed(texts[i], e); !f.empty()) return where(f);
+    if (std::string f = s.read_typed(texts[i], e, ReadOptions::kLibraryDefault); !f.empty())
+      return where(f);
+    // Taped a few tokens at a time (JSON in memory), so that the binders meet the batches'
+    // ends everywhere: a variant tried again, a record's keys, a container of records.
+    if (e != Encoding::msgpack)
+      if (std::string f = s.read_typed(texts[i], e, 3); !f.empty())
+        return where(f + " (3 tokens a batch)");
     // A peer with no handlers: tagged values, bound by the typed readers.
     std::string failure;
     as_values[i] = read_as_value(texts[i], e, nullptr, failure);
@@ -844,9 +854,27 @@ inline std::string check_alone(const Sample& s) {
   return {};
 }
 
-/// Many samples through one Writer into one stream, read back by one Reader::next<T>() each,
-/// then the stream read as Values equal the values read one by one; "" or the first failure.
-inline std::string check_stream(const std::vector<Sample>& samples, Encoding e) {
+/// Reads every sample of `r`'s stream in order with Reader::next<T>(); "" or the first failure,
+/// named by `how` the reader reads.
+inline std::string read_stream(const std::vector<Sample>& samples, Reader& r,
+                               const std::string& how) {
+  try {
+    for (std::size_t i = 0; i < samples.size(); ++i)
+      if (std::string f = samples[i].read_next(r); !f.empty())
+        return samples[i].type_name + " (value " + std::to_string(i) + " of " + how + "): " + f;
+    if (r.next()) return how + " has a value too many";
+  } catch (const Error& x) {
+    return "reading " + how + " threw: " + x.what();
+  }
+  return {};
+}
+
+/// Many samples through one Writer into one stream, read back by one Reader::next<T>() each:
+/// from memory, from memory taped 3 tokens at a time, and from a Source that hands out `step`
+/// bytes at a time (cut anywhere, as a pipe may); then the stream read as Values equal the
+/// values read one by one; "" or the first failure.
+inline std::string check_stream(const std::vector<Sample>& samples, Encoding e,
+                                std::size_t step = 7) {
   const Handlers& h = handlers();
   std::string text;
   {
@@ -861,15 +889,25 @@ inline std::string check_stream(const std::vector<Sample>& samples, Encoding e) 
     }
     w.flush();
   }
-  try {
+  {
     Reader r(text, e, {.handlers = &h.read});
-    for (std::size_t i = 0; i < samples.size(); ++i)
-      if (std::string f = samples[i].read_next(r); !f.empty())
-        return samples[i].type_name + " (value " + std::to_string(i) + " of a " + name_of(e) +
-               " stream): " + f;
-    if (r.next()) return std::string("a ") + name_of(e) + " stream has a value too many";
-  } catch (const Error& x) {
-    return std::string("reading a ") + name_of(e) + " stream threw: " + x.what();
+    if (std::string f = read_stream(samples, r, "a " + name_of(e) + " stream"); !f.empty())
+      return f;
+  }
+  if (e != Encoding::msgpack) {
+    Reader r(text, e, {.handlers = &h.read, .typed_batch_tokens = 3});
+    if (std::string f = read_stream(samples, r, "a " + name_of(e) + " stream, 3 tokens a batch");
+        !f.empty())
+      return f;
+  }
+  {
+    StepSource source(text, step);
+    Reader r(source, e, {.chunk_size = step, .handlers = &h.read});
+    if (std::string f = read_stream(
+            samples, r,
+            "a " + name_of(e) + " stream from a Source, " + std::to_string(step) + " bytes a read");
+        !f.empty())
+      return f;
   }
   try {
     const std::vector<Value> all = read_all(text, e);
