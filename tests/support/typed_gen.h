@@ -717,8 +717,10 @@ inline std::string name_of(Encoding e) {
 struct Sample {
   std::size_t type_index = 0;
   std::string type_name;
-  std::function<std::string(Encoding)> write;  // write<T>(v, enc) alone
-  std::function<void(Writer&)> write_to;       // Writer::write(v)
+  /// write<T>(v, enc) alone; `float32`: WriteOptions::float32 (MessagePack's floats in 32
+  /// bits where nothing is lost).
+  std::function<std::string(Encoding, bool float32)> write;
+  std::function<void(Writer&)> write_to;  // Writer::write(v)
   /// Reads the next value of `reader` as T; "" when it equals v, else what went wrong.
   std::function<std::string(Reader&)> read_next;
   /// read<T> of `text` in `enc`, taped `batch` tokens at a time (ReadOptions::
@@ -761,7 +763,9 @@ Sample make_sample(std::size_t index, Picker& p, int depth) {
   s.type_name = detail::type_name(typeid(T));
   s.move_only = std::is_same_v<T, Person> || std::is_same_v<T, std::vector<Person>> ||
                 std::is_same_v<T, std::optional<Person>>;
-  s.write = [v, &h](Encoding e) { return transit::write(*v, e, {.registry = &h.registry}); };
+  s.write = [v, &h](Encoding e, bool float32) {
+    return transit::write(*v, e, {.float32 = float32, .registry = &h.registry});
+  };
   s.write_to = [v](Writer& w) { w.write(*v); };
   s.read_next = [v](Reader& r) -> std::string {
     try {
@@ -825,7 +829,7 @@ inline std::string check_alone(const Sample& s) {
       return s.type_name + " in " + name_of(e) + ": " + what;
     };
     try {
-      texts[i] = s.write(e);
+      texts[i] = s.write(e, false);
     } catch (const Error& x) {
       return where(std::string("write<T> threw: ") + x.what());
     }
@@ -836,6 +840,17 @@ inline std::string check_alone(const Sample& s) {
     if (e != Encoding::msgpack)
       if (std::string f = s.read_typed(texts[i], e, 3); !f.empty())
         return where(f + " (3 tokens a batch)");
+    // MessagePack with floats in 32 bits wherever that loses nothing.
+    if (e == Encoding::msgpack) {
+      std::string small;
+      try {
+        small = s.write(e, true);
+      } catch (const Error& x) {
+        return where(std::string("write<T> with float32 threw: ") + x.what());
+      }
+      if (std::string f = s.read_typed(small, e, ReadOptions::kLibraryDefault); !f.empty())
+        return where(f + " (float32)");
+    }
     // A peer with no handlers: tagged values, bound by the typed readers.
     std::string failure;
     as_values[i] = read_as_value(texts[i], e, nullptr, failure);
@@ -915,7 +930,7 @@ inline std::string check_stream(const std::vector<Sample>& samples, Encoding e,
       return std::string("a ") + name_of(e) + " stream reads as " + std::to_string(all.size()) +
              " Values";
     for (std::size_t i = 0; i < samples.size(); ++i) {
-      const std::string alone = samples[i].write(e);
+      const std::string alone = samples[i].write(e, false);
       const Value one = transit::read(alone, e);
       if (all[i] != one)
         return samples[i].type_name + " (value " + std::to_string(i) + " of a " + name_of(e) +
