@@ -15,7 +15,7 @@ readonly PACKAGES=(cmake g++ make rapidjson-dev libmsgpack-cxx-dev libgtest-dev 
 # fuzz stages, pkg-config for the test that builds a consumer of the installed library through
 # transit.pc.
 readonly TEST_PACKAGES=(clang-14 libclang-rt-14-dev pkgconf)
-# Seconds each fuzzer runs in the fuzz stage (CI budget: three of them).
+# Seconds each fuzzer runs in the fuzz stage (CI budget: four of them).
 readonly FUZZ_SECONDS=${TRANSIT_FUZZ_SECONDS:-75}
 readonly EXEMPLARS=../shared/transit-format/examples/0.8/simple
 
