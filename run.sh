@@ -174,7 +174,7 @@ stage_fuzz() {
       grep -E 'ERROR|runtime error|SUMMARY|Test unit written|fuzz:' "$log" | head -n 20 >&2
       die "fuzzer $target failed (exit $rc); log: $log"
     fi
-    summary+=("$(printf '%-10s %8s exec/s  corpus %5s files  %s' "$target" \
+    summary+=("$(printf '%-15s %8s exec/s  corpus %5s files  %s' "$target" \
       "$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")" \
       "$(find "$corpus" -type f | wc -l)" \
       "$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)")")
