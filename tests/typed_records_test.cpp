@@ -452,6 +452,23 @@ TEST(Record, PolymorphicReadsChooseTheTypeByTag) {
             "namespace)::Event)");
 }
 
+// A key that is a whole value (a MessagePack map's array key, a cmap read as a Value) names no
+// field, and all of it is skipped with its value. The typed fuzzer found the first token of
+// such a key taken as the whole key: the cursor then read the key's items as keys and values
+// (here "sku" as a key, its value the array's end: a mismatch), or walked off the tape.
+TEST(Record, KeysThatAreWholeValuesNameNoField) {
+  const Handlers h = make_handlers();
+  const Line want{"A", 1, std::nullopt};
+  const std::string mp =
+      "\x83\x92\xa1"
+      "a\xa3sku\xa1x\xa3sku\xa1"
+      "A\xa8quantity\x01";
+  EXPECT_EQ(transit::read<Line>(mp, Encoding::msgpack, {.handlers = &h.read}), want);
+  EXPECT_EQ(transit::from_value<Line>(transit::read(mp, Encoding::msgpack), &h.read), want);
+  const Value cmap = transit::read(R"({"~#cmap":[["a","sku"],"x",{"sku":1},2,"sku","A","quantity",1]})");
+  EXPECT_EQ(transit::from_value<Line>(cmap, &h.read), want);
+}
+
 // from_value binds a Value as a typed read binds bytes; a Value read with a Record's handlers
 // holds the objects themselves, which bind as their bytes did: copied, by their dynamic type
 // into a pointer to a base.

@@ -541,6 +541,13 @@ class Record {
                (key.kind == Kind::keyword || key.kind == Kind::string)) {
       name = c.value(key).as_string();
     } else {
+      // A key that is a whole value (an array, a map, a tagged value: a MessagePack map or a
+      // cmap read as a Value has them) names no field: all of it is skipped, not its first
+      // token only, which left the cursor inside it and walked off the tape.
+      if (detail::kOpDepth[static_cast<std::uint8_t>(key.op)] > 0) {
+        c.seek(c.position() - 1);
+        c.skip();
+      }
       return n;
     }
     if (next == n) next = 0;
