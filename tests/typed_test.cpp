@@ -435,6 +435,45 @@ TEST(TypedRead, BindFailuresArePlacedAlikeInMemoryAndFromASource) {
   EXPECT_EQ(memory.next<Items>(), std::nullopt);
 }
 
+// A Source read in small chunks has dropped the chunk of the token a binder fails on, and the
+// newlines after it, by the time the value is in: the reader notes the value's newlines as it
+// drops them, so the error keeps its line and column (the typed fuzzer found them missing:
+// "at byte 0 in $" from a Source, "at byte 0 (line 1, column 1) in $" in memory).
+TEST(TypedRead, BindFailuresFromASourceInSmallChunksKeepTheirLineAndColumn) {
+  using Items = std::vector<std::map<std::string, std::vector<int>>>;
+  const std::string items = "[[\"^ \",\"alpha\",[1,2]],\n [\"^ \",\"^0\",[3,\"x\"]]]";
+  const std::string stream = "[7]\n\n[\n\"x\",\n8]";
+  for (const std::size_t chunk : {1, 2, 3, 5, 16}) {
+    auto error_from_source = [&](const std::string& text, auto read) {
+      std::istringstream in(text);
+      transit::IstreamSource source(in);
+      transit::Reader reader(source, Encoding::json, {.chunk_size = chunk});
+      try {
+        read(reader);
+      } catch (const transit::Error& e) {
+        return std::string(e.what());
+      }
+      return std::string("no error");
+    };
+    EXPECT_EQ(error_from_source(items, [](transit::Reader& r) { (void)r.next<Items>(); }),
+              "transit: type_mismatch at byte 38 (line 2, column 16) in $[1][\"alpha\"][1]: expected "
+              "int, got string \"x\"")
+        << chunk;
+    EXPECT_EQ(error_from_source(items, [](transit::Reader& r) { (void)r.next<std::map<std::string, int>>(); }),
+              "transit: type_mismatch at byte 0 (line 1, column 1) in $: expected std::map<std::string, "
+              "int, std::less<std::string >, std::allocator<std::pair<std::string const, int> > >, "
+              "got an array")
+        << chunk;
+    EXPECT_EQ(error_from_source(stream,
+                                [](transit::Reader& r) {
+                                  EXPECT_EQ(r.next<std::vector<int>>(), std::vector<int>{7});
+                                  (void)r.next<std::vector<int>>();
+                                }),
+              "transit: type_mismatch at byte 7 (line 4, column 1) in $[0]: expected int, got string \"x\"")
+        << chunk;
+  }
+}
+
 // A typed read of MessagePack records no marks; a failed bind reads the value again to place
 // its error. The error is placed as before, in memory and from a Source, in a value after
 // others, and the reader then goes on with the next value.

@@ -290,6 +290,21 @@ class SourceInput {
     max_value_bytes_ = max_value_bytes;
     armed_ = true;
   }
+  /// A typed read's value starts at the cursor: the newlines in the chunks dropped while it is
+  /// read are noted, so that locate places any of its tokens by line and column once the
+  /// value is in and its binder fails (a parse error is placed while its chunk is held).
+  /// Memory: 8 bytes a newline of the value, given back after a value of more than 4K. Off
+  /// (`on` false) for a value read into a Value, which is placed while its chunk is held.
+  void note_lines(bool on) {
+    if (newlines_.capacity() > 4096)
+      std::vector<std::size_t>().swap(newlines_);
+    else
+      newlines_.clear();
+    noting_ = on;
+    noted_from_ = before_;
+    noted_lines_ = lines_;
+    noted_line_start_ = line_start_;
+  }
   /// An event has been handled: the next byte taken that is not a separator starts a token.
   void arm() noexcept { armed_ = true; }
   /// Where the token being read (or the one that raised the last event) starts: noted as its
@@ -310,9 +325,17 @@ class SourceInput {
     // In a chunk already dropped: parse errors point a few bytes back (the start of an
     // escape), and tokens cannot hold a raw newline, so there is none between the offset and
     // this chunk when the last newline before the chunk is before it.
-    if (offset < before_)
-      return offset >= line_start_ ? Location{offset, 1 + lines_, offset - line_start_ + 1}
-                                   : Location{offset, 0, 0};
+    if (offset < before_) {
+      if (offset >= line_start_) return Location{offset, 1 + lines_, offset - line_start_ + 1};
+      // A token of a typed read's value, placed after its chunk was dropped (see note_lines).
+      if (noting_ && offset >= noted_from_) {
+        const std::size_t k = static_cast<std::size_t>(
+            std::lower_bound(newlines_.begin(), newlines_.end(), offset) - newlines_.begin());
+        const std::size_t line_start = k != 0 ? newlines_[k - 1] + 1 : noted_line_start_;
+        return Location{offset, 1 + noted_lines_ + k, offset - line_start + 1};
+      }
+      return Location{offset, 0, 0};
+    }
     Location where{offset, 1 + lines_, 0};
     std::size_t line_start = line_start_;
     const std::size_t upto = std::min<std::size_t>(offset - before_, static_cast<std::size_t>(end_ - chunk_));
@@ -367,6 +390,13 @@ class SourceInput {
   std::size_t before_ = 0;
   std::size_t lines_ = 0;       // newlines before chunk_
   std::size_t line_start_ = 0;  // offset just after the last of them
+  // While a typed read's value is read (note_lines): the offsets of the newlines dropped since
+  // noted_from_, where lines_ and line_start_ were noted_lines_ and noted_line_start_.
+  bool noting_ = false;
+  std::vector<std::size_t> newlines_;
+  std::size_t noted_from_ = 0;
+  std::size_t noted_lines_ = 0;
+  std::size_t noted_line_start_ = 0;
   std::size_t value_end_ = static_cast<std::size_t>(-1);
   std::size_t max_value_bytes_ = 0;
   std::size_t token_ = 0;  // offset of the last token's first byte
@@ -430,6 +460,7 @@ class MemoryInput {
 
   /// A value starts at the cursor (its size is checked by the handler, on every event).
   void begin_value(std::size_t, std::size_t) noexcept { token_ = Tell(); }
+  void note_lines(bool) noexcept {}  // the text is at hand
   void arm() noexcept {}
   /// Where the token that raised the last event starts, as the event marked it. The cursor
   /// cannot say: RapidJSON parses strings and numbers on a copy of the stream and calls the
@@ -947,6 +978,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
       const FramesDroppedInScope frames_dropped_in_scope{decoder_, arena.has_value()};
       input_.begin_value(limits_.value_end, limits_.max_value_bytes);
+      input_.note_lines(kTape);
       SaxHandler<Input, kTape> handler(decoder_, input_, limits_);
       try {
         const rapidjson::ParseResult r =

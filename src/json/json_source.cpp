@@ -87,6 +87,8 @@ void SourceInput::drop_to_cursor() noexcept {
        ++q) {
     ++lines_;
     line_start_ = before_ + static_cast<std::size_t>(q - chunk_) + 1;
+    if (noting_) [[unlikely]]
+      newlines_.push_back(line_start_ - 1);
   }
   before_ += static_cast<std::size_t>(p_ - chunk_);
   chunk_ = p_;
