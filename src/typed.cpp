@@ -354,6 +354,13 @@ void tape_from_value(const Value& v, Tape& tape) {
       push(Op::map_end);
       break;
     case Kind::tagged:
+      // A quote's tag taped by structure reads as the quote (["~#'", x] is x: decode_tagged);
+      // a tagged value of it (the string "~'x", which the reader keeps) stays whole, as the
+      // decoder tapes it.
+      if (v.tag() == "'") {
+        tape.put_value(tape.tokens.emplace_back(), v);
+        break;
+      }
       // As the decoder records a tag with a typed reader: by structure.
       push(Op::tagged_begin, v.tag());
       tape_from_value(v.rep(), tape);

@@ -616,6 +616,26 @@ TEST(TypedRead, FromValueBindsAValue) {
   }
 }
 
+// The reader keeps the string "~'x" as a tagged value (tag "'", rep "x"); from_value bound it
+// as the quote ["~#'", "x"], whose rep is the value, so a Value read whole and bound into a
+// Value came back as the string "x" (the typed fuzzer: a std::variant's Value alternative).
+TEST(TypedRead, FromValueBindsAQuotesTaggedValueAsItself) {
+  for (const std::string_view text : {R"("~'x")", R"(["~'abc",["~#'","q"]])"}) {
+    for (const Encoding e : {Encoding::json, Encoding::msgpack}) {
+      const std::string bytes = e == Encoding::json ? std::string(text) : transit::write(transit::read(text), e);
+      const Value v = transit::read(bytes, e);
+      EXPECT_EQ(transit::from_value<Value>(v), v) << text;
+      EXPECT_EQ(transit::read<Value>(bytes, e), v) << text;
+    }
+    using Either = std::variant<std::string, Value>;
+    const std::string items = "[" + std::string(text) + "]";
+    EXPECT_EQ(transit::from_value<std::vector<Either>>(transit::read(items)),
+              transit::read<std::vector<Either>>(items))
+        << text;
+  }
+  EXPECT_EQ(transit::from_value<Value>(transit::read(R"("~'x")")).tag(), "'");
+}
+
 }  // namespace
 
 namespace {
