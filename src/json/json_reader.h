@@ -368,7 +368,7 @@ class SourceInput {
   // buffered_value); false when none may be read. In json_source.cpp.
   bool read_ahead(std::size_t cap);
   // The bytes behind the cursor are dropped, their newlines counted.
-  void drop_to_cursor() noexcept;
+  void drop_to_cursor();
   // The next read's bytes, held already, become the chunk RapidJSON reads.
   void next_edge() noexcept {
     end_ = chunk_ + (edges_[edge_head_++] - before_);
@@ -952,6 +952,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
                             : start + limits_.max_value_bytes;
     value_start_ = start;
     tape_marked_ = true;
+    input_.note_lines(kTape);
 #ifdef TRANSIT_HAVE_SIMDJSON
     if constexpr (!kTape && std::is_same_v<Input, SourceInput>)
       if (testing::json_in_place() && (read_whole_ = read_buffered())) return true;
@@ -978,7 +979,6 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       if (!kTape && decoder_.runs_no_user_code()) arena.emplace();
       const FramesDroppedInScope frames_dropped_in_scope{decoder_, arena.has_value()};
       input_.begin_value(limits_.value_end, limits_.max_value_bytes);
-      input_.note_lines(kTape);
       SaxHandler<Input, kTape> handler(decoder_, input_, limits_);
       try {
         const rapidjson::ParseResult r =

@@ -78,7 +78,14 @@ bool SourceInput::refill() {
   return n != 0;
 }
 
-void SourceInput::drop_to_cursor() noexcept {
+void SourceInput::drop_to_cursor() {
+  // A typed read's value: where its newlines are, for locate (see note_lines). A loop of its
+  // own, so that a read into Value pays one test a chunk, not one a newline.
+  if (noting_) [[unlikely]]
+    for (const char* q = chunk_;
+         (q = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(p_ - q)))) != nullptr;
+         ++q)
+      newlines_.push_back(before_ + static_cast<std::size_t>(q - chunk_));
   // Keep line numbers for error messages across dropped chunks. By memchr: a byte at a time,
   // this loop was 8.5% of keywords' read from a Source (11.1 M instructions for its 1.4 MB
   // with no newline).
@@ -87,8 +94,6 @@ void SourceInput::drop_to_cursor() noexcept {
        ++q) {
     ++lines_;
     line_start_ = before_ + static_cast<std::size_t>(q - chunk_) + 1;
-    if (noting_) [[unlikely]]
-      newlines_.push_back(line_start_ - 1);
   }
   before_ += static_cast<std::size_t>(p_ - chunk_);
   chunk_ = p_;
