@@ -616,6 +616,35 @@ TEST(TypedRead, FromValueBindsAValue) {
   }
 }
 
+// A batch of one token may show none: the decoder holds back an array's begin until its first
+// item shows it is no tagged value. The cursor took the refill token standing there for a
+// token, and skip() walked past the tape's end (the typed fuzzer: a std::tuple counting the
+// items of [["",["",[]]]] in batches of one token; UBSan, index 190 out of bounds).
+TEST(TypedRead, ABatchThatShowsNoTokenIsRefilledAgain) {
+  using Pair = std::tuple<std::int64_t, std::vector<std::int64_t>>;
+  auto error_of = [](std::string_view text, std::size_t batch) {
+    try {
+      (void)transit::read<std::tuple<std::int64_t, std::int64_t>>(text, Encoding::json,
+                                                                  {.typed_batch_tokens = batch});
+    } catch (const transit::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  for (const std::size_t batch : {1, 2, 3, 4}) {
+    const transit::ReadOptions o{.typed_batch_tokens = batch};
+    EXPECT_EQ(transit::read<Pair>(R"([1,[2,3]])", Encoding::json, o), Pair(1, {2, 3})) << batch;
+    EXPECT_EQ(transit::read<std::vector<Pair>>(R"([[1,[2]],[4,[5,6]]])", Encoding::json, o),
+              (std::vector<Pair>{{1, {2}}, {4, {5, 6}}}))
+        << batch;
+    for (const std::string_view text : {R"([["",["",[]]]])", R"([["x",["y"]],1])", R"([[1,[[]]],[2]])"})
+      EXPECT_EQ(error_of(text, batch), error_of(text, 0)) << text << " " << batch;
+  }
+  EXPECT_EQ(error_of(R"([["",["",[]]]])", 1),
+            "transit: type_mismatch at byte 0 (line 1, column 1) in $: expected std::tuple<long, "
+            "long>, got an array (has 1 items, wants 2)");
+}
+
 // The reader keeps the string "~'x" as a tagged value (tag "'", rep "x"); from_value bound it
 // as the quote ["~#'", "x"], whose rep is the value, so a Value read whole and bound into a
 // Value came back as the string "x" (the typed fuzzer: a std::variant's Value alternative).
