@@ -11,6 +11,7 @@
 #include <deque>
 #include <forward_list>
 #include <functional>
+#include <limits>
 #include <list>
 #include <map>
 #include <new>
@@ -614,6 +615,37 @@ TEST(TypedRead, FromValueBindsAValue) {
     EXPECT_STREQ(e.what(),
                  "transit: type_mismatch in $[0]: expected std::string, got integer 1");
   }
+}
+
+// A date is milliseconds since 1970 on the wire; system_clock counts nanoseconds (libstdc++),
+// so holds about 292 years either side. A date beyond is out of range, not a signed overflow
+// (the typed fuzzer: UBSan in duration_cast, a MessagePack ["~#m", 76163817227589]).
+TEST(TypedRead, ATimePointOutOfItsClocksRangeIsAnError) {
+  using Clock = std::chrono::system_clock;
+  using Millis = std::chrono::time_point<Clock, std::chrono::milliseconds>;
+  constexpr std::int64_t kMost = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     Clock::duration::max())
+                                     .count();
+  for (const std::int64_t ms : {kMost + 1, std::int64_t{76163817227589}, -kMost - 1,
+                                std::numeric_limits<std::int64_t>::max()}) {
+    const std::string text = "\"~m" + std::to_string(ms) + "\"";
+    try {
+      (void)transit::read<Clock::time_point>(text, Encoding::json);
+      ADD_FAILURE() << text;
+    } catch (const transit::Error& e) {
+      EXPECT_EQ(e.code(), Errc::type_mismatch) << text;
+      EXPECT_NE(std::string_view(e.what()).find("got instant"), std::string_view::npos) << e.what();
+      EXPECT_TRUE(std::string_view(e.what()).ends_with("(out of range)")) << e.what();
+    }
+    // A clock of milliseconds holds every date the wire can carry.
+    EXPECT_EQ(transit::read<Millis>(text, Encoding::json).time_since_epoch().count(), ms);
+  }
+  for (const std::int64_t ms : {kMost, -kMost, std::int64_t{0}})
+    EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(
+                  transit::read<Clock::time_point>("\"~m" + std::to_string(ms) + "\"", Encoding::json)
+                      .time_since_epoch())
+                  .count(),
+              ms);
 }
 
 // A batch of one token may show none: the decoder holds back an array's begin until its first

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ratio>
 #include <set>
 #include <string>
 #include <string_view>
@@ -908,9 +909,18 @@ T read_any(Cursor& c) {
   } else if constexpr (is_library_type_v<T>) {
     return read_library_type<T>(c);
   } else if constexpr (is_time_point_v<T>) {
-    if (const Token* t = c.scalar(Kind::instant))
-      return T(std::chrono::duration_cast<typename T::duration>(
-          std::chrono::milliseconds(c.value(*t).as_instant())));
+    if (const Token* t = c.scalar(Kind::instant)) {
+      const std::int64_t ms = c.value(*t).as_instant();
+      // A clock finer than milliseconds (system_clock counts nanoseconds on libstdc++) holds
+      // about 292 years either side of 1970: a date beyond is an error, not an overflow.
+      using Duration = typename T::duration;
+      if constexpr (std::ratio_less_v<typename Duration::period, std::milli>) {
+        constexpr auto most = std::chrono::duration_cast<std::chrono::milliseconds>(Duration::max()).count();
+        constexpr auto least = std::chrono::duration_cast<std::chrono::milliseconds>(Duration::min()).count();
+        if (ms > most || ms < least) c.mismatch(typeid(T), at, "out of range");
+      }
+      return T(std::chrono::duration_cast<Duration>(std::chrono::milliseconds(ms)));
+    }
     c.mismatch(typeid(T), at);
   } else if constexpr (std::is_same_v<T, std::vector<std::byte>>) {
     if (const Token* t = c.scalar(Kind::bytes)) {
