@@ -15,7 +15,7 @@ readonly PACKAGES=(cmake g++ make rapidjson-dev libmsgpack-cxx-dev libgtest-dev 
 # fuzz stages, pkg-config for the test that builds a consumer of the installed library through
 # transit.pc.
 readonly TEST_PACKAGES=(clang-14 libclang-rt-14-dev pkgconf)
-# Seconds each fuzzer runs in the fuzz stage (CI budget: four of them).
+# Seconds each fuzzer runs in the fuzz stage (CI budget: six of them).
 readonly FUZZ_SECONDS=${TRANSIT_FUZZ_SECONDS:-75}
 readonly EXEMPLARS=../shared/transit-format/examples/0.8/simple
 
@@ -156,10 +156,29 @@ stage_fuzz() {
       */msgpack/*) cp "$f" "$seeds/msgpack/$base"; { printf '\002'; cat "$f"; } > "$seeds/roundtrip/$base" ;;
     esac
   done
+  # The typed readers' seeds: their encoding's seeds above, the values each target writes of
+  # its own types (TRANSIT_TYPED_SEEDS), and every input a typed fuzzer once failed on
+  # (tests/fuzz/regressions/typed/, JSON as *.json, MessagePack as *.mp), which the readers'
+  # targets replay too.
+  local encoding
+  for encoding in json msgpack; do
+    mkdir -p "$seeds/typed_$encoding"
+    cp "$seeds/$encoding"/* "$seeds/typed_$encoding/"
+    TRANSIT_TYPED_SEEDS=$seeds/typed_$encoding ASAN_OPTIONS=detect_leaks=1:alloc_dealloc_mismatch=0 \
+      "$dir/tests/fuzz/fuzz_typed_$encoding" || die "fuzz_typed_$encoding could not write its seeds"
+  done
+  for f in tests/fuzz/regressions/typed/*; do
+    [[ -f $f ]] || continue
+    base=regression-typed-$(basename "$f")
+    case $f in
+      *.json) cp "$f" "$seeds/typed_json/$base"; cp "$f" "$seeds/json/$base" ;;
+      *.mp) cp "$f" "$seeds/typed_msgpack/$base"; cp "$f" "$seeds/msgpack/$base" ;;
+    esac
+  done
 
   # alloc_dealloc_mismatch=0 for libsimdjson's parser, as in stage_sanitize.
   local target corpus log rc summary=()
-  for target in json msgpack roundtrip typed_roundtrip; do
+  for target in json msgpack roundtrip typed_roundtrip typed_json typed_msgpack; do
     corpus=$dir/corpus/$target
     log=$dir/fuzz-$target.log
     mkdir -p "$corpus"
