@@ -294,13 +294,17 @@ class SourceInput {
   /// read are noted, so that locate places any of its tokens by line and column once the
   /// value is in and its binder fails (a parse error is placed while its chunk is held).
   /// Memory: 8 bytes a newline of the value, given back after a value of more than 4K. Off
-  /// (`on` false) for a value read into a Value, which is placed while its chunk is held.
+  /// (`on` false) for a value read into a Value, which is placed while its chunk is held: a
+  /// stream of such values pays one test a value here.
   void note_lines(bool on) {
-    if (newlines_.capacity() > 4096)
-      std::vector<std::size_t>().swap(newlines_);
-    else
-      newlines_.clear();
+    if (noting_) {
+      if (newlines_.capacity() > 4096)
+        std::vector<std::size_t>().swap(newlines_);
+      else
+        newlines_.clear();
+    }
     noting_ = on;
+    if (!on) return;
     noted_from_ = before_;
     noted_lines_ = lines_;
     noted_line_start_ = line_start_;
