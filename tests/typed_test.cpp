@@ -648,6 +648,29 @@ TEST(TypedRead, ATimePointOutOfItsClocksRangeIsAnError) {
               ms);
 }
 
+// A user's Bind that skips its value and notes where the skip began and ended, so that a
+// test sees what skip() did (the library may bind a value again whole, so a wrong walk that
+// ends in the right value is seen too).
+struct Skipped {};
+std::vector<std::pair<std::size_t, std::size_t>>& skipped_spans() {
+  static std::vector<std::pair<std::size_t, std::size_t>> spans;
+  return spans;
+}
+
+}  // namespace
+
+template <>
+struct transit::Bind<Skipped> {
+  static Skipped read(transit::detail::Cursor& c) {
+    const std::size_t start = c.position();
+    c.skip();
+    skipped_spans().emplace_back(start, c.position());
+    return {};
+  }
+};
+
+namespace {
+
 // A batch of one token may show none: the decoder holds back an array's begin until its first
 // item shows it is no tagged value. The cursor took the refill token standing there for a
 // token, and skip() walked past the tape's end (the typed fuzzer: a std::tuple counting the
@@ -669,8 +692,21 @@ TEST(TypedRead, ABatchThatShowsNoTokenIsRefilledAgain) {
     EXPECT_EQ(transit::read<std::vector<Pair>>(R"([[1,[2]],[4,[5,6]]])", Encoding::json, o),
               (std::vector<Pair>{{1, {2}}, {4, {5, 6}}}))
         << batch;
-    for (const std::string_view text : {R"([["",["",[]]]])", R"([["x",["y"]],1])", R"([[1,[[]]],[2]])"})
+    for (const std::string_view text : {R"([["",["",[]]]])", R"([["x",["y"]],1])", R"([[1,[[]]],[2]])"}) {
       EXPECT_EQ(error_of(text, batch), error_of(text, 0)) << text << " " << batch;
+      // Each item skipped once, over the same tokens as in one batch. The reads above passed
+      // in a Release build without the fix: the skip that took the refill token for a token
+      // stepped over the token held back and ended one token early ([["",["",[]]]] in
+      // batches of one: tokens 1 to 8, not 9), the bind failed, and the value bound again whole
+      // read right.
+      auto spans = [&](const transit::ReadOptions& options) {
+        skipped_spans().clear();
+        const std::size_t n = transit::read<std::vector<Skipped>>(text, Encoding::json, options).size();
+        EXPECT_EQ(skipped_spans().size(), n) << text << " " << options.typed_batch_tokens;
+        return skipped_spans();
+      };
+      EXPECT_EQ(spans(o), spans({.typed_batch_tokens = 0})) << text << " " << batch;
+    }
   }
   EXPECT_EQ(error_of(R"([["",["",[]]]])", 1),
             "transit: type_mismatch at byte 0 (line 1, column 1) in $: expected std::tuple<long, "
