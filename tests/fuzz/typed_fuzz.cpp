@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <list>
 #include <map>
 #include <memory>
@@ -549,6 +550,15 @@ void write_seeds(const std::string& dir) {
     put("tuple" + suffix, transit::write(Tuple{sample(0).uuid, sample(0).when, {"1.0"}, {1, 2}, 7}, e, w));
     put("keyword-sets" + suffix,
         transit::write(std::vector<std::set<transit::Keyword>>{{{"a"}, {"b"}}, {}}, e, w));
+    // More distinct keywords than the cache's 1,936 slots ("~:ab" takes one), then the last two
+    // (cached after the wrap) again, as codes: the cache wraps within run.sh's -max_len for
+    // these targets (16 KB), which the exemplars that wrap it (63 KB) no longer fit.
+    constexpr std::string_view kChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    auto keyword = [&](std::size_t i) { return transit::Keyword{std::string{kChars[i / 62], kChars[i % 62]}}; };
+    std::vector<std::set<transit::Keyword>> many(2);
+    for (std::size_t i = 0; i < 1960; ++i) many[0].insert(keyword(i));
+    many[1] = {*std::prev(many[0].end()), *std::prev(many[0].end(), 2)};
+    put("cache-wrap" + suffix, transit::write(many, e, w));
   }
   std::fprintf(stderr, "typed_fuzz: %d seeds written to %s\n", count, dir.c_str());
 }
