@@ -327,7 +327,87 @@ void append_path_key(std::string& p, const Tape& tape, const Token& key) {
     p.append("...");
 }
 
-void tape_from_value(const Value& v, Tape& tape) {
+namespace {
+
+/// Whether a typed read tapes `tag` by structure (Decoder::tape_structural): the binders read
+/// it, rather than a read handler decoding it first.
+bool taped_by_structure(std::string_view tag, const ReadHandlers& h) noexcept {
+  return tag == "set" || tag == "list" || tag == "cmap" || tag == "'" || h.find_typed(tag);
+}
+
+/// Runs the read handler `h` (or the default handler `d`) of the tagged value `tag` `rep`, as
+/// the decoder does: a failure is a BindFailure at the tagged value's token `at`.
+Value run_handler(const ReadHandler* h, const DefaultReadHandler* d, std::string_view tag,
+                  const Value& rep, std::size_t at) {
+  try {
+    return h ? (*h)(rep) : (*d)(tag, rep);
+  } catch (const Error& e) {
+    throw BindFailure{at, e.code(), e.detail()};
+  } catch (const std::exception& e) {
+    throw BindFailure{at, Errc::bad_rep,
+                      "read handler for ~#" + std::string(tag) + " failed: " + e.what()};
+  }
+}
+
+/// `v` with every tagged value decoded by its read handler (or the default one), innermost
+/// first, as a read into Value with `h` decodes a tagged value's rep; nullopt when nothing
+/// changes (no tagged value has a handler), so a Value with none is not copied.
+std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::size_t at) {
+  const auto items = [&](auto make) -> std::optional<Value> {
+    std::vector<Value> out;
+    for (std::size_t i = 0; i < v.items().size(); ++i) {
+      std::optional<Value> d = decode_handled(v.items()[i], h, at);
+      if (d && out.empty()) out.assign(v.items().begin(), v.items().begin() + i);
+      if (!out.empty() || d) out.push_back(d ? std::move(*d) : v.items()[i]);
+    }
+    if (out.empty()) return std::nullopt;
+    return make(std::move(out));
+  };
+  switch (v.kind()) {
+    case Kind::array:
+      return items([](std::vector<Value> i) { return Value::array(std::move(i)); });
+    case Kind::list:
+      return items([](std::vector<Value> i) { return Value::list(std::move(i)); });
+    case Kind::set:
+      return items([](std::vector<Value> i) { return Value::set(std::move(i)); });
+    case Kind::map: {
+      bool changed = false;
+      std::vector<Entry> out;
+      out.reserve(v.entries().size());
+      for (const auto& [key, value] : v.entries()) {
+        std::optional<Value> k = decode_handled(key, h, at);
+        std::optional<Value> d = decode_handled(value, h, at);
+        changed |= k || d;
+        out.emplace_back(k ? std::move(*k) : key, d ? std::move(*d) : value);
+      }
+      if (!changed) return std::nullopt;
+      return Value::map(std::move(out));
+    }
+    case Kind::tagged: {
+      std::optional<Value> rep = decode_handled(v.rep(), h, at);
+      const ReadHandler* handler = h.find(v.tag());
+      const DefaultReadHandler* fallback = handler ? nullptr : h.default_handler();
+      if (handler || fallback) return run_handler(handler, fallback, v.tag(), rep ? *rep : v.rep(), at);
+      if (!rep) return std::nullopt;
+      return Value::tagged(v.tag(), std::move(*rep));
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void tape_from_value(const Value& v, Tape& tape, const ReadHandlers* handlers) {
+  // A tagged value that a read with the handlers decodes into a Value (a user tag of a read
+  // handler, an unknown tag the default handler takes) is taped decoded, as the decoder tapes
+  // it: from_value binds a Value read without the handlers as read<T> binds its bytes.
+  if (handlers && v.kind() == Kind::tagged && !taped_by_structure(v.tag(), *handlers)) {
+    if (std::optional<Value> d = decode_handled(v, *handlers, tape.tokens.size())) {
+      tape.put_value(tape.tokens.emplace_back(), *d);
+      return;
+    }
+  }
   auto push = [&](Op op, std::string_view text = {}) {
     Token& t = tape.tokens.emplace_back();
     t.op = op;
@@ -340,22 +420,22 @@ void tape_from_value(const Value& v, Tape& tape) {
   switch (v.kind()) {
     case Kind::array:
       push(Op::array_begin);
-      for (const Value& item : v.items()) tape_from_value(item, tape);
+      for (const Value& item : v.items()) tape_from_value(item, tape, handlers);
       push(Op::array_end);
       break;
     case Kind::list:
     case Kind::set:
       push(Op::tagged_begin, v.kind() == Kind::list ? "list" : "set");
       push(Op::array_begin);
-      for (const Value& item : v.items()) tape_from_value(item, tape);
+      for (const Value& item : v.items()) tape_from_value(item, tape, handlers);
       push(Op::array_end);
       push(Op::tagged_end);
       break;
     case Kind::map:
       push(Op::map_begin);
       for (const auto& [key, value] : v.entries()) {
-        tape_from_value(key, tape);
-        tape_from_value(value, tape);
+        tape_from_value(key, tape, handlers);
+        tape_from_value(value, tape, handlers);
       }
       push(Op::map_end);
       break;
@@ -369,7 +449,7 @@ void tape_from_value(const Value& v, Tape& tape) {
       }
       // As the decoder records a tag with a typed reader: by structure.
       push(Op::tagged_begin, v.tag());
-      tape_from_value(v.rep(), tape);
+      tape_from_value(v.rep(), tape, handlers);
       push(Op::tagged_end);
       break;
     default:

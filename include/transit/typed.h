@@ -70,8 +70,11 @@ void append_path_string(std::string& p, std::string_view s);
 /// append_path_string, any other value as EDN of at most kPathKeyBytes bytes and an
 /// ellipsis, a container's begin as "...".
 void append_path_key(std::string& p, const Tape& tape, const Token& key);
-/// Records a Value as tokens, so a Value binds exactly as bytes do (from_value).
-void tape_from_value(const Value& v, Tape& tape);
+/// Records a Value as tokens, so a Value binds exactly as bytes do (from_value). With
+/// `handlers`, a tagged value they decode in a read into Value (a read handler's tag, not one a
+/// binder reads by structure; an unknown tag the default handler takes) is decoded by them and
+/// taped as the decoder tapes it; a handler's failure is thrown as a BindFailure there.
+void tape_from_value(const Value& v, Tape& tape, const ReadHandlers* handlers = nullptr);
 
 /// A Record field's name, for an exact compare with a key's text in two loads and two
 /// compares: its first and last 8 bytes (4 for a name of 4 to 7 bytes), which overlap in
@@ -1042,16 +1045,20 @@ T read_any(Cursor& c) {
 
 }  // namespace detail
 
-/// Binds a Value as a typed read binds bytes: `from_value<std::vector<int>>(v)`. Throws
-/// Error(type_mismatch) with the path (and no byte offset) when it does not fit.
+/// Binds a Value as a typed read binds bytes: `from_value<std::vector<int>>(v)`. With
+/// `handlers`, a tagged value in `v` whose tag they decode into a Value (an `add_object` or
+/// `add` handler's tag, not a Record's, or an unknown tag and a default handler) is decoded by
+/// them first, once, as a read of the same bytes with them would: so a Value read without the
+/// handlers binds as `read<T>` of its bytes with them. Throws Error(type_mismatch) with the
+/// path (and no byte offset) when it does not fit, and a handler's failure as a read does.
 template <class T>
 T from_value(const Value& v, const ReadHandlers* handlers = nullptr) {
   detail::Tape tape;
-  detail::tape_from_value(v, tape);
-  detail::Cursor c(tape, handlers);
-  detail::HandlerCalls calls;  // a variant's alternatives run each handler once
-  c.keep_handler_calls(&calls);
   try {
+    detail::tape_from_value(v, tape, handlers);
+    detail::Cursor c(tape, handlers);
+    detail::HandlerCalls calls;  // a variant's alternatives run each handler once
+    c.keep_handler_calls(&calls);
     return Bind<T>::read(c);
   } catch (const detail::BindFailure& f) {
     detail::throw_error(f.code, f.detail, Location{}, detail::tape_path(tape, f.token));
