@@ -18,12 +18,16 @@
 //   microsecond or nanosecond time point round-trips only on whole milliseconds (generated so).
 // - BigInteger digits not in canonical form ("007", "-0"): a reader canonicalises them.
 // - unordered containers keyed by composite types: the standard library has no hash for them.
+// - a verbose_rep that differs from the rep (Gauge, Dial) is what JSON-Verbose read as Values
+//   without the handlers shows: those samples (Sample::verbose_rep) compare the three encodings'
+//   Values read with the handlers instead.
 // And from_value<T> of what a read into Value with the handlers made of a move-only record (a
 // Person) is not checked: such an object is bound only when it can be copied (Sample::move_only).
 #pragma once
 
 #include <array>
 #include <bit>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -39,6 +43,7 @@
 #include <random>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -131,6 +136,63 @@ struct Person {
   auto tie() const { return std::tie(name, age, home, others, scores, badge, color, level); }
 };
 
+// User types registered the other way (docs/custom-types.md): a Handler<T> on the write side,
+// add_object<T> on the read side, whose decode walks the rep's Value by hand. Between them they
+// take every shape of rep and tag: a map, an array holding another user type, an integer, another
+// user type itself, and one-character tags whose string rep is written "~X..." and is a map key.
+// Each compares by ==, which a Value holding it uses too.
+
+/// Tag "gen/money", a map rep {:currency "EUR", :cents 150}.
+struct Money {
+  std::string currency;
+  std::int64_t cents = 0;
+  auto tie() const { return std::tie(currency, cents); }
+  friend bool operator==(const Money& a, const Money& b) { return a.tie() == b.tie(); }
+  friend bool operator<(const Money& a, const Money& b) { return a.tie() < b.tie(); }
+};
+/// Tag "gen/route", an array rep [name, [Money ...]].
+struct Route {
+  std::string name;
+  std::vector<Money> legs;
+  auto tie() const { return std::tie(name, legs); }
+  friend bool operator==(const Route& a, const Route& b) { return a.tie() == b.tie(); }
+};
+/// Tag "T", a string rep: "~T215" wherever it is, a map key too.
+struct Reading {
+  std::int64_t tenths = 0;
+  auto tie() const { return std::tie(tenths); }
+  friend bool operator==(const Reading& a, const Reading& b) { return a.tenths == b.tenths; }
+  friend bool operator<(const Reading& a, const Reading& b) { return a.tenths < b.tenths; }
+};
+/// Tag "G", a string rep, and a string verbose rep that differs: JSON "~G7", JSON-Verbose
+/// "~G7 units", a map key either way.
+struct Gauge {
+  std::int64_t units = 0;
+  auto tie() const { return std::tie(units); }
+  friend bool operator==(const Gauge& a, const Gauge& b) { return a.units == b.units; }
+  friend bool operator<(const Gauge& a, const Gauge& b) { return a.units < b.units; }
+};
+/// Tag "D", a string rep and a map verbose rep: JSON "~D3"; JSON-Verbose {"~#D": {"~:turns": 3}}
+/// as a value and "~D3" as a map key (a key is a string).
+struct Dial {
+  std::int64_t turns = 0;
+  auto tie() const { return std::tie(turns); }
+  friend bool operator==(const Dial& a, const Dial& b) { return a.turns == b.turns; }
+  friend bool operator<(const Dial& a, const Dial& b) { return a.turns < b.turns; }
+};
+/// Tag "gen/ticket", an integer rep.
+struct Ticket {
+  std::uint32_t seat = 0;
+  auto tie() const { return std::tie(seat); }
+  friend bool operator==(const Ticket& a, const Ticket& b) { return a.seat == b.seat; }
+};
+/// Tag "gen/stamp", whose rep is another user type: ["~#gen/stamp", "~T215"].
+struct Stamp {
+  Reading at;
+  auto tie() const { return std::tie(at); }
+  friend bool operator==(const Stamp& a, const Stamp& b) { return a.at == b.at; }
+};
+
 }  // namespace transit::test::typed_gen
 
 template <>
@@ -141,6 +203,80 @@ struct transit::EnumNames<transit::test::typed_gen::Color> {
 };
 
 namespace transit::test::typed_gen {
+
+/// An integer's decimal text, and back: the one-character tags' string reps. `rest` is what
+/// may follow the digits (a verbose rep's unit).
+inline std::int64_t parse_int(std::string_view text, std::string_view rest = {}) {
+  std::int64_t i = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+  if (ec != std::errc() || std::string_view(end, text.data() + text.size() - end) != rest)
+    throw std::runtime_error("not an integer: " + std::string(text));
+  return i;
+}
+
+/// The Handler<T>s of the user types above.
+inline void add_handler_types(RegistryBuilder& b) {
+  b.add(Handler<Money>("gen/money").rep([](const Money& m) {
+    return as_map(std::array{std::pair{as_keyword("currency"), Value(m.currency)},
+                             std::pair{as_keyword("cents"), Value(m.cents)}});
+  }));
+  b.add(Handler<Route>("gen/route").rep([](const Route& r) {
+    return std::pair<std::string_view, const std::vector<Money>&>{r.name, r.legs};
+  }));
+  b.add(Handler<Reading>("T").rep([](const Reading& r) { return std::to_string(r.tenths); }));
+  b.add(Handler<Gauge>("G")
+            .rep([](const Gauge& g) { return std::to_string(g.units); })
+            .verbose_rep([](const Gauge& g) { return std::to_string(g.units) + " units"; }));
+  b.add(Handler<Dial>("D")
+            .rep([](const Dial& d) { return std::to_string(d.turns); })
+            .verbose_rep([](const Dial& d) {
+              return as_map(std::array{std::pair{as_keyword("turns"), d.turns}});
+            }));
+  b.add(Handler<Ticket>("gen/ticket").rep([](const Ticket& t) { return t.seat; }));
+  b.add(Handler<Stamp>("gen/stamp").rep([](const Stamp& s) -> const Reading& { return s.at; }));
+}
+
+/// Their add_object<T>s, each walking its rep as a user would: entries, items, find, as_*.
+inline void add_handler_types(ReadHandlers& h) {
+  h.add_object<Money>("gen/money", [](const Value& rep) {
+    Money m;
+    for (const auto& [key, value] : rep.entries()) {
+      if (key == Value::keyword("currency"))
+        m.currency = std::string(value.as_string());
+      else if (key == Value::keyword("cents"))
+        m.cents = value.as_int();
+      else
+        throw std::runtime_error("gen/money: unknown key " + to_edn(key));
+    }
+    return m;
+  });
+  h.add_object<Route>("gen/route", [](const Value& rep) {
+    Route r;
+    r.name = std::string(rep[0].as_string());
+    for (const Value& leg : rep[1].items()) r.legs.push_back(leg.as<Money>());
+    return r;
+  });
+  h.add_object<Reading>("T",
+                        [](const Value& rep) { return Reading{parse_int(rep.as_string())}; });
+  // JSON and MessagePack give the rep, JSON-Verbose the verbose rep.
+  h.add_object<Gauge>("G", [](const Value& rep) {
+    const std::string_view text = rep.as_string();
+    const bool verbose = text.ends_with(" units");
+    return Gauge{parse_int(text, verbose ? " units" : "")};
+  });
+  h.add_object<Dial>("D", [](const Value& rep) {
+    if (rep.is(Kind::string)) return Dial{parse_int(rep.as_string())};
+    const Value* turns = rep.find(Value::keyword("turns"));
+    if (!turns || rep.size() != 1) throw std::runtime_error("D: not {:turns n}: " + to_edn(rep));
+    return Dial{turns->as_int()};
+  });
+  h.add_object<Ticket>("gen/ticket", [](const Value& rep) {
+    const std::int64_t seat = rep.as_int();
+    if (!std::in_range<std::uint32_t>(seat)) throw std::runtime_error("gen/ticket: seat");
+    return Ticket{static_cast<std::uint32_t>(seat)};
+  });
+  h.add_object<Stamp>("gen/stamp", [](const Value& rep) { return Stamp{rep.as<Reading>()}; });
+}
 
 /// The write and read handlers for the catalogue's records, made once.
 struct Handlers {
@@ -174,8 +310,10 @@ inline const Handlers& handlers() {
                       .field(&Person::level, "level");
     RegistryBuilder b;
     b.add(address).add(circle).add(polygon).add(person);
+    add_handler_types(b);
     Handlers out{std::move(b).freeze(), {}};
     out.read.add(address).add(circle).add(polygon).add(person);
+    add_handler_types(out.read);
     return out;
   }();
   return h;
@@ -479,6 +617,20 @@ struct Gen {
     } else if constexpr (is_time_point_v<T>) {
       using D = typename T::duration;
       return T(std::chrono::duration_cast<D>(std::chrono::milliseconds(gen_millis<D>(p))));
+    } else if constexpr (std::is_same_v<T, Money>) {
+      return Money{gen_string(p), gen_integer<std::int64_t>(p)};
+    } else if constexpr (std::is_same_v<T, Route>) {
+      return Route{gen_string(p), gen<std::vector<Money>>(p, depth - 1)};
+    } else if constexpr (std::is_same_v<T, Reading>) {
+      return Reading{gen_integer<std::int64_t>(p)};
+    } else if constexpr (std::is_same_v<T, Gauge>) {
+      return Gauge{gen_integer<std::int64_t>(p)};
+    } else if constexpr (std::is_same_v<T, Dial>) {
+      return Dial{gen_integer<std::int64_t>(p)};
+    } else if constexpr (std::is_same_v<T, Ticket>) {
+      return Ticket{gen_integer<std::uint32_t>(p)};
+    } else if constexpr (std::is_same_v<T, Stamp>) {
+      return Stamp{gen<Reading>(p, depth)};
     } else if constexpr (std::is_same_v<T, Address>) {
       Address a;
       a.street = gen_string(p);
@@ -682,7 +834,13 @@ using Catalogue = std::tuple<
     std::map<std::chrono::time_point<std::chrono::system_clock, std::chrono::milliseconds>, int>,
     std::unordered_map<BigInteger, BigDecimal>, std::vector<Uri>, std::forward_list<std::string>,
     std::vector<bool>, std::map<Color, std::int32_t>, std::map<Level, bool>,
-    std::unique_ptr<Address>, std::map<std::string, std::optional<Keyword>>>;
+    std::unique_ptr<Address>, std::map<std::string, std::optional<Keyword>>,
+    // Handler<T> types (add_object<T> on the read side), alone, as keys and inside each other.
+    Money, Route, Reading, Gauge, Dial, Ticket, Stamp, std::vector<Route>,
+    std::map<Reading, Money>, std::set<Reading>, std::map<Gauge, std::vector<Reading>>,
+    std::map<Dial, Ticket>, std::vector<Dial>, std::map<Money, Reading>,
+    std::optional<Stamp>, std::variant<Reading, Money, std::int64_t>,
+    std::map<Keyword, std::map<Reading, Gauge>>>;
 
 inline constexpr std::size_t kCatalogueSize = std::tuple_size_v<Catalogue>;
 
@@ -713,6 +871,10 @@ struct Sample {
   /// Whether T holds a Person, a move-only record (its unique_ptr): from_value binds the user
   /// objects a read into Value made only when they can be copied (docs/typed-data.md).
   bool move_only = false;
+  /// Whether T holds a Gauge or a Dial, whose JSON-Verbose rep differs from their rep by
+  /// design: the three encodings read as equal Values with the handlers (equal objects), not
+  /// without (tagged values of different reps).
+  bool verbose_rep = false;
 };
 
 /// `v` as EDN (of its JSON text read back), its first 400 bytes, for a failure's message.
@@ -745,6 +907,10 @@ Sample make_sample(std::size_t index, Picker& p, int depth) {
   s.type_name = detail::type_name(typeid(T));
   s.move_only = std::is_same_v<T, Person> || std::is_same_v<T, std::vector<Person>> ||
                 std::is_same_v<T, std::optional<Person>>;
+  s.verbose_rep = std::is_same_v<T, Gauge> || std::is_same_v<T, Dial> ||
+                  std::is_same_v<T, std::map<Gauge, std::vector<Reading>>> ||
+                  std::is_same_v<T, std::map<Dial, Ticket>> || std::is_same_v<T, std::vector<Dial>> ||
+                  std::is_same_v<T, std::map<Keyword, std::map<Reading, Gauge>>>;
   s.write = [v, &h](Encoding e, bool float32) {
     return transit::write(*v, e, {.float32 = float32, .registry = &h.registry});
   };
@@ -804,6 +970,7 @@ inline std::optional<Value> read_as_value(std::string_view text, Encoding e, con
 inline std::string check_alone(const Sample& s) {
   const Handlers& h = handlers();
   std::optional<Value> as_values[3];
+  std::optional<Value> with_handlers[3];
   std::string texts[3];
   for (std::size_t i = 0; i < 3; ++i) {
     const Encoding e = kEncodings[i];
@@ -840,14 +1007,16 @@ inline std::string check_alone(const Sample& s) {
     if (std::string f = s.from_value(*as_values[i]); !f.empty()) return where(f + " (no handlers)");
     // A peer with the handlers: user objects, copied out.
     if (s.move_only) continue;
-    const std::optional<Value> with = read_as_value(texts[i], e, &h.read, failure);
-    if (!with) return where(failure + " (with handlers)");
-    if (std::string f = s.from_value(*with); !f.empty()) return where(f + " (with handlers)");
+    with_handlers[i] = read_as_value(texts[i], e, &h.read, failure);
+    if (!with_handlers[i]) return where(failure + " (with handlers)");
+    if (std::string f = s.from_value(*with_handlers[i]); !f.empty())
+      return where(f + " (with handlers)");
   }
+  const auto& peer = s.verbose_rep ? with_handlers : as_values;
   for (std::size_t i = 1; i < 3; ++i)
-    if (*as_values[i] != *as_values[0])
-      return s.type_name + ": " + name_of(kEncodings[i]) + " reads as " + to_edn(*as_values[i]) +
-             ", json as " + to_edn(*as_values[0]);
+    if (*peer[i] != *peer[0])
+      return s.type_name + ": " + name_of(kEncodings[i]) + " reads as " + to_edn(*peer[i]) +
+             ", json as " + to_edn(*peer[0]) + (s.verbose_rep ? " (with handlers)" : "");
   return {};
 }
 
