@@ -244,6 +244,12 @@ std::string tag_of_object(const ErasedHandler& h, const std::type_info& type, co
   return tag;
 }
 
+void time_point_out_of_range(const std::type_info& type) {
+  throw_error(Errc::invalid_argument,
+              "a time point out of range: this " + type_name(type) +
+                  " holds no int64 count of milliseconds since 1970, which Transit's instants are");
+}
+
 void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::string& tag,
                           const void* obj, bool as_key) {
   if (is_direct_tag(tag)) return h.write_verbose_rep(obj, e, as_key);

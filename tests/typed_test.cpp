@@ -671,6 +671,98 @@ struct transit::Bind<Skipped> {
 
 namespace {
 
+// A time point of a coarse or floating duration that holds no int64 count of milliseconds
+// (hours, days, years with a large count; NaN, an infinity, 1e300 hours) cannot be written: an
+// Error(invalid_argument) naming the type, not a signed overflow or an out-of-range float
+// conversion in duration_cast (UBSan found both before; write_handlers.h). Every one that does
+// hold one is written exactly, to the last millisecond of the range; an odd period (a third of
+// a second) is scaled without overflowing where the result fits.
+TEST(TypedWrite, ATimePointBeyondInt64MillisecondsIsAnError) {
+  using namespace std::chrono;
+  using Hours = time_point<system_clock, hours>;
+  using Years = time_point<system_clock, years>;
+  using FHours = time_point<system_clock, duration<double, std::ratio<3600>>>;
+  using FMillis = time_point<system_clock, duration<float, std::milli>>;
+  using UMillis = time_point<system_clock, duration<std::uint64_t, std::milli>>;
+  using Thirds = time_point<system_clock, duration<std::int64_t, std::ratio<1, 3>>>;
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  const auto error_of = [](const auto& tp) -> std::string {
+    try {
+      const std::string text = transit::write(std::vector{tp}, Encoding::json);
+      return "wrote " + text;
+    } catch (const transit::Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument) << e.what();
+      return e.what();
+    }
+  };
+  const std::string hours_error = error_of(Hours(hours(kMax / 3'600'000 + 1)));
+  EXPECT_TRUE(hours_error.starts_with("transit: invalid_argument: a time point out of range")) << hours_error;
+  EXPECT_NE(hours_error.find("ratio<3600"), std::string::npos) << hours_error;  // names the type
+  EXPECT_NE(error_of(Hours(hours(kMin / 3'600'000 - 1))).find("out of range"), std::string::npos);
+  EXPECT_NE(error_of(Years(years(300'000'000))).find("out of range"), std::string::npos);
+  EXPECT_NE(error_of(Years(years::max())).find("out of range"), std::string::npos);
+  for (const double h : {std::nan(""), std::numeric_limits<double>::infinity(),
+                         -std::numeric_limits<double>::infinity(), 1e300, -1e300, 2.6e12})
+    EXPECT_NE(error_of(FHours(duration<double, std::ratio<3600>>(h))).find("out of range"),
+              std::string::npos) << h;
+  EXPECT_NE(error_of(FMillis(duration<float, std::milli>(9.3e18f))).find("out of range"),
+            std::string::npos);
+  EXPECT_NE(error_of(UMillis(duration<std::uint64_t, std::milli>(std::uint64_t{1} << 63)))
+                .find("out of range"), std::string::npos);
+  // What fits is written exactly (truncated toward zero, as duration_cast does).
+  EXPECT_EQ(error_of(Hours(hours(kMax / 3'600'000))),
+            "wrote [\"~m" + std::to_string(kMax / 3'600'000 * 3'600'000) + "\"]");
+  EXPECT_EQ(error_of(Hours(hours(kMin / 3'600'000))),
+            "wrote [\"~m" + std::to_string(kMin / 3'600'000 * 3'600'000) + "\"]");
+  EXPECT_EQ(error_of(FHours(duration<double, std::ratio<3600>>(-1.5))), "wrote [\"~m-5400000\"]");
+  EXPECT_EQ(error_of(FHours(duration<double, std::ratio<3600>>(1e-9))), "wrote [\"~m0\"]");
+  EXPECT_EQ(error_of(UMillis(duration<std::uint64_t, std::milli>(kMax))),
+            "wrote [\"~m" + std::to_string(kMax) + "\"]");
+  // 2.8e16 thirds: times 1,000 overflows, the milliseconds (a third of that) do not.
+  constexpr std::int64_t kThirds = kMax / 1000 * 3 + 1;
+  EXPECT_EQ(error_of(Thirds(duration<std::int64_t, std::ratio<1, 3>>(kThirds))),
+            "wrote [\"~m" + std::to_string(kThirds / 3 * 1000 + kThirds % 3 * 1000 / 3) + "\"]");
+  EXPECT_NE(error_of(Thirds(duration<std::int64_t, std::ratio<1, 3>>(kMax / 1000 * 3 + 3)))
+                .find("out of range"), std::string::npos);
+  EXPECT_EQ(error_of(Thirds(duration<std::int64_t, std::ratio<1, 3>>(-4))), "wrote [\"~m-1333\"]");
+  EXPECT_EQ(error_of(system_clock::time_point::max()),
+            "wrote [\"~m" + std::to_string(duration_cast<milliseconds>(system_clock::duration::max()).count()) + "\"]");
+}
+
+// A read into a coarser duration truncates toward zero, as duration_cast and time_point_cast
+// do (-1 ms is hour 0, not hour -1), and a count its representation cannot hold (a narrow or
+// unsigned one) is out of range, as a finer clock's is: not wrapped.
+TEST(TypedRead, ATimePointOfACoarseOrNarrowDuration) {
+  using namespace std::chrono;
+  using Hours = time_point<system_clock, hours>;
+  using FHours = time_point<system_clock, duration<double, std::ratio<3600>>>;
+  using Secs32 = time_point<system_clock, duration<std::int32_t>>;
+  using UMillis = time_point<system_clock, duration<std::uint64_t, std::milli>>;
+  const auto read_ms = [](std::int64_t ms) { return "\"~m" + std::to_string(ms) + "\""; };
+  EXPECT_EQ(transit::read<Hours>(read_ms(5'399'999), Encoding::json).time_since_epoch().count(), 1);
+  EXPECT_EQ(transit::read<Hours>(read_ms(-1), Encoding::json).time_since_epoch().count(), 0);
+  EXPECT_EQ(transit::read<Hours>(read_ms(-3'600'001), Encoding::json).time_since_epoch().count(), -1);
+  EXPECT_EQ(transit::read<FHours>(read_ms(-5'400'000), Encoding::json).time_since_epoch().count(), -1.5);
+  EXPECT_EQ(transit::read<Secs32>(read_ms(-2'147'483'648'000), Encoding::json).time_since_epoch().count(),
+            std::numeric_limits<std::int32_t>::min());
+  EXPECT_EQ(transit::read<UMillis>(read_ms(7), Encoding::json).time_since_epoch().count(), 7u);
+  for (const auto& [text, what] :
+       {std::pair{read_ms(2'147'483'648'000), "Secs32"}, std::pair{read_ms(-2'147'483'649'000), "Secs32"},
+        std::pair{read_ms(-1), "UMillis"}}) {
+    try {
+      if (std::string_view(what) == "Secs32")
+        (void)transit::read<Secs32>(text, Encoding::json);
+      else
+        (void)transit::read<UMillis>(text, Encoding::json);
+      ADD_FAILURE() << text << " into " << what;
+    } catch (const transit::Error& e) {
+      EXPECT_EQ(e.code(), Errc::type_mismatch) << e.what();
+      EXPECT_TRUE(std::string_view(e.what()).ends_with("(out of range)")) << e.what();
+    }
+  }
+}
+
 // A batch of one token may show none: the decoder holds back an array's begin until its first
 // item shows it is no tagged value. The cursor took the refill token standing there for a
 // token, and skip() walked past the tape's end (the typed fuzzer: a std::tuple counting the

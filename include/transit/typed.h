@@ -917,12 +917,24 @@ T read_any(Cursor& c) {
       // A clock finer than milliseconds (system_clock counts nanoseconds on libstdc++) holds
       // about 292 years either side of 1970: a date beyond is an error, not an overflow.
       using Duration = typename T::duration;
-      if constexpr (std::ratio_less_v<typename Duration::period, std::milli>) {
+      using Rep = typename Duration::rep;
+      if constexpr (std::is_floating_point_v<Rep>) {
+        return T(std::chrono::duration_cast<Duration>(std::chrono::milliseconds(ms)));
+      } else if constexpr (std::ratio_less_v<typename Duration::period, std::milli>) {
         constexpr auto most = std::chrono::duration_cast<std::chrono::milliseconds>(Duration::max()).count();
         constexpr auto least = std::chrono::duration_cast<std::chrono::milliseconds>(Duration::min()).count();
         if (ms > most || ms < least) c.mismatch(typeid(T), at, "out of range");
+        return T(std::chrono::duration_cast<Duration>(std::chrono::milliseconds(ms)));
+      } else {
+        // A millisecond or coarser (hours, days): divided, truncated toward zero as
+        // duration_cast does (-1 ms is hour 0), then it must fit the count's type (a narrow or
+        // unsigned one), as a finer clock's must, rather than wrap.
+        using FromMillis = std::ratio_divide<std::milli, typename Duration::period>;
+        std::int64_t count = 0;
+        if (!scale_exact<FromMillis::num, FromMillis::den>(ms, count) || !std::in_range<Rep>(count))
+          c.mismatch(typeid(T), at, "out of range");
+        return T(Duration(static_cast<Rep>(count)));
       }
-      return T(std::chrono::duration_cast<Duration>(std::chrono::milliseconds(ms)));
     }
     c.mismatch(typeid(T), at);
   } else if constexpr (std::is_same_v<T, std::vector<std::byte>>) {

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ratio>
 #include <set>
 #include <span>
 #include <string>
@@ -182,6 +183,60 @@ concept StaticallyWritable =
 template <class T>
 void write_any(ObjectEncoder& e, const T& v, bool as_key = false);
 
+/// trunc(v * Num / Den) in `out`, as duration_cast computes it but with no intermediate
+/// product that overflows where the result fits; false when the result does not fit.
+template <std::intmax_t Num, std::intmax_t Den>
+bool scale_exact(std::int64_t v, std::int64_t& out) noexcept {
+  static_assert(Num > 0 && Den > 0);
+  if constexpr (Den == 1) {
+    return !__builtin_mul_overflow(v, Num, &out);
+  } else if constexpr (Num == 1) {
+    out = v / Den;
+    return true;
+  } else {
+    // (q * Den + r) * Num / Den == q * Num + r * Num / Den, each truncated toward zero alike.
+    std::int64_t whole, part;
+    return !__builtin_mul_overflow(v / Den, Num, &whole) &&
+           !__builtin_mul_overflow(v % Den, Num, &part) &&
+           !__builtin_add_overflow(whole, part / Den, &out);
+  }
+}
+
+[[noreturn, gnu::cold]] void time_point_out_of_range(const std::type_info& type);
+
+/// The milliseconds since 1970 that a time point of duration `d` is written as (Transit's
+/// instants are int64 milliseconds), truncated toward zero as duration_cast does. Throws
+/// Error(invalid_argument) for one that holds no such count: a coarse duration's large count
+/// (hours, years), a floating one's NaN, infinity or huge value, an unsigned one above
+/// INT64_MAX; those were a signed overflow or an out-of-range float conversion. A signed
+/// integer count finer than or as fine as a millisecond (system_clock's) always fits: it is
+/// divided, on the same path as before, with no check.
+template <class TimePoint, class D>
+std::int64_t instant_millis(D d) {
+  using Rep = typename D::rep;
+  using ToMillis = std::ratio_divide<typename D::period, std::milli>;
+  if constexpr (std::is_floating_point_v<Rep>) {
+    const Rep ms = std::chrono::duration<Rep, std::milli>(d).count();
+    // The int64 range as the float type holds it: [-2^63, 2^63). NaN fails both tests.
+    if (!(ms >= Rep(-0x1p63) && ms < Rep(0x1p63))) time_point_out_of_range(typeid(TimePoint));
+    return static_cast<std::int64_t>(ms);
+  } else if constexpr (std::is_integral_v<Rep> && std::is_signed_v<Rep> &&
+                       sizeof(Rep) <= sizeof(std::int64_t) && ToMillis::num == 1) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  } else if constexpr (std::is_unsigned_v<Rep> && ToMillis::num == 1) {
+    const std::uintmax_t ms = static_cast<std::uintmax_t>(d.count()) / ToMillis::den;
+    if (!std::in_range<std::int64_t>(ms)) time_point_out_of_range(typeid(TimePoint));
+    return static_cast<std::int64_t>(ms);
+  } else {
+    static_assert(std::is_integral_v<Rep>, "transit: a time point's count must be an integer or floating point");
+    std::int64_t ms = 0;
+    if (!std::in_range<std::int64_t>(d.count()) ||
+        !scale_exact<ToMillis::num, ToMillis::den>(static_cast<std::int64_t>(d.count()), ms))
+      time_point_out_of_range(typeid(TimePoint));
+    return ms;
+  }
+}
+
 /// Whether `v` is written as a scalar: decided at compile time for standard types, by the
 /// handler's tag for user objects.
 template <class T>
@@ -311,8 +366,7 @@ void write_any(ObjectEncoder& e, const T& v, bool as_key) {
     write_items(e, v.range);
     e.tagged_end();
   } else if constexpr (is_time_point_v<U>) {
-    e.instant(std::chrono::duration_cast<std::chrono::milliseconds>(v.time_since_epoch()).count(),
-              as_key);
+    e.instant(instant_millis<U>(v.time_since_epoch()), as_key);
   } else if constexpr (ByteRange<U>) {
     e.bytes(std::span<const std::byte>(v), as_key);
   } else if constexpr (is_specialization_v<U, std::optional>) {
