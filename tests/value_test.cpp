@@ -3,6 +3,8 @@
 // and hashing, container building rules, validation, copy/move and user objects.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -406,6 +408,89 @@ TEST(ValueEquality, NaNAndSignedZero) {
   EXPECT_EQ(Value(-0.0).hash(), Value(0.0).hash());
   EXPECT_EQ(Value::set({0.0, -0.0}).size(), 1u);
   EXPECT_EQ(Value::set({nan, nan}).size(), 1u);
+}
+
+// 0.0 and -0.0 are one key, as are NaNs of any sign and payload (== says so, docs/values.md):
+// a map's find() agrees between the scan of a small map and the hash index of one of more than
+// 8 entries, whichever of them the map holds and whichever is looked up; a set and a map built
+// with both keep one, by the scan (few items) and the hash table (many) alike.
+TEST(ValueEquality, SignedZeroAndNaNKeysAgreeBetweenScanAndIndex) {
+  const std::vector<Value> zeros = {Value(0.0), Value(-0.0)};
+  const std::vector<Value> nans = {
+      Value(std::numeric_limits<double>::quiet_NaN()), Value(-std::numeric_limits<double>::quiet_NaN()),
+      Value(std::bit_cast<double>(std::uint64_t{0x7FF8000000000001})),
+      Value(std::bit_cast<double>(std::uint64_t{0xFFF0000000000001})),
+      Value(std::bit_cast<double>(std::uint64_t{0x7FFFFFFFFFFFFFFF}))};
+  for (const std::size_t fillers : {std::size_t{0}, std::size_t{3}, std::size_t{20}}) {
+    for (const auto* group : {&zeros, &nans}) {
+      for (const Value& held : *group) {
+        std::vector<Entry> entries;
+        for (std::size_t i = 0; i < fillers; ++i) entries.emplace_back(static_cast<double>(i + 1), 0);
+        entries.emplace_back(held, "it");
+        const Value m = Value::map(entries);
+        for (const Value& looked : *group) {
+          ASSERT_EQ(held, looked);
+          ASSERT_EQ(held.hash(), looked.hash());
+          const Value* found = m.find(looked);
+          ASSERT_NE(found, nullptr) << fillers << " fillers, " << to_edn(held) << " by "
+                                    << std::bit_cast<std::uint64_t>(looked.as_double());
+          EXPECT_EQ(*found, Value("it"));
+        }
+        EXPECT_EQ(m.find(Value(1e300)), nullptr);
+      }
+      // Built with every member of the group: one key, the first's, holding the last value;
+      // one member, the first.
+      std::vector<Entry> entries;
+      std::vector<Value> items;
+      for (std::size_t i = 0; i < fillers; ++i) {
+        entries.emplace_back(static_cast<double>(i + 1), 0);
+        items.emplace_back(static_cast<double>(i + 1));
+      }
+      for (std::size_t i = 0; i < group->size(); ++i) {
+        entries.emplace_back((*group)[i], static_cast<std::int64_t>(i));
+        items.push_back((*group)[i]);
+      }
+      const Value m = Value::map(entries);
+      ASSERT_EQ(m.size(), fillers + 1);
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(m.entries()[fillers].first.as_double()),
+                std::bit_cast<std::uint64_t>((*group)[0].as_double()));
+      EXPECT_EQ(m.entries()[fillers].second, Value(static_cast<std::int64_t>(group->size() - 1)));
+      const Value s = Value::set(items);
+      ASSERT_EQ(s.size(), fillers + 1);
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(s.items()[fillers].as_double()),
+                std::bit_cast<std::uint64_t>((*group)[0].as_double()));
+    }
+  }
+}
+
+// A user type with an operator== and no std::hash: equal objects are equal Values, so they
+// must hash alike (they hashed by address): found by a map's hash index as by its scan, and
+// one member of a set built through the hash table as through the scan.
+struct Coin {
+  int cents = 0;
+  friend bool operator==(const Coin&, const Coin&) = default;
+};
+
+TEST(ValueEquality, ObjectsEqualByOperatorEqualsHashAlike) {
+  EXPECT_EQ(Value::object(Coin{5}), Value::object(Coin{5}));
+  EXPECT_EQ(Value::object(Coin{5}).hash(), Value::object(Coin{5}).hash());
+  for (const int fillers : {0, 3, 20}) {
+    std::vector<Entry> entries;
+    std::vector<Value> items;
+    for (int i = 0; i < fillers; ++i) {
+      entries.emplace_back(Value::object(Coin{100 + i}), i);
+      items.push_back(Value::object(Coin{i % 4}));
+    }
+    entries.emplace_back(Value::object(Coin{7}), "seven");
+    items.push_back(Value::object(Coin{7}));
+    items.push_back(Value::object(Coin{7}));
+    const Value m = Value::map(entries);
+    const Value* found = m.find(Value::object(Coin{7}));
+    ASSERT_NE(found, nullptr) << fillers;
+    EXPECT_EQ(*found, Value("seven"));
+    EXPECT_EQ(m.find(Value::object(Coin{8})), nullptr);
+    EXPECT_EQ(Value::set(items).size(), static_cast<std::size_t>(std::min(fillers, 4) + 1)) << fillers;
+  }
 }
 
 TEST(ValueEquality, KindsAreDistinct) {

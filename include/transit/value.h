@@ -401,8 +401,13 @@ Value Value::object(T obj) {
           return a == b;
       },
       [](const void* p) -> std::size_t {
+        // Equal objects hash alike: by std::hash<T> when T has one; else, when T has an
+        // operator== (equal objects at two addresses), every T alike, which keeps a set or a
+        // map's index right but slow over many of them; else, equal only to itself, by address.
         if constexpr (requires(const T& x) { std::hash<T>{}(x); })
           return std::hash<T>{}(*static_cast<const T*>(p));
+        else if constexpr (requires(const T& x) { x == x; })
+          return 0;
         else
           return std::hash<const void*>{}(p);
       },
