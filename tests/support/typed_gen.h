@@ -278,7 +278,7 @@ inline void add_handler_types(ReadHandlers& h) {
   h.add_object<Stamp>("gen/stamp", [](const Value& rep) { return Stamp{rep.as<Reading>()}; });
 }
 
-/// The write and read handlers for the catalogue's records, made once.
+/// The write and read handlers for the catalogue's records and Handler<T> types, made once.
 struct Handlers {
   Registry registry;
   ReadHandlers read;
