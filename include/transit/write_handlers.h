@@ -227,8 +227,10 @@ std::int64_t instant_millis(D d) {
     const std::uintmax_t ms = static_cast<std::uintmax_t>(d.count()) / ToMillis::den;
     if (!std::in_range<std::int64_t>(ms)) time_point_out_of_range(typeid(TimePoint));
     return static_cast<std::int64_t>(ms);
+  } else if constexpr (!std::is_integral_v<Rep>) {
+    // A class type standing in for a number: as duration_cast makes it, unchecked.
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
   } else {
-    static_assert(std::is_integral_v<Rep>, "transit: a time point's count must be an integer or floating point");
     std::int64_t ms = 0;
     if (!std::in_range<std::int64_t>(d.count()) ||
         !scale_exact<ToMillis::num, ToMillis::den>(static_cast<std::int64_t>(d.count()), ms))
