@@ -367,6 +367,19 @@ Untyped read_untyped(std::string_view input) {
   return out;
 }
 
+// Whether a read into Values with the handlers refuses the input's value `n` too. The Value
+// path reads without them, and a map's later entry replaces an earlier one of an equal key
+// (the last value wins), so an earlier value whose handler fails (["~#inner", 95]) is gone
+// before from_value could run it, where a read with the handlers, typed or not, runs it and
+// fails (the 77-byte MessagePack input of round twenty-eight's fuzzers). Only then may
+// from_value take what the typed read refused. Read only in that case, which is rare.
+bool refused_with_handlers(std::string_view input, std::size_t n) {
+  transit::Reader reader(input, kEncoding, options());
+  const Outcome<transit::Value> values = read_stream<transit::Value>(
+      reader, input.size(), "values with handlers", [](transit::Reader& r) { return r.next(); });
+  return values.values.size() <= n;
+}
+
 template <class T>
 void check(std::string_view input, const Untyped& untyped) {
   const std::size_t size = input.size();
@@ -442,7 +455,8 @@ void check(std::string_view input, const Untyped& untyped) {
     // The typed read failed on a value the untyped reader read: from_value must fail too.
     try {
       (void)transit::from_value<T>(values.values[n], &handlers());
-      fail("from_value took a value the typed read refused", describe(memory.error));
+      if (!refused_with_handlers(input, n))
+        fail("from_value took a value the typed read refused", describe(memory.error));
     } catch (const transit::Error&) {
     }
   }
