@@ -733,6 +733,19 @@ TEST(ReadHandlers, FromValueRunsTheHandlersOfTagsAReadWouldRun) {
     EXPECT_EQ(transit::from_value<Value>(plain, &h), transit::read(text, e, {.handlers = &h}));
     EXPECT_EQ(transit::from_value<Value>(plain), plain);
   }
+  // A handled tag inside a map, inside a handled tag's rep, after an entry that stays as it
+  // is: the rep the outer handler sees holds the inner object and every entry.
+  h.add_object<Temp>("reading", [&](const Value& rep) {
+    if (rep.size() != 3 || *rep.find(Value::keyword("at")) != Value(std::int64_t{9}) ||
+        *rep.find(Value::keyword("unit")) != Value::keyword("c"))
+      throw std::runtime_error("entries lost");
+    return rep.find(Value::keyword("temp"))->as<Temp>();
+  });
+  const Value reading = Value::tagged(
+      "reading", Value::map({{Value::keyword("at"), Value(std::int64_t{9})},
+                             {Value::keyword("temp"), Value::tagged("T", Value("41"))},
+                             {Value::keyword("unit"), Value::keyword("c")}}));
+  EXPECT_EQ(transit::from_value<Temp>(reading, &h), Temp{41});
   const Value bad = Value::map({{Value::keyword("a"), Value::array({Value::tagged("T", Value("x"))})}});
   try {
     (void)transit::from_value<std::map<transit::Keyword, std::vector<Temp>>>(bad, &h);
