@@ -371,16 +371,20 @@ std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::
     case Kind::set:
       return items([](std::vector<Value> i) { return Value::set(std::move(i)); });
     case Kind::map: {
-      bool changed = false;
+      // As items: entries are copied only from the first one that changes.
+      const auto entries = v.entries();
       std::vector<Entry> out;
-      out.reserve(v.entries().size());
-      for (const auto& [key, value] : v.entries()) {
-        std::optional<Value> k = decode_handled(key, h, at);
-        std::optional<Value> d = decode_handled(value, h, at);
-        changed |= k || d;
-        out.emplace_back(k ? std::move(*k) : key, d ? std::move(*d) : value);
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        std::optional<Value> k = decode_handled(entries[i].first, h, at);
+        std::optional<Value> d = decode_handled(entries[i].second, h, at);
+        if ((k || d) && out.empty()) {
+          out.reserve(entries.size());
+          out.assign(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        if (!out.empty() || k || d)
+          out.emplace_back(k ? std::move(*k) : entries[i].first, d ? std::move(*d) : entries[i].second);
       }
-      if (!changed) return std::nullopt;
+      if (out.empty()) return std::nullopt;
       return Value::map(std::move(out));
     }
     case Kind::tagged: {
