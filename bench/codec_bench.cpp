@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "codec.h"
+#include "codec/codec.h"
 #include "corpora.h"
 
 namespace transit::bench {

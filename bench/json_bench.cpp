@@ -29,7 +29,7 @@
 #include "corpora.h"
 #include "rapidjson_dom.h"
 #include "transit/transit.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace transit::bench {
 namespace {

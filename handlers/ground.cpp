@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "codec.h"
-#include "value_internal.h"
+#include "codec/codec.h"
+#include "model/value_internal.h"
 
 namespace transit::detail {
 

@@ -14,11 +14,11 @@
 #include <string_view>
 #include <vector>
 
-#include "codec.h"
-#include "hash.h"
+#include "codec/codec.h"
+#include "model/hash.h"
 #include "transit/error.h"
 #include "transit/value.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace transit::detail {
 
@@ -126,7 +126,7 @@ inline std::string_view cache_code(std::size_t index) noexcept {
   return {kCacheCodes[index].data(), static_cast<std::size_t>(kCacheCodes[index][3])};
 }
 
-/// The write cache's two hashes, keyed by this process's key (src/hash.h) so that the strings of
+/// The write cache's two hashes, keyed by this process's key (src/model/hash.h) so that the strings of
 /// one value cannot be chosen to share a probe chain: the Hash of every writer's cache
 /// (WriteCache). A cache of another Hash is for the library's own tests, which choose hashes
 /// that collide so that the compares behind them are reached (tests/

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "codec.h"
+#include "codec/codec.h"
 
 namespace transit {
 

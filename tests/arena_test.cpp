@@ -13,7 +13,7 @@
 #include "transit/reader.h"
 #include "transit/transit.h"
 #include "transit/value.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 #include "support/sanitizers.h"
 #include "support/step_source.h"

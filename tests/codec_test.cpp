@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "codec.h"
+#include "codec/codec.h"
 
 namespace transit::detail {
 namespace {

@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "decoder.h"
+#include "read/decoder.h"
 #include "support/msgpack_items.h"
 #include "transit/transit.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace transit::detail {
 namespace {

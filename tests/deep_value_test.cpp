@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "transit/transit.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cache.h"
-#include "hash.h"
+#include "model/hash.h"
 #include "support/hash_flood.h"
 #include "transit/transit.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "edn.h"
+#include "model/edn.h"
 #include "transit/transit.h"
 #include "support/sanitizers.h"
 

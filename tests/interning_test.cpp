@@ -12,7 +12,7 @@
 #include "transit/reader.h"
 #include "transit/value.h"
 #include "transit/writer.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace {
 

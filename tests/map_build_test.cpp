@@ -12,7 +12,7 @@
 
 #include "support/msgpack_items.h"
 #include "transit/transit.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace {
 

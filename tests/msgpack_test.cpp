@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "cache.h"
-#include "codec.h"
+#include "codec/codec.h"
 #include "testing.h"
 #include "support/msgpack_items.h"
 #include "support/step_source.h"

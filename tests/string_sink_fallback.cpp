@@ -10,7 +10,7 @@
 // what the tests run; a library linked with -Bsymbolic or hidden visibility would change
 // that. Included here, not listed as a source, so that the check below is of the very text
 // the fallback is compiled from.
-#include "sink.cpp"
+#include "io/sink.cpp"
 
 #if defined(__cpp_lib_string_resize_and_overwrite)
 #error "this standard library has resize_and_overwrite in C++20: the fallback is not what is built here"

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "string_size.h"
+#include "io/string_size.h"
 #include "transit/transit.h"
 
 namespace {

@@ -17,7 +17,7 @@
 #include "backend.h"
 #include "support/step_source.h"
 #include "transit/transit.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace {
 

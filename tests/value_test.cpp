@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "transit/value.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace {
 

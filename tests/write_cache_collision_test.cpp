@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "cache.h"
-#include "hash.h"
+#include "model/hash.h"
 #include "transit/transit.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 
 #include "cache.h"
 #include "transit/transit.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace {
 

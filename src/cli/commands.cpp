@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "demo.h"
-#include "edn.h"
+#include "model/edn.h"
 #include "progress.h"
 #include "transit/transit.h"
 

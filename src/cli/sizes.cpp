@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <ostream>
 
-#include "codec.h"
+#include "codec/codec.h"
 #include "transit/transit.h"
 
 namespace transit::cli {

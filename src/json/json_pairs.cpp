@@ -2,7 +2,7 @@
 // JSON's tagged values of one rep, taken in the decoder's pair slot (see
 // Decoder::json_start_tagged). In a unit of its own, as msgpack_pairs.cpp: see
 // decoder_tagged.h.
-#include "decoder_tagged.h"
+#include "read/decoder_tagged.h"
 
 namespace transit::detail {
 

@@ -31,11 +31,11 @@
 #include <type_traits>
 
 #include "backend.h"
-#include "codec.h"
-#include "decoder.h"
+#include "codec/codec.h"
+#include "read/decoder.h"
 #include "json/readable_padding.h"
 #include "testing.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace transit::detail::json {
 

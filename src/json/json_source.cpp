@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "decoder.h"
+#include "read/decoder.h"
 #include "json/json_reader.h"
 
 namespace transit::detail {

@@ -4,8 +4,8 @@
 // these functions moved GCC's inlining there (Value's move assignment and the tape's
 // emplace_back taken out of line: JSON extensions 0.7% and typed twitter MessagePack 0.3% more
 // instructions).
-#include "decoder.h"
-#include "value_internal.h"
+#include "read/decoder.h"
+#include "model/value_internal.h"
 
 namespace transit::detail {
 

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "backend.h"
-#include "codec.h"
-#include "decoder.h"
+#include "codec/codec.h"
+#include "read/decoder.h"
 #include "testing.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace transit::detail {
 namespace {

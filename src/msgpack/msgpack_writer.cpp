@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "backend.h"
-#include "codec.h"
-#include "encoder.h"
-#include "out_buffer.h"
+#include "codec/codec.h"
+#include "write/encoder.h"
+#include "io/out_buffer.h"
 
 namespace transit::detail {
 namespace {

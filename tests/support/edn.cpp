@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "codec.h"
+#include "codec/codec.h"
 
 namespace transit::test {
 namespace {

@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "codec.h"
+#include "codec/codec.h"
 #include "transit/write_handlers.h"
 
 namespace transit {

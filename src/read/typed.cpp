@@ -6,11 +6,11 @@
 
 #include <algorithm>
 
-#include "codec.h"
-#include "edn.h"
+#include "codec/codec.h"
+#include "model/edn.h"
 #include "ground.h"
 #include "testing.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace transit::detail {
 

@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "cache.h"
-#include "codec.h"
+#include "codec/codec.h"
 #include "transit/reader.h"
 #include "transit/tape.h"
 #include "transit/value.h"
-#include "value_internal.h"
-#include "value_stack.h"
+#include "model/value_internal.h"
+#include "read/value_stack.h"
 
 namespace transit::detail {
 

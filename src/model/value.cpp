@@ -12,10 +12,10 @@
 #include <random>
 #include <utility>
 
-#include "codec.h"
-#include "hash.h"
+#include "codec/codec.h"
+#include "model/hash.h"
 #include "transit/value.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace transit {
 namespace detail {
@@ -1819,7 +1819,7 @@ bool operator==(const Value& a, const Value& b) noexcept {
 }
 
 std::size_t Value::hash() const noexcept {
-  // Every hash is keyed (src/hash.h): a peer cannot choose values that share a bucket.
+  // Every hash is keyed (src/model/hash.h): a peer cannot choose values that share a bucket.
   const detail::HashKey& key = detail::process_hash_key();
   const auto k = static_cast<std::uint64_t>(kind());
   if (detail::is_text_kind(kind())) {

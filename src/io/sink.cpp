@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "string_size.h"
+#include "io/string_size.h"
 #include "transit/error.h"
 
 namespace transit {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <typeinfo>
 
-#include "base64_simd.h"
+#include "codec/base64_simd.h"
 #include "transit/value.h"
 
 namespace transit::detail {

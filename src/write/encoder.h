@@ -24,13 +24,13 @@
 
 #include "backend.h"
 #include "cache.h"
-#include "codec.h"
-#include "out_buffer.h"
+#include "codec/codec.h"
+#include "io/out_buffer.h"
 #include "transit/error.h"
 #include "transit/registry.h"
 #include "transit/value.h"
 #include "transit/write_handlers.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace transit::detail {
 

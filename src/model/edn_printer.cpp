@@ -10,8 +10,8 @@
 #include <cxxabi.h>
 #endif
 
-#include "codec.h"
-#include "edn.h"
+#include "codec/codec.h"
+#include "model/edn.h"
 #include "transit/reader.h"
 #include "transit/value.h"
 #include "transit/writer.h"

@@ -4,7 +4,7 @@
 #include <array>
 #include <unordered_map>
 
-#include "read_handlers_access.h"
+#include "read/read_handlers_access.h"
 #include "transit/error.h"
 
 namespace transit {

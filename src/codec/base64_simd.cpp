@@ -19,7 +19,7 @@
 // kernels are never chosen (kBase64HaveVbmi is false) and the AVX2 ones run: instruction
 // counts stay comparable with earlier rounds, and no callgrind run meets an AVX-512
 // instruction (checked: bench/instr_table.sh runs through, no SIGILL).
-#include "base64_simd.h"
+#include "codec/base64_simd.h"
 
 #if defined(__x86_64__)
 // GCC 12's AVX-512 intrinsics fill their unused merge operand with _mm512_undefined_epi32(), a

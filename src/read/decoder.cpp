@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "decoder.h"
-#include "decoder_tagged.h"
+#include "read/decoder.h"
+#include "read/decoder_tagged.h"
 
 #include <charconv>
 #include <cstring>
 #include <type_traits>
 
-#include "codec.h"
-#include "edn.h"
+#include "codec/codec.h"
+#include "model/edn.h"
 #include "ground.h"
-#include "read_handlers_access.h"
+#include "read/read_handlers_access.h"
 #include "transit/typed.h"
-#include "value_internal.h"
+#include "model/value_internal.h"
 
 namespace transit::detail {
 

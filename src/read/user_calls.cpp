@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "decoder.h"
+#include "read/decoder.h"
 #include "transit/error.h"
 
 namespace transit::detail {

@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "decoder.h"
-#include "value_internal.h"
+#include "read/decoder.h"
+#include "model/value_internal.h"
 
 namespace transit::detail {
 

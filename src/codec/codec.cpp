@@ -2,7 +2,7 @@
 // Text codecs: base64, UUIDs, ISO-8601 instants, UTF-8 and number formatting. These run once per
 // value on both the read and the write path, so they work on raw buffers and allocate nothing
 // but their output.
-#include "codec.h"
+#include "codec/codec.h"
 
 #include <algorithm>
 #include <array>
@@ -13,7 +13,7 @@
 #include <limits>
 #include <system_error>
 
-#include "base64_simd.h"
+#include "codec/base64_simd.h"
 
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
