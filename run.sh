@@ -177,7 +177,7 @@ stage_fuzz() {
   done
 
   # alloc_dealloc_mismatch=0 for libsimdjson's parser, as in stage_sanitize.
-  # docs/performance.md, round twenty-eight's fuzzers: the typed readers take inputs to 16 KB
+  # docs/performance-log.md, round twenty-eight's fuzzers: the typed readers take inputs to 16 KB
   # (a longer one cost about 30 times a short one's time, for a few edges their seeds now reach
   # in less: the cache wrapped at 1,936 keys); the typed round trip uses libFuzzer's plain
   # schedule, as the entropic one spent most of its time keeping its list of rare features.

@@ -18,7 +18,7 @@
 #   node; a tree read from Transit JSON has each repeated key as a cache reference to one node,
 #   which the writer finds by identity in a few instructions where a key in its own node is hashed
 #   and compared (twitter MessagePack, 3 writes: 7.0 M against 8.8 M instructions;
-#   docs/performance.md, "The user's view and the loop, round fourteen"). Read from JSON-Verbose,
+#   docs/performance-log.md, "The user's view and the loop, round fourteen"). Read from JSON-Verbose,
 #   which has no cache, the tree has separate keys as transit-bench's does. The texts `transit
 #   bench` reads are its own writes, the same bytes either way.
 # - The same clock. Both tools' times are the thread's CPU time (`transit bench` reads
@@ -34,11 +34,11 @@
 #   twenty-seven, for at least --tool-min-time seconds of ours and the floor's runs together
 #   (`transit bench --min-time`). With --runs 7 alone a small corpus's phase (twitter: 7 reads
 #   of about 0.5 ms) fits inside one of a VM's episodes of slow CPU (25-100+ ms at 1.2-2x;
-#   docs/performance.md, "The two benchmarks on this VM, round twenty-six"). Every run is still
+#   docs/performance-log.md, "The two benchmarks on this VM, round twenty-six"). Every run is still
 #   a fresh read or write, values freed: nothing the library pays is left out.
 # - The machine's speed taken out. On a shared VM the speed of the whole machine drifts by up to
 #   1.9x over minutes (the fastest of the same reads, in the same binary, five minutes apart;
-#   docs/performance.md, "Fresh reads in the user's view"), and round sixteen's three rounds of
+#   docs/performance-log.md, "Fresh reads in the user's view"), and round sixteen's three rounds of
 #   citm_catalog, the last corpus measured, each spanned 0.5x-2.2x. So each corpus is measured in
 #   --rounds short pairs (a `transit bench` run of --runs runs and a transit-bench run of --reps
 #   repetitions of at least --min-time seconds, each a second or so), the two runs of a pair one
@@ -62,7 +62,7 @@
 # tree and output may have left the cache for the user's view and not for the loop (in one
 # process, `transit-fresh-output --paired`: about 3% on geojson's MessagePack write, under load);
 # and one whole process can run faster than the next (the same loop 550-920 us from one process
-# to the next under load), which only the median of many rounds evens out (docs/performance.md,
+# to the next under load), which only the median of many rounds evens out (docs/performance-log.md,
 # "The two benchmarks, round seventeen").
 # --corpora re-measures some corpora only; transit-example.json (not a transit-bench corpus) is
 # measured by `transit bench` alone, when all corpora are measured or when it is named.

@@ -3,7 +3,7 @@
 """Runs transit-simdjson-walk's check-fused on small JSON texts, valid and not, and on every
 *.json of a corpora directory: the fused stage 2 (bench/simdjson_fused.cpp) must read each
 as simdjson's DOM parse and tape walk do (the same events, hashed whole) or refuse it as they
-do (docs/performance.md, "JSON read, round twenty").
+do (docs/performance-log.md, "JSON read, round twenty").
 
 usage: bench/check_fused.py build/bench/transit-simdjson-walk [CORPORA_DIR]
 """

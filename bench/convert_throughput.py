@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # `transit convert` at scale: throughput and peak memory converting streams of small values of
 # 10 MB, 100 MB and 1 GB, for every pair of encodings. Prints the Markdown table of
-# docs/performance.md. Memory should stay flat as the stream grows: convert holds one value
+# docs/performance-log.md. Memory should stay flat as the stream grows: convert holds one value
 # at a time.
 #
 #   bench/convert_throughput.py build/transit [--sizes 10,100,1000] [--dir /tmp/transit-scale]

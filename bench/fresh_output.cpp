@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // transit-fresh-output FILE [RUNS]: why `transit bench` (a fresh output string per write) and
-// transit-bench (one buffer reused) disagree on the first encoding timed (docs/performance.md,
+// transit-bench (one buffer reused) disagree on the first encoding timed (docs/performance-log.md,
 // "transit bench beside transit-bench"). FILE is read as Transit JSON into a Value; then, for
 // each encoding in the order given by ORDER (default json,json-verbose,msgpack), RUNS writes
 // with `transit::write` (a fresh std::string each, as a service writing one message per request
@@ -8,7 +8,7 @@
 // Prints page faults (getrusage minor faults) and microseconds per operation.
 //
 // transit-fresh-output --paired FILE ENCODING [RUNS]: how much of the gap between `transit bench`
-// and transit-bench (geojson's MessagePack write, 1.32x in round sixteen; docs/performance.md,
+// and transit-bench (geojson's MessagePack write, 1.32x in round sixteen; docs/performance-log.md,
 // "The two benchmarks, round seventeen") is the way `transit bench` writes. Reads every value of
 // FILE (JSON-Verbose if it ends in .verbose.json, as bench_agreement.py gives `transit bench`,
 // else Transit JSON) and, RUNS times, times four writes in ENCODING by the thread's CPU clock,

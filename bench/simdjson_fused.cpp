@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // transit-simdjson-walk's modes `stage1`, `stage1-fused` and `stage1-fused-nocount`
-// (docs/performance.md, "JSON read, round twenty"): simdjson's stage 1 through the public
+// (docs/performance-log.md, "JSON read, round twenty"): simdjson's stage 1 through the public
 // virtuals of its compiled kernel (simdjson::get_active_implementation(), the CPU's best), then
 // a stage 2 of our own: one loop over the structural index that hands every token to the Sink
 // as it meets it, with no tape and no string buffer. Strings with no backslash are viewed in the

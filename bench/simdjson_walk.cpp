@@ -21,7 +21,7 @@
 //   check-fused   reads FILE once with `dom` and once with `stage1-fused` into two sinks that
 //                 also hash every event whole, prints both checksums and hashes and fails
 //                 unless both read it with equal ones, or both refuse it (N is not used)
-// For instruction counts (docs/performance.md, "The walk of simdjson's tape", "JSON read,
+// For instruction counts (docs/performance-log.md, "The walk of simdjson's tape", "JSON read,
 // round twenty"):
 //   valgrind --tool=callgrind --toggle-collect='*walk_once(*' transit-simdjson-walk FILE 3 dom
 // and for times: `time transit-simdjson-walk FILE 2000 MODE`. Its documents must be an array or

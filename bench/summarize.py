@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # Turns transit-bench's JSON output (--benchmark_out_format=json, with repetitions and
-# aggregates) into the Markdown tables of docs/performance.md: each Transit benchmark beside its
+# aggregates) into the Markdown tables of docs/performance-log.md: each Transit benchmark beside its
 # floor, the ratio, and issue 11's target for it met or missed by how much. Medians of CPU time.
 #
 #   transit-bench --benchmark_filter='^(Floor|Read|Write)/' --benchmark_repetitions=5 \

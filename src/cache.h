@@ -363,7 +363,7 @@ class WriteCacheBase {
 /// A cache destroyed leaves its tables to the next one made on the same thread (one spare per
 /// thread, the larger kept; see cache.cpp): a service that makes a Writer per message would
 /// otherwise grow both tables from 64 slots, zeroing and rehashing them, on every message
-/// (citm_catalog: 10 allocations, 87 KB zeroed, 4 rehashes of each table; docs/performance.md,
+/// (citm_catalog: 10 allocations, 87 KB zeroed, 4 rehashes of each table; docs/performance-log.md,
 /// "Fresh writes, round nineteen"). The tables carry their generation with them, so taking
 /// them is a reset(): nothing is cleared.
 ///

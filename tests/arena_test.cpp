@@ -406,7 +406,7 @@ namespace {
 // (a pooled block far larger than a fresh one, a long array's taken-over slots, blocks another
 // document had) and check heap nodes' counts and the depths of both. (Round twenty-two's
 // 16-byte headers, where a node found its arena through its block, passed them too; see
-// docs/performance.md, "Value nodes of 16 bytes, round twenty-two".)
+// docs/performance-log.md, "Value nodes of 16 bytes, round twenty-two".)
 
 using transit::ValueAccess;
 

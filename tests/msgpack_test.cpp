@@ -1600,7 +1600,7 @@ TEST(MsgpackRead, InstantAndUuidPairsReadAsTheJsonRead) {
 // encodings that fit an int64, as a map key and value too, is that instant or UUID. A uint64
 // past INT64_MAX, a rep cut short, a read handler for `m` or `u`, and a pair past max_depth
 // keep the general path's value or error. (Written for a reader that read such a pair whole
-// in its loop, measured and not landed: see docs/performance.md, "Instants and UUIDs, round
+// in its loop, measured and not landed: see docs/performance-log.md, "Instants and UUIDs, round
 // sixteen"; any such path must keep these.)
 TEST(MsgpackRead, PairsReadEveryIntegerEncoding) {
   const std::vector<std::pair<std::string, std::int64_t>> ints = {

@@ -2,7 +2,7 @@
 // Containers whose count nobody announced (RapidJSON's events: every read from a Source, and
 // in-memory text simdjson leaves to RapidJSON) take the decoder's uncounted path. Whatever
 // that path does with their items (the value stack today; round twenty-one measured slots of
-// a guessed size, grown in place or spilled to the stack: docs/performance.md), a read must
+// a guessed size, grown in place or spilled to the stack: docs/performance-log.md), a read must
 // give the values and the errors (code, byte, path, message) of a read with counts
 // (simdjson's walk), cut anywhere by its Source, and a tree of scalars no bigger than the
 // counted read's, to the byte.

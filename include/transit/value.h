@@ -335,7 +335,7 @@ class Value {
   /// kind word, then its payload) just before it is copied or moved, and compilers copy a
   /// 16-byte aggregate with one 16-byte load, which the CPU cannot forward from two pending
   /// narrower stores: it waits for them to reach the cache (a read's profile piled up on
-  /// such loads; docs/performance.md, "JSON read: memory traffic"). The empty asm keeps the
+  /// such loads; docs/performance-log.md, "JSON read: memory traffic"). The empty asm keeps the
   /// two words in general registers, so that no pass merges the loads back into one.
   static Raw words_of(const Raw& raw) noexcept {
     std::uint64_t a = raw.a, b = raw.b;

@@ -134,7 +134,7 @@ std::string write_all(std::span<const Value> values, Encoding encoding) {
 
 // This thread's CPU time, user and system: what the work cost, page faults and munmap
 // included, without the time the thread waited for a core on a loaded machine (which wall
-// clock counts, and which swung single ratios from 0.48x to 2.19x; docs/performance.md).
+// clock counts, and which swung single ratios from 0.48x to 2.19x; docs/performance-log.md).
 std::int64_t thread_cpu_ns() {
   timespec t{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -197,7 +197,7 @@ std::string check_round_trip(std::span<const Value> values, Encoding encoding, P
 // timing decides whether a floor's allocations come from the heap and are kept, or are mapped
 // or trimmed and faulted in again every run: msgpack-cxx's unpack of keywords.verbose.json
 // ran 1.7 ms or 12-13 ms (317 brk calls against 58) as the read that loaded the file had
-// freed larger or smaller blocks (docs/performance.md, round twenty-two). A block of the
+// freed larger or smaller blocks (docs/performance-log.md, round twenty-two). A block of the
 // largest size glibc adapts to, freed once, leaves both thresholds at their top for every
 // file. Other allocators ignore it.
 void settle_allocator() {
@@ -538,7 +538,8 @@ int bench(Args args) {
     const std::vector<Value> values = read_values(o.file, o.from, &progress);
     // Every encoding is checked (written and read once) before any is timed: the checks are
     // the warm-up, and no encoding is timed in the allocator's first state, whose cost would
-    // fall on whichever came first (docs/performance.md, "transit bench beside transit-bench").
+    // fall on whichever came first (docs/performance-log.md, "`transit bench` beside
+    // `transit-bench`").
     std::vector<std::string> texts;
     for (const Encoding e : kEncodings) texts.push_back(check_round_trip(values, e, progress));
     settle_allocator();

@@ -779,7 +779,7 @@ inline std::size_t emit(Decoder& d, const simdjson::dom::document& doc, std::siz
   // plain array or map (a "^ " map array too) is built straight in a node of its size, with
   // no value stack and no copy. Taken out once for costing time (geojson 9%), it measures
   // level or better now that nodes are reserved with no call and maps checked as they are
-  // adopted (docs/performance.md, "Building the tree"). A typed read's tape does not use it.
+  // adopted (docs/performance-log.md, "Building the tree"). A typed read's tape does not use it.
   std::size_t i = first;
   for (; i < end; ++i) {
     const std::uint64_t word = tape[i];

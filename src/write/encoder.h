@@ -485,7 +485,7 @@ class Encoder final : public ObjectEncoder {
   // written for a reader to reject.
   // Inline wherever a container opens: left to GCC's inliner, the opening of a MessagePack
   // UUID's arrays in write() went out of line when emit_text_unseen shrank (extensions'
-  // MessagePack write +0.8% instructions; docs/performance.md, round twenty-five).
+  // MessagePack write +0.8% instructions; docs/performance-log.md, round twenty-five).
   [[gnu::always_inline]] void open_array(std::size_t n) {
     enter();
     out_.array_begin(n);
