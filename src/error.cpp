@@ -80,7 +80,17 @@ std::string type_name(const std::type_info& type) {
        {std::pair<std::string_view, std::string_view>{
             "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
             "std::string"},
-        {"std::__cxx11::", "std::"}}) {
+        {"std::__cxx11::", "std::"},
+        {"std::filesystem::__cxx11::", "std::filesystem::"},
+        {"std::basic_string<char8_t, std::char_traits<char8_t>, std::allocator<char8_t> >",
+         "std::u8string"},
+        {"std::basic_string<char16_t, std::char_traits<char16_t>, std::allocator<char16_t> >",
+         "std::u16string"},
+        {"std::basic_string<char32_t, std::char_traits<char32_t>, std::allocator<char32_t> >",
+         "std::u32string"},
+        {"std::basic_string<wchar_t, std::char_traits<wchar_t>, std::allocator<wchar_t> >",
+         "std::wstring"},
+        {"decltype(nullptr)", "std::nullptr_t"}}) {
     for (std::size_t at = name.find(from); at != std::string::npos; at = name.find(from, at))
       name.replace(at, from.size(), to);
   }

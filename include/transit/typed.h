@@ -7,6 +7,7 @@
 // (transit/tape.h) that Bind<T> walks to fill a T. No Value tree is built on the way.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <typeindex>
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <forward_list>
 #include <list>
 #include <map>
@@ -22,6 +24,7 @@
 #include <optional>
 #include <ratio>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -780,6 +783,49 @@ T read_library_type(Cursor& c) {
   c.mismatch(typeid(T), at);
 }
 
+/// UTF-8 `s` as the text type T (a std::u8string, u16string, u32string or wstring): UTF-16
+/// for 16-bit code units, UTF-32 for 32-bit ones. False when `s` is not UTF-8 (a Value's string
+/// made so by hand: the decoder checks what it reads).
+template <class T>
+bool text_from_utf8(std::string_view s, T& out) {
+  using C = typename T::value_type;
+  if (!is_valid_utf8(s)) return false;
+  out.clear();
+  if constexpr (sizeof(C) == 1) {
+    out.assign(s.begin(), s.end());
+    return true;
+  }
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const std::size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    char32_t cp = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+    for (std::size_t k = 1; k < n; ++k) cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    i += n;
+    if constexpr (sizeof(C) == 2) {
+      if (cp >= 0x10000) {
+        out.push_back(static_cast<C>(0xD800 + ((cp - 0x10000) >> 10)));
+        cp = 0xDC00 + ((cp - 0x10000) & 0x3FF);
+      }
+    }
+    out.push_back(static_cast<C>(cp));
+  }
+  return true;
+}
+
+template <class T>
+inline constexpr bool is_string_view_v = false;
+template <class C, class Traits>
+inline constexpr bool is_string_view_v<std::basic_string_view<C, Traits>> = true;
+template <class T>
+inline constexpr bool is_byte_array_v = false;
+template <std::size_t N>
+inline constexpr bool is_byte_array_v<std::array<std::byte, N>> = true;
+template <class T>
+inline constexpr bool is_span_v = false;
+template <class U, std::size_t N>
+inline constexpr bool is_span_v<std::span<U, N>> = true;
+
 // A fixed number of items in an array: pairs, tuples, std::array.
 template <class T, std::size_t N, class F>
 T read_fixed(Cursor& c, F read_items) {
@@ -853,7 +899,7 @@ inline void close_collection(Cursor& c, std::pair<Op, bool> how) {
 template <class T>
 inline constexpr bool is_user_type_v =
     std::is_class_v<T> && requires { typename Bind<T>::library_bind; } &&
-    !std::is_same_v<T, Value> && !is_library_type_v<T> && !is_time_point_v<T> &&
+    !std::is_same_v<T, Value> && !std::is_same_v<T, std::monostate> && !is_library_type_v<T> && !is_time_point_v<T> &&
     !is_specialization_v<T, std::optional> && !is_specialization_v<T, std::variant> &&
     !is_specialization_v<T, std::pair> && !is_specialization_v<T, std::tuple> &&
     !is_std_array_v<T> && !SmartPointer<T> && !MapLike<T> && !SetLike<T> &&
@@ -907,6 +953,30 @@ T read_any(Cursor& c) {
     if (!c.string_of(c.peek(), s)) c.mismatch(typeid(T), at);
     c.take_peeked();
     return std::string(s);
+  } else if constexpr (is_string_view_v<T> || is_span_v<T>) {
+    static_assert(!is_string_view_v<T>,
+                  "transit: a string view cannot outlive the read that would fill it; read a "
+                  "std::string (or std::u16string ...)");
+    static_assert(!is_span_v<T>,
+                  "transit: a std::span cannot outlive the read that would fill it; read a "
+                  "std::vector (or std::vector<std::byte> for bytes)");
+  } else if constexpr (is_specialization_v<T, std::basic_string> && WideText<T>) {
+    std::string_view s;
+    if (!c.string_of(c.peek(), s)) c.mismatch(typeid(T), at);
+    T out;
+    if (!text_from_utf8(s, out)) c.mismatch(typeid(T), at, "not valid UTF-8");
+    c.take_peeked();
+    return out;
+  } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
+    std::string_view s;
+    if (!c.string_of(c.peek(), s)) c.mismatch(typeid(T), at);
+    std::u8string text;
+    if (!text_from_utf8(s, text)) c.mismatch(typeid(T), at, "not valid UTF-8");
+    c.take_peeked();
+    return T(std::move(text));
+  } else if constexpr (std::is_same_v<T, std::nullptr_t> || std::is_same_v<T, std::monostate>) {
+    if (c.scalar(Kind::null)) return T{};
+    c.mismatch(typeid(T), at);
   } else if constexpr (std::is_same_v<T, Value>) {
     return c.read_value();
   } else if constexpr (is_library_type_v<T>) {
@@ -937,10 +1007,22 @@ T read_any(Cursor& c) {
       }
     }
     c.mismatch(typeid(T), at);
-  } else if constexpr (std::is_same_v<T, std::vector<std::byte>>) {
+  } else if constexpr (ByteRange<T> && std::is_constructible_v<T, const std::byte*, const std::byte*>) {
+    // std::vector<std::byte>, std::basic_string<std::byte>: what the writer writes as `~b`.
     if (const Token* t = c.scalar(Kind::bytes)) {
       const auto bytes = c.value(*t).as_bytes();
-      return T(bytes.begin(), bytes.end());
+      return T(bytes.data(), bytes.data() + bytes.size());
+    }
+    c.mismatch(typeid(T), at);
+  } else if constexpr (is_byte_array_v<T>) {
+    if (const Token* t = c.scalar(Kind::bytes)) {
+      const auto bytes = c.value(*t).as_bytes();
+      if (bytes.size() != std::tuple_size_v<T>)
+        c.mismatch(typeid(T), at, "has " + std::to_string(bytes.size()) + " bytes, wants " +
+                                      std::to_string(std::tuple_size_v<T>));
+      T out;
+      std::copy(bytes.begin(), bytes.end(), out.begin());
+      return out;
     }
     c.mismatch(typeid(T), at);
   } else if constexpr (is_specialization_v<T, std::optional>) {
@@ -968,7 +1050,8 @@ T read_any(Cursor& c) {
       return out;
     });
   } else if constexpr (SmartPointer<T>) {
-    using B = typename T::element_type;
+    // shared_ptr<const B> too: the object is made as a B.
+    using B = std::remove_cv_t<typename T::element_type>;
     if (c.scalar(Kind::null)) return T();
     if constexpr (std::is_class_v<B> && !is_library_type_v<B>) {
       if (void* p = c.read_derived(typeid(B), typeid(T))) return T(static_cast<B*>(p));
@@ -977,6 +1060,46 @@ T read_any(Cursor& c) {
       c.mismatch(typeid(T), at, "an abstract type is read by a tag with a typed reader");
     else
       return T(new B(bind<B>(c)));
+  } else if constexpr (MapLike<T> && MultiKeyed<T>) {
+    // A map from each key to the array of its values, as write_key_runs writes it; each value
+    // is inserted after the last, so a key's values keep their order.
+    const auto how = open_collection(c, typeid(T), {"cmap"}, true);
+    T out;
+    auto last = out.end();
+    while (c.peek().op != how.first) {
+      auto key = bind<typename T::key_type>(c);
+      const std::size_t values = c.position();
+      const Op op = c.peek().op;
+      if (op == how.first) c.mismatch(typeid(T), c.position(), "a key has no value");
+      if (op != Op::array_begin && op != Op::tagged_begin)
+        c.mismatch(typeid(T), values, "a key's values are an array");
+      const auto run = open_collection(c, typeid(T), {"list"}, false);
+      while (c.peek().op != run.first) {
+        // An ordered container puts an item at its hint's end of its equal keys; an unordered
+        // one after the hint.
+        if constexpr (requires { out.key_eq(); })
+          last = out.emplace_hint(last, key, bind<typename T::mapped_type>(c));
+        else
+          out.emplace_hint(out.end(), key, bind<typename T::mapped_type>(c));
+      }
+      close_collection(c, run);
+    }
+    close_collection(c, how);
+    return out;
+  } else if constexpr (MultiKeyed<T>) {
+    // A multiset, from the array it is written as, or a `~#list`, or a `~#set` (whose members
+    // are each there once).
+    const auto how = open_collection(c, typeid(T), {"list", "set"}, false);
+    T out;
+    auto last = out.end();
+    while (c.peek().op != how.first) {
+      if constexpr (requires { out.key_eq(); })
+        last = out.emplace_hint(last, bind<typename T::value_type>(c));
+      else
+        out.emplace_hint(out.end(), bind<typename T::value_type>(c));
+    }
+    close_collection(c, how);
+    return out;
   } else if constexpr (MapLike<T>) {
     const auto how = open_collection(c, typeid(T), {"cmap"}, true);
     T out;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <deque>
+#include <filesystem>
 #include <forward_list>
 #include <list>
 #include <map>
@@ -145,6 +146,29 @@ inline constexpr bool is_time_point_v<std::chrono::time_point<std::chrono::syste
 template <class T>
 concept StringLike = std::is_convertible_v<const T&, std::string_view> && !std::is_same_v<T, Value>;
 
+/// Text of a character type other than char (std::u8string, std::u16string, std::u32string,
+/// std::wstring, their views, u"..." literals): written as a Transit string, in UTF-8.
+template <class T, class C>
+concept TextOf = std::is_convertible_v<const T&, std::basic_string_view<C>>;
+template <class T>
+concept WideText = !std::is_same_v<T, Value> &&
+                   (TextOf<T, char8_t> || TextOf<T, char16_t> || TextOf<T, char32_t> ||
+                    TextOf<T, wchar_t>);
+/// The character type of a WideText.
+template <class T>
+using text_char_t = std::conditional_t<
+    TextOf<T, char8_t>, char8_t,
+    std::conditional_t<TextOf<T, char16_t>, char16_t,
+                       std::conditional_t<TextOf<T, char32_t>, char32_t, wchar_t>>>;
+
+/// A container that keeps equal keys apart (std::multimap, std::multiset and their unordered
+/// kin): its insert gives an iterator, where a unique container's gives a pair.
+template <class T>
+concept MultiKeyed = requires(T& t, const typename T::value_type& v) {
+  typename T::key_type;
+  { t.insert(v) } -> std::same_as<typename T::iterator>;
+};
+
 template <class T>
 concept ByteRange = requires(const T& t) {
   { std::span<const std::byte>(t) };
@@ -175,7 +199,8 @@ template <class T>
 concept StaticallyWritable =
     std::is_arithmetic_v<T> || std::is_enum_v<T> || is_value_type_v<T> || StringLike<T> || std::is_same_v<T, Value> || is_view_v<T> ||
     std::is_same_v<T, KeywordView> || std::is_same_v<T, SymbolView> ||
-    std::is_same_v<T, std::nullptr_t> || is_time_point_v<T> || ByteRange<T> ||
+    std::is_same_v<T, std::nullptr_t> || std::is_same_v<T, std::monostate> ||
+    is_time_point_v<T> || ByteRange<T> || WideText<T> ||
     is_specialization_v<T, std::optional> || is_specialization_v<T, std::variant> ||
     is_specialization_v<T, std::pair> || is_specialization_v<T, std::tuple> ||
     SmartPointer<T> || std::is_pointer_v<T> || std::ranges::range<T>;
@@ -203,6 +228,75 @@ bool scale_exact(std::int64_t v, std::int64_t& out) noexcept {
 }
 
 [[noreturn, gnu::cold]] void time_point_out_of_range(const std::type_info& type);
+
+/// True when `s` is well-formed UTF-8 (src/codec.cpp).
+bool is_valid_utf8(std::string_view s) noexcept;
+
+/// Throws Error(invalid_argument): text of `type` that is no Unicode text, `why`.
+[[noreturn, gnu::cold, gnu::noinline]] inline void not_text(const std::type_info& type,
+                                                            std::string_view why) {
+  throw_error(Errc::invalid_argument,
+              type_name(type) + " is not Unicode text: " + std::string(why));
+}
+
+/// `s` as UTF-8 in `out`: UTF-8 (char8_t) checked, UTF-16 (char16_t, a 16-bit wchar_t) and
+/// UTF-32 (char32_t, a 32-bit wchar_t) transcoded. A lone surrogate, a code point past
+/// U+10FFFF or ill-formed UTF-8 is Error(invalid_argument) naming `type`, not a replacement
+/// character: the text a peer reads is the text that was meant, or nothing.
+template <class C>
+void utf8_of(std::basic_string_view<C> s, const std::type_info& type, std::string& out) {
+  if constexpr (sizeof(C) == 1) {
+    // char8_t may alias nothing but itself; char may alias it.
+    const std::string_view bytes(reinterpret_cast<const char*>(s.data()), s.size());
+    if (!is_valid_utf8(bytes)) not_text(type, "ill-formed UTF-8");
+    out.assign(bytes);
+  } else {
+    out.clear();
+    out.reserve(s.size());
+    using Unit = std::make_unsigned_t<C>;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      char32_t cp = static_cast<Unit>(s[i]);
+      if (cp >= 0xD800 && cp <= 0xDFFF) {
+        if constexpr (sizeof(C) == 2) {
+          const char32_t low = i + 1 < s.size() ? static_cast<Unit>(s[i + 1]) : 0;
+          if (cp > 0xDBFF || low < 0xDC00 || low > 0xDFFF)
+            not_text(type, "a lone surrogate at code unit " + std::to_string(i));
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          ++i;
+        } else {
+          not_text(type, "a surrogate code point at code unit " + std::to_string(i));
+        }
+      } else if (cp > 0x10FFFF) {
+        not_text(type, "a code point past U+10FFFF at code unit " + std::to_string(i));
+      }
+      if (cp < 0x80) {
+        out += static_cast<char>(cp);
+      } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | cp >> 6);
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+      } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | cp >> 12);
+        out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+      } else {
+        out += static_cast<char>(0xF0 | cp >> 18);
+        out += static_cast<char>(0x80 | (cp >> 12 & 0x3F));
+        out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+      }
+    }
+  }
+}
+
+/// A path as the text every peer reads it as: its generic form (`/` between its parts, as
+/// POSIX writes them and Windows reads them), in UTF-8. A path whose bytes are not UTF-8 (POSIX
+/// allows any but `/` and NUL) is Error(invalid_argument), not a string a peer mangles.
+inline std::string path_text(const std::filesystem::path& p) {
+  std::string out;
+  const std::u8string text = p.generic_u8string();
+  utf8_of(std::u8string_view(text), typeid(std::filesystem::path), out);
+  return out;
+}
 
 /// The milliseconds since 1970 that a time point of duration `d` is written as (Transit's
 /// instants are int64 milliseconds), truncated toward zero as duration_cast does. Throws
@@ -246,6 +340,8 @@ bool is_scalar(ObjectEncoder& e, const T& v) {
   using U = plain_t<T>;
   if constexpr (std::is_arithmetic_v<U> || std::is_enum_v<U> || is_value_type_v<U> ||
                 StringLike<U> || std::is_same_v<U, std::nullptr_t> ||
+                std::is_same_v<U, std::monostate> || WideText<U> ||
+                std::is_same_v<U, std::filesystem::path> ||
                 is_time_point_v<U> || ByteRange<U> || std::is_same_v<U, KeywordView> ||
                 std::is_same_v<U, SymbolView>) {
     return true;
@@ -311,6 +407,45 @@ void write_pairs(ObjectEncoder& e, const Range& r) {
   e.map_end();
 }
 
+/// Whether `a` and `b` are one key of MultiKeyed container `m`.
+template <class M>
+bool same_key(const M& m, const typename M::key_type& a, const typename M::key_type& b) {
+  if constexpr (requires { m.key_eq(); })
+    return m.key_eq()(a, b);
+  else
+    return !m.key_comp()(a, b) && !m.key_comp()(b, a);
+}
+
+/// The end of the run of `m`'s items with the key of `from`'s, from `from` on (a multi
+/// container keeps equal keys next to each other); `n` counts them.
+template <class M>
+auto key_run_end(const M& m, typename M::const_iterator from, std::size_t& n) {
+  auto end = from;
+  for (n = 0; end != m.end() && same_key(m, end->first, from->first); ++end) ++n;
+  return end;
+}
+
+// A std::multimap (or unordered_multimap) as a map from each key to the array of its values,
+// in the container's order: no peer keeps two entries of one key, so they are one entry.
+template <class M>
+void write_key_runs(ObjectEncoder& e, const M& m) {
+  bool scalar_keys = true;
+  std::size_t keys = 0, n = 0;
+  for (auto it = m.begin(); it != m.end(); it = key_run_end(m, it, n)) {
+    ++keys;
+    if (scalar_keys && !is_scalar(e, it->first)) scalar_keys = false;
+  }
+  e.map_begin(keys, scalar_keys);
+  for (auto it = m.begin(); it != m.end();) {
+    const auto end = key_run_end(m, it, n);
+    write_any(e, it->first, scalar_keys);
+    e.array_begin(n);
+    for (; it != end; ++it) write_any(e, it->second, false);
+    e.array_end();
+  }
+  e.map_end();
+}
+
 template <class T>
 void write_any(ObjectEncoder& e, const T& v, bool as_key) {
   using U = plain_t<T>;
@@ -347,12 +482,19 @@ void write_any(ObjectEncoder& e, const T& v, bool as_key) {
     e.uinteger(v, as_key);
   } else if constexpr (std::is_floating_point_v<U>) {
     e.floating(static_cast<double>(v), as_key);
-  } else if constexpr (std::is_same_v<U, std::nullptr_t>) {
+  } else if constexpr (std::is_same_v<U, std::nullptr_t> || std::is_same_v<U, std::monostate>) {
     e.null(as_key);
   } else if constexpr (std::is_same_v<U, Value>) {
     e.value(v, as_key);
   } else if constexpr (StringLike<U>) {
     e.string(std::string_view(v), as_key);
+  } else if constexpr (WideText<U>) {
+    using C = text_char_t<U>;
+    std::string utf8;
+    utf8_of(std::basic_string_view<C>(v), typeid(U), utf8);
+    e.string(utf8, as_key);
+  } else if constexpr (std::is_same_v<U, std::filesystem::path>) {
+    e.string(path_text(v), as_key);
   } else if constexpr (std::is_same_v<U, KeywordView>) {
     e.keyword(v.name, as_key);
   } else if constexpr (std::is_same_v<U, SymbolView>) {
@@ -397,6 +539,12 @@ void write_any(ObjectEncoder& e, const T& v, bool as_key) {
       e.object(typeid(*v), dynamic_cast<const void*>(&*v), as_key);
     else
       write_any(e, *v, as_key);
+  } else if constexpr (MapLike<U> && MultiKeyed<U>) {
+    write_key_runs(e, v);
+  } else if constexpr (MultiKeyed<U>) {
+    // A multiset as the array of its members, duplicates and all: a `~#set` keeps one of each
+    // at every peer.
+    write_items(e, v);
   } else if constexpr (MapLike<U>) {
     write_pairs(e, v);
   } else if constexpr (SetLike<U>) {

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+// The std:: types a C++ user has, written as a peer expects them and read back: paths and
+// strings of other character types as text, multi-key containers with nothing lost, monostate
+// as nil, byte arrays as bytes, and the reads that did not compile (or failed only at run
+// time, where they cannot work at all) put right. docs/typed-data.md lists the wire forms.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "transit/transit.h"
+
+namespace {
+
+using transit::Encoding;
+using transit::Errc;
+using transit::Value;
+
+constexpr Encoding kAll[] = {Encoding::json, Encoding::json_verbose, Encoding::msgpack};
+
+// Written, then read back typed, equal, in every encoding; the JSON text.
+template <class T>
+std::string round_trip(const T& v) {
+  for (Encoding e : kAll) {
+    const std::string bytes = transit::write(v, e);
+    // EXPECT_TRUE: the installed GoogleTest cannot print a std::u8string.
+    EXPECT_TRUE(transit::read<T>(bytes, e) == v) << transit::encoding_name(e) << ": " << bytes;
+  }
+  return transit::write(v, Encoding::json);
+}
+
+template <class T>
+std::string write_error(const T& v) {
+  try {
+    return "wrote " + transit::write(v, Encoding::json);
+  } catch (const transit::Error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_argument) << e.what();
+    return e.what();
+  }
+}
+
+template <class T>
+std::string read_error(std::string_view json) {
+  try {
+    (void)transit::read<T>(json, Encoding::json);
+    return "read";
+  } catch (const transit::Error& e) {
+    EXPECT_EQ(e.code(), Errc::type_mismatch) << e.what();
+    return e.what();
+  }
+}
+
+// A path is text to every peer. It was a range of paths, so the writer recursed into its
+// parts until the depth limit (too_deep), and a read of a string was a type_mismatch.
+TEST(TypedStd, APathIsItsGenericTextInUtf8) {
+  namespace fs = std::filesystem;
+  EXPECT_EQ(round_trip(fs::path("/tmp/x y/caf\xc3\xa9.txt")), "[\"~#'\",\"/tmp/x y/caf\xc3\xa9.txt\"]");
+  EXPECT_EQ(round_trip(fs::path()), "[\"~#'\",\"\"]");
+  EXPECT_EQ(round_trip(std::map<fs::path, int>{{"a/b", 1}, {"c", 2}}),
+            "[\"^ \",\"a/b\",1,\"c\",2]");
+  EXPECT_EQ(round_trip(std::vector<fs::path>{"x", "~y"}), "[\"x\",\"~~y\"]");
+  // POSIX allows any bytes in a path; a peer's strings are Unicode.
+  EXPECT_EQ(write_error(fs::path(std::string("a\xff"))),
+            "transit: invalid_argument: std::filesystem::path is not Unicode text: ill-formed "
+            "UTF-8");
+  EXPECT_EQ(read_error<fs::path>("[\"~#'\",1]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected "
+            "std::filesystem::path, got integer 1");
+}
+
+// Strings of char8_t, char16_t, char32_t and wchar_t are text: they were arrays of integers
+// (std::wstring(L"hi") was [104,105]), a read of a string was a type_mismatch, and a
+// std::u8string did not compile.
+TEST(TypedStd, StringsOfOtherCharacterTypesAreText) {
+  const std::string text = "[\"~#'\",\"h\xc3\xa9\xf0\x9f\x98\x80\"]";  // hé😀
+  EXPECT_EQ(round_trip(std::u16string(u"h\u00e9\U0001F600")), text);
+  EXPECT_EQ(round_trip(std::u32string(U"h\u00e9\U0001F600")), text);
+  EXPECT_EQ(round_trip(std::wstring(L"h\u00e9\U0001F600")), text);
+  EXPECT_EQ(round_trip(std::u8string(u8"h\u00e9\U0001F600")), text);
+  EXPECT_EQ(transit::write(std::u16string_view(u"hi")), "[\"~#'\",\"hi\"]");
+  EXPECT_EQ(transit::write(std::wstring_view(L"hi")), "[\"~#'\",\"hi\"]");
+  EXPECT_EQ(transit::write(u"hi"), "[\"~#'\",\"hi\"]");
+  EXPECT_EQ(transit::write(std::u8string_view(u8"hi")), "[\"~#'\",\"hi\"]");
+  EXPECT_EQ(round_trip(std::map<std::u16string, std::u32string>{{u"k", U"v"}}),
+            "[\"^ \",\"k\",\"v\"]");
+  EXPECT_EQ(round_trip(std::u16string(u"~tilde")), "[\"~#'\",\"~~tilde\"]");
+  // What is not Unicode is an error naming the type, not a replacement character.
+  EXPECT_EQ(write_error(std::u16string(1, char16_t(0xD83D)) + u"x"),
+            "transit: invalid_argument: std::u16string is not Unicode text: a lone surrogate at "
+            "code unit 0");
+  EXPECT_EQ(write_error(u"x" + std::u16string(1, char16_t(0xD83D))),
+            "transit: invalid_argument: std::u16string is not Unicode text: a lone surrogate at "
+            "code unit 1");
+  EXPECT_EQ(write_error(std::u16string(1, char16_t(0xDE00))),
+            "transit: invalid_argument: std::u16string is not Unicode text: a lone surrogate at "
+            "code unit 0");
+  EXPECT_EQ(write_error(std::u32string(U"ab") + char32_t(0x110000)),
+            "transit: invalid_argument: std::u32string is not Unicode text: a code point past "
+            "U+10FFFF at code unit 2");
+  EXPECT_EQ(write_error(std::u32string(1, char32_t(0xDFFF))),
+            "transit: invalid_argument: std::u32string is not Unicode text: a surrogate code "
+            "point at code unit 0");
+  EXPECT_EQ(write_error(std::u8string(1, char8_t(0xC0)) + u8"x"),
+            "transit: invalid_argument: std::u8string is not Unicode text: ill-formed UTF-8");
+  if constexpr (sizeof(wchar_t) == 4) {
+    EXPECT_EQ(write_error(std::wstring(1, wchar_t(-1))),
+              "transit: invalid_argument: std::wstring is not Unicode text: a code point past "
+              "U+10FFFF at code unit 0");
+  }
+  EXPECT_EQ(read_error<std::u16string>("[\"~#'\",1]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected std::u16string, "
+            "got integer 1");
+  // A Value's string is made by hand, unchecked: binding one that is not UTF-8 says so.
+  try {
+    (void)transit::from_value<std::u32string>(Value::string("a\xff"));
+    ADD_FAILURE() << "bound";
+  } catch (const transit::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "transit: type_mismatch in $: expected std::u32string, got string \"a\xff\" (not "
+              "valid UTF-8)");
+  }
+}
+
+// A multiset was written as a ~#set with its duplicates and a multimap as a map with duplicate
+// keys: every peer (and a read into Value here) keeps one of each, so data was lost.
+TEST(TypedStd, MultiKeyContainersLoseNothing) {
+  EXPECT_EQ(round_trip(std::multiset<int>{3, 1, 1, 2}), "[1,1,2,3]");
+  EXPECT_EQ(round_trip(std::multimap<int, std::string>{{2, "c"}, {1, "b"}, {1, "a"}}),
+            "[\"^ \",\"~i1\",[\"b\",\"a\"],\"~i2\",[\"c\"]]");
+  EXPECT_EQ(round_trip(std::multimap<std::string, int>{}), "[\"^ \"]");
+  // A key that is not a scalar: a cmap, each key's values an array.
+  EXPECT_EQ(round_trip(std::multimap<std::pair<int, int>, int>{{{1, 2}, 3}, {{1, 2}, 4}}),
+            "[\"~#cmap\",[[1,2],[3,4]]]");
+  // The unordered ones: each key once, its values in the order the container holds them.
+  const std::unordered_multimap<std::string, int> um{{"a", 1}, {"a", 0}, {"b", 2}};
+  const auto back = transit::read<std::unordered_multimap<std::string, int>>(
+      transit::write(um, Encoding::msgpack), Encoding::msgpack);
+  ASSERT_EQ(back.size(), 3u);
+  for (const char* key : {"a", "b"}) {
+    const auto [i, j] = um.equal_range(key);
+    const auto [k, l] = back.equal_range(key);
+    EXPECT_EQ(std::vector(i, j), std::vector(k, l)) << key;
+  }
+  EXPECT_EQ(transit::read(transit::write(um)).size(), 2u);  // a map of two keys
+  const std::unordered_multiset<std::string> us{"x", "x", "y"};
+  EXPECT_EQ(transit::read<std::unordered_multiset<std::string>>(transit::write(us)), us);
+  EXPECT_EQ(transit::read(transit::write(us)).size(), 3u);  // an array of three
+  // A ~#set or a ~#list reads into a multiset too (a set has each member once).
+  EXPECT_EQ(transit::read<std::multiset<int>>("[\"~#set\",[2,1]]"), (std::multiset<int>{1, 2}));
+  EXPECT_EQ(transit::read<std::multiset<int>>("[\"~#list\",[2,1,2]]"),
+            (std::multiset<int>{1, 2, 2}));
+  // A plain map is not a multimap's form: a value that is not an array is a mismatch.
+  EXPECT_EQ((read_error<std::multimap<int, int>>("[\"^ \",\"~i1\",2]")),
+            "transit: type_mismatch at byte 12 (line 1, column 13) in $[1]: expected "
+            "std::multimap<int, int, std::less<int>, std::allocator<std::pair<int const, int> > "
+            ">, got integer 2 (a key's values are an array)");
+}
+
+// std::monostate had no write handler, so the idiomatic nullable variant could not be written.
+TEST(TypedStd, MonostateIsNil) {
+  using Nullable = std::variant<std::monostate, int>;
+  EXPECT_EQ(round_trip(Nullable{}), "[\"~#'\",null]");
+  EXPECT_EQ(round_trip(Nullable{7}), "[\"~#'\",7]");
+  EXPECT_EQ(round_trip(std::vector<Nullable>{Nullable{}, Nullable{1}}), "[null,1]");
+  EXPECT_EQ(round_trip(std::map<std::string, Nullable>{{"a", {}}}), "[\"^ \",\"a\",null]");
+  EXPECT_EQ(round_trip(std::monostate{}), "[\"~#'\",null]");
+  EXPECT_EQ(read_error<std::monostate>("[\"~#'\",0]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected std::monostate, "
+            "got integer 0");
+}
+
+// Reads that did not compile: a shared_ptr (or unique_ptr) to const, and nullptr_t.
+TEST(TypedStd, PointersToConstAndNullptr) {
+  const auto p = transit::read<std::shared_ptr<const std::string>>("[\"~#'\",\"a\"]");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(*p, "a");
+  EXPECT_FALSE(transit::read<std::shared_ptr<const std::string>>("[\"~#'\",null]"));
+  const auto u = transit::read<std::unique_ptr<const std::vector<int>>>("[1,2]");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(*u, (std::vector<int>{1, 2}));
+  EXPECT_EQ(transit::read<std::nullptr_t>("[\"~#'\",null]"), nullptr);
+  EXPECT_EQ(round_trip(std::vector<std::nullptr_t>(2)), "[null,null]");
+  EXPECT_EQ(read_error<std::nullptr_t>("[\"~#'\",false]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected std::nullptr_t, "
+            "got boolean false");
+}
+
+// Bytes in other containers: a std::array<std::byte, N> and a std::basic_string<std::byte> are
+// written as ~b, as a std::vector<std::byte> is, and now read back from it (they were a
+// type_mismatch).
+TEST(TypedStd, ByteArraysAndByteStringsReadTheirBytes) {
+  using Bytes3 = std::array<std::byte, 3>;
+  EXPECT_EQ(round_trip(Bytes3{std::byte{1}, std::byte{2}, std::byte{3}}), "[\"~#'\",\"~bAQID\"]");
+  EXPECT_EQ(round_trip(std::basic_string<std::byte>(2, std::byte{7})), "[\"~#'\",\"~bBwc=\"]");
+  EXPECT_EQ(round_trip(std::map<std::string, Bytes3>{{"k", Bytes3{}}}),
+            "[\"^ \",\"k\",\"~bAAAA\"]");
+  EXPECT_EQ(read_error<Bytes3>("[\"~#'\",\"~bAQ==\"]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected "
+            "std::array<std::byte, 3ul>, got bytes #bytes \"AQ==\" (has 1 bytes, wants 3)");
+}
+
+}  // namespace
