@@ -11,7 +11,9 @@
 // - char and char8_t: the library refuses them at compile time (ambiguous: a string or an int).
 // - NaN as a key of a std::map or member of a std::set: NaN breaks the container's ordering.
 // - std::optional of something that can itself be nil (optional<optional<T>>, optional<Value>,
-//   optional<unique_ptr<T>>): both empties are nil on the wire.
+//   optional<unique_ptr<T>>, optional<std::monostate>): both empties are nil on the wire.
+// - long double: written as the nearest double (Transit's floats are 64 bits).
+// - a std::wstring where wchar_t has 16 bits (Windows): this suite runs where it has 32.
 // - std::variant whose alternatives share a wire form (variant<int32_t, int64_t>, <float,
 //   double>, <std::vector<int>, std::set<int>>...): the first alternative that fits is read.
 // - time points finer than a millisecond: Transit's instants are milliseconds, so a
@@ -25,6 +27,7 @@
 // Person) is not checked: such an object is bound only when it can be copied (Sample::move_only).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
@@ -33,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <filesystem>
 #include <forward_list>
 #include <functional>
 #include <limits>
@@ -377,7 +381,25 @@ bool same(const T& a, const T& b) {
       }
     }
     return true;
-  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Value>) {
+  } else if constexpr (is_a_v<T, std::unordered_multimap> || is_a_v<T, std::unordered_multiset>) {
+    // Keys in any order; a key's items in the order the container holds them (the reader
+    // inserts each after the last: docs/typed-data.md).
+    if (a.size() != b.size()) return false;
+    for (const auto& item : a) {
+      const auto& key = [&]() -> const auto& {
+        if constexpr (is_a_v<T, std::unordered_multimap>)
+          return item.first;
+        else
+          return item;
+      }();
+      const auto [i, j] = a.equal_range(key);
+      const auto [k, l] = b.equal_range(key);
+      if (!std::equal(i, j, k, l, [](const auto& x, const auto& y) { return same(x, y); }))
+        return false;
+    }
+    return true;
+  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Value> ||
+                       std::is_same_v<T, std::filesystem::path>) {
     return a == b;
   } else if constexpr (std::ranges::range<T>) {
     auto i = a.begin();
@@ -581,6 +603,21 @@ struct Gen {
       return gen_floating<T>(p, true);
     } else if constexpr (std::is_same_v<T, std::string>) {
       return gen_string(p);
+    } else if constexpr (detail::is_specialization_v<T, std::basic_string> &&
+                         detail::WideText<T>) {
+      // The same text in another character type (every generated string is UTF-8).
+      T out;
+      if (!detail::text_from_utf8(gen_string(p), out)) throw std::logic_error("not UTF-8");
+      return out;
+    } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
+      return std::filesystem::path(gen<std::u8string>(p, depth));
+    } else if constexpr (std::is_same_v<T, std::byte>) {
+      return static_cast<std::byte>(p.bits(1));
+    } else if constexpr (std::is_same_v<T, std::basic_string<std::byte>>) {
+      const auto bytes = gen<std::vector<std::byte>>(p, depth);
+      return T(bytes.begin(), bytes.end());
+    } else if constexpr (std::is_same_v<T, std::monostate> || std::is_same_v<T, std::nullptr_t>) {
+      return T{};
     } else if constexpr (std::is_same_v<T, Keyword>) {
       return Keyword{gen_name(p)};
     } else if constexpr (std::is_same_v<T, Symbol>) {
@@ -668,8 +705,9 @@ struct Gen {
         }
       }
     } else if constexpr (detail::SmartPointer<T>) {
+      using E = std::remove_cv_t<typename T::element_type>;  // shared_ptr<const E> too
       if (p.below(4) == 0) return nullptr;
-      return T(new typename T::element_type(gen<typename T::element_type>(p, depth)));
+      return T(new E(gen<E>(p, depth)));
     } else if constexpr (is_a_v<T, std::optional>) {
       if (p.below(3) == 0) return std::nullopt;
       return gen<typename T::value_type>(p, depth);
@@ -693,11 +731,17 @@ struct Gen {
         auto key = gen_key<typename T::key_type>(p, depth - 1);
         out.emplace(std::move(key), gen<typename T::mapped_type>(p, depth - 1));
       }
+      // A multimap's key again, with another value: a run of two or more values.
+      if constexpr (detail::MultiKeyed<T>)
+        if (!out.empty() && p.coin())
+          out.emplace(out.begin()->first, gen<typename T::mapped_type>(p, depth - 1));
       return out;
     } else if constexpr (detail::SetLike<T>) {
       T out;
       for (std::size_t n = gen_size(p, depth); n > 0; --n)
         out.insert(gen_key<typename T::value_type>(p, depth - 1));
+      if constexpr (detail::MultiKeyed<T>)
+        if (!out.empty() && p.coin()) out.insert(*out.begin());  // a member twice
       return out;
     } else if constexpr (is_a_v<T, std::forward_list>) {
       const auto items = gen<std::vector<typename T::value_type>>(p, depth);
@@ -840,7 +884,21 @@ using Catalogue = std::tuple<
     std::map<Reading, Money>, std::set<Reading>, std::map<Gauge, std::vector<Reading>>,
     std::map<Dial, Ticket>, std::vector<Dial>, std::map<Money, Reading>,
     std::optional<Stamp>, std::variant<Reading, Money, std::int64_t>,
-    std::map<Keyword, std::map<Reading, Gauge>>>;
+    std::map<Keyword, std::map<Reading, Gauge>>,
+    // The std:: types of round twenty-nine: text of other character types and paths (strings),
+    // multi-key containers (a multiset an array, a multimap a map of arrays), monostate and
+    // nullptr (nil), bytes in an array or a basic_string, pointers to const.
+    std::u16string, std::u32string, std::wstring, std::u8string, std::filesystem::path,
+    std::map<std::u16string, std::filesystem::path>, std::set<std::u32string>,
+    std::multiset<std::int64_t>, std::multimap<std::string, std::int64_t>,
+    std::multimap<Keyword, std::vector<std::u8string>>, std::multimap<Key3, std::string>,
+    std::unordered_multimap<Keyword, Value>, std::unordered_multiset<std::string>,
+    std::multiset<Reading>, std::variant<std::monostate, std::int64_t, std::string>,
+    std::vector<std::variant<std::monostate, Address>>,
+    std::tuple<std::nullptr_t, std::monostate, std::array<std::byte, 4>>,
+    std::array<std::byte, 16>, std::basic_string<std::byte>,
+    std::map<std::string, std::array<std::byte, 2>>, std::shared_ptr<const Address>,
+    std::vector<std::shared_ptr<const std::string>>>;
 
 inline constexpr std::size_t kCatalogueSize = std::tuple_size_v<Catalogue>;
 
