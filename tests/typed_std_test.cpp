@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <set>
 #include <string>
@@ -131,6 +132,17 @@ TEST(TypedStd, StringsOfOtherCharacterTypesAreText) {
               "transit: type_mismatch in $: expected std::u32string, got string \"a\xff\" (not "
               "valid UTF-8)");
   }
+}
+
+// A std::pmr::string was written as a string, and a read of one did not compile (it was read
+// as an array of chars, which are refused).
+TEST(TypedStd, APmrStringIsAString) {
+  EXPECT_EQ(round_trip(std::pmr::string("caf\xc3\xa9")), "[\"~#'\",\"caf\xc3\xa9\"]");
+  EXPECT_EQ(round_trip(std::pmr::vector<std::pmr::string>{"a", "~b"}), "[\"a\",\"~~b\"]");
+  EXPECT_EQ(read_error<std::pmr::string>("[\"~#'\",1]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected "
+            "std::basic_string<char, std::char_traits<char>, std::pmr::polymorphic_allocator<char> "
+            ">, got integer 1");
 }
 
 // A multiset was written as a ~#set with its duplicates and a multimap as a map with duplicate

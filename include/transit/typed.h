@@ -817,6 +817,11 @@ template <class T>
 inline constexpr bool is_string_view_v = false;
 template <class C, class Traits>
 inline constexpr bool is_string_view_v<std::basic_string_view<C, Traits>> = true;
+/// A std::basic_string of char with another allocator or traits (std::pmr::string).
+template <class T>
+inline constexpr bool is_char_string_v = false;
+template <class Traits, class Alloc>
+inline constexpr bool is_char_string_v<std::basic_string<char, Traits, Alloc>> = true;
 template <class T>
 inline constexpr bool is_byte_array_v = false;
 template <std::size_t N>
@@ -953,6 +958,13 @@ T read_any(Cursor& c) {
     if (!c.string_of(c.peek(), s)) c.mismatch(typeid(T), at);
     c.take_peeked();
     return std::string(s);
+  } else if constexpr (is_char_string_v<T>) {
+    // A std::pmr::string: read as a std::string is (it was read as an array of chars, which
+    // did not compile).
+    std::string_view s;
+    if (!c.string_of(c.peek(), s)) c.mismatch(typeid(T), at);
+    c.take_peeked();
+    return T(s.begin(), s.end());
   } else if constexpr (is_string_view_v<T> || is_span_v<T>) {
     static_assert(!is_string_view_v<T>,
                   "transit: a string view cannot outlive the read that would fill it; read a "

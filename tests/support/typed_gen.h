@@ -43,6 +43,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <random>
 #include <set>
@@ -399,7 +400,8 @@ bool same(const T& a, const T& b) {
     }
     return true;
   } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Value> ||
-                       std::is_same_v<T, std::filesystem::path>) {
+                       std::is_same_v<T, std::filesystem::path> ||
+                       std::is_same_v<T, std::pmr::string>) {
     return a == b;
   } else if constexpr (std::ranges::range<T>) {
     auto i = a.begin();
@@ -611,6 +613,9 @@ struct Gen {
       return out;
     } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
       return std::filesystem::path(gen<std::u8string>(p, depth));
+    } else if constexpr (std::is_same_v<T, std::pmr::string>) {
+      const std::string s = gen_string(p);
+      return T(s.begin(), s.end());
     } else if constexpr (std::is_same_v<T, std::byte>) {
       return static_cast<std::byte>(p.bits(1));
     } else if constexpr (std::is_same_v<T, std::basic_string<std::byte>>) {
@@ -898,7 +903,7 @@ using Catalogue = std::tuple<
     std::tuple<std::nullptr_t, std::monostate, std::array<std::byte, 4>>,
     std::array<std::byte, 16>, std::basic_string<std::byte>,
     std::map<std::string, std::array<std::byte, 2>>, std::shared_ptr<const Address>,
-    std::vector<std::shared_ptr<const std::string>>>;
+    std::vector<std::shared_ptr<const std::string>>, std::map<std::pmr::string, std::pmr::string>>;
 
 inline constexpr std::size_t kCatalogueSize = std::tuple_size_v<Catalogue>;
 
