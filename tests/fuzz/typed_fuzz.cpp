@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iterator>
 #include <list>
 #include <map>
@@ -221,7 +222,8 @@ bool same(const T& a, const T& b) {
     return true;
   } else if constexpr (transit::detail::is_specialization_v<T, std::unordered_set>) {
     return a == b;
-  } else if constexpr (std::ranges::range<T> && !std::is_same_v<T, std::string>) {
+  } else if constexpr (std::ranges::range<T> && !std::is_same_v<T, std::string> &&
+                       !std::is_same_v<T, std::filesystem::path>) {  // a range of paths
     return same_items(a, b);
   } else {
     return a == b;
@@ -465,6 +467,11 @@ void check(std::string_view input, const Untyped& untyped) {
 using Variants = std::vector<std::variant<std::int64_t, std::string, Inner, transit::Value>>;
 using Tuple = std::tuple<transit::Uuid, std::chrono::system_clock::time_point, transit::BigDecimal,
                          std::vector<std::int64_t>, std::uint64_t>;
+// The std:: types of round twenty-nine: strings decoded from UTF-8 into UTF-16 and UTF-32, a
+// path, a multimap's map of arrays, a multiset, monostate, bytes into a fixed array.
+using StdTypes = std::tuple<std::u16string, std::u32string, std::filesystem::path,
+                            std::multimap<std::string, std::int64_t>, std::multiset<std::int64_t>,
+                            std::variant<std::monostate, std::int64_t>, std::array<std::byte, 2>>;
 
 }  // namespace
 
@@ -562,6 +569,10 @@ void write_seeds(const std::string& dir) {
     Variants variants{std::int64_t{1}, std::string("two"), Inner{}, transit::Value(std::int64_t{4})};
     put("variants" + suffix, transit::write(variants, e, w));
     put("tuple" + suffix, transit::write(Tuple{sample(0).uuid, sample(0).when, {"1.0"}, {1, 2}, 7}, e, w));
+    put("std-types" + suffix,
+        transit::write(StdTypes{u"h\u00e9\U0001F600", U"~x", "/a/b", {{"k", 1}, {"k", 2}, {"j", 3}},
+                                {1, 1, 2}, std::monostate{}, {std::byte{1}, std::byte{2}}},
+                       e, w));
     put("keyword-sets" + suffix,
         transit::write(std::vector<std::set<transit::Keyword>>{{{"a"}, {"b"}}, {}}, e, w));
     // More distinct keywords than the cache's 1,936 slots ("~:ab" takes one), then the last two
@@ -609,5 +620,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::check<fuzz::Variants>(input, untyped);
   fuzz::check<fuzz::Tuple>(input, untyped);
   fuzz::check<std::vector<std::set<transit::Keyword>>>(input, untyped);
+  fuzz::check<fuzz::StdTypes>(input, untyped);
   return 0;
 }
