@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <memory_resource>
@@ -224,6 +225,23 @@ TEST(TypedStd, ByteArraysAndByteStringsReadTheirBytes) {
   EXPECT_EQ(read_error<Bytes3>("[\"~#'\",\"~bAQ==\"]"),
             "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected "
             "std::array<std::byte, 3ul>, got bytes #bytes \"AQ==\" (has 1 bytes, wants 3)");
+}
+
+// A std::reference_wrapper was a class with no handler: no_handler at run time. It is written
+// as what it refers to (it is not read: a read makes objects, and a reference owns none).
+TEST(TypedStd, AReferenceWrapperIsWrittenAsItsObject) {
+  const std::string a = "a", b = "~b";
+  const std::vector<std::reference_wrapper<const std::string>> refs{std::cref(a), std::cref(b)};
+  EXPECT_EQ(transit::write(refs), "[\"a\",\"~~b\"]");
+  EXPECT_EQ(transit::read<std::vector<std::string>>(transit::write(refs, Encoding::msgpack),
+                                                    Encoding::msgpack),
+            (std::vector<std::string>{"a", "~b"}));
+  const int one = 1;
+  // A key: a scalar as the object it refers to is.
+  EXPECT_EQ(transit::write(std::map<std::reference_wrapper<const std::string>, std::reference_wrapper<const int>,
+                                    std::less<const std::string>>{{std::cref(a), std::cref(one)}}),
+            "[\"^ \",\"a\",1]");
+  EXPECT_EQ(transit::write(std::cref(a)), "[\"~#'\",\"a\"]");
 }
 
 // The rest of the audit's list, which already worked: kept so, with the forms documented.

@@ -13,6 +13,7 @@
 #include <deque>
 #include <filesystem>
 #include <forward_list>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -203,7 +204,8 @@ concept StaticallyWritable =
     is_time_point_v<T> || ByteRange<T> || WideText<T> ||
     is_specialization_v<T, std::optional> || is_specialization_v<T, std::variant> ||
     is_specialization_v<T, std::pair> || is_specialization_v<T, std::tuple> ||
-    SmartPointer<T> || std::is_pointer_v<T> || std::ranges::range<T>;
+    SmartPointer<T> || std::is_pointer_v<T> || is_specialization_v<T, std::reference_wrapper> ||
+    std::ranges::range<T>;
 
 template <class T>
 void write_any(ObjectEncoder& e, const T& v, bool as_key = false);
@@ -357,6 +359,8 @@ bool is_scalar(ObjectEncoder& e, const T& v) {
     }
   } else if constexpr (is_specialization_v<U, std::optional>) {
     return !v || is_scalar(e, *v);
+  } else if constexpr (is_specialization_v<U, std::reference_wrapper>) {
+    return is_scalar(e, v.get());
   } else if constexpr (is_specialization_v<U, std::variant>) {
     return std::visit([&](const auto& x) { return is_scalar(e, x); }, v);
   } else if constexpr (SmartPointer<U> || std::is_pointer_v<U>) {
@@ -520,6 +524,10 @@ void write_any(ObjectEncoder& e, const T& v, bool as_key) {
       e.null(as_key);
   } else if constexpr (is_specialization_v<U, std::variant>) {
     std::visit([&](const auto& x) { write_any(e, x, as_key); }, v);
+  } else if constexpr (is_specialization_v<U, std::reference_wrapper>) {
+    // The object it refers to (a std::vector<std::reference_wrapper<const T>> is written as
+    // the Ts), resolved as that object is, user types by their dynamic type.
+    write_any(e, v.get(), as_key);
   } else if constexpr (is_specialization_v<U, std::pair>) {
     e.array_begin(2);
     write_any(e, v.first);
