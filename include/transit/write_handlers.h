@@ -231,7 +231,7 @@ bool scale_exact(std::int64_t v, std::int64_t& out) noexcept {
 
 [[noreturn, gnu::cold]] void time_point_out_of_range(const std::type_info& type);
 
-/// True when `s` is well-formed UTF-8 (src/codec.cpp).
+/// True when `s` is well-formed UTF-8 (src/codec/codec.cpp).
 bool is_valid_utf8(std::string_view s) noexcept;
 
 /// Throws Error(invalid_argument): text of `type` that is no Unicode text, `why`.
