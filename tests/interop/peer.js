@@ -1,12 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
-// The transit-js side of the interop tests (tests/interop/interop_test.cpp drives it).
+// The transit-js side of the interop tests (tests/interop/interop_test.cpp and
+// interop_property_test.cpp drive it).
 //
-//   node peer.js roundtrip ENC [FILE]  reads one Transit value per line (JSON or JSON-Verbose)
+//   node peer.js roundtrip ENCS [FILE] [--writer-per-value]
+//                                      reads one Transit value per line (JSON or JSON-Verbose)
 //                                      from FILE or stdin and prints, per value, one line
-//                                      `DESCRIPTION<TAB>TEXT`: how transit-js typed what it
-//                                      read, and the value written back by transit-js in ENC.
+//                                      `DESCRIPTION<TAB>TEXT...`: how transit-js typed what it
+//                                      read, and the value written back by transit-js in each
+//                                      encoding of ENCS (`json`, `json-verbose` or both,
+//                                      comma-separated). One writer per encoding writes every
+//                                      value, or a new one for each value with --writer-per-value.
 //   node peer.js fixtures ENC          prints `NAME<TAB>TEXT` for each value of the fixture set
 //                                      below, written by transit-js in ENC.
+//   node peer.js generate ENC SEED COUNT
+//                                      prints `DESCRIPTION<TAB>TEXT` for COUNT values made by the
+//                                      seeded generator below (the same SEED makes the same
+//                                      values), written by transit-js in ENC.
+//   node peer.js check ENC SEED COUNT FILE
+//                                      makes the same COUNT values again and reads FILE, one line
+//                                      per value of TAB-separated texts (what the other side wrote
+//                                      back, in any encoding); prints per value `ok`, or
+//                                      `mismatch<TAB>N<TAB>DESCRIPTION` for the first text N
+//                                      (0-based) that transit-js does not read as a value equal
+//                                      (transit.equals) to the one it made, with how it typed it.
 //
 // ENC is `json` or `json-verbose`. transit-js is loaded from TRANSIT_JS_DIR/node_modules (the
 // copy the test suite installed into the build tree) or from the usual module path. A value
@@ -159,20 +175,340 @@ function writerFor(enc) {
   return t.writer(enc);
 }
 
-function roundtrip(enc, file) {
+function readLines(file) {
   const input = fs.readFileSync(file === undefined || file === '-' ? 0 : file, 'utf8');
+  return input.split('\n').filter((line) => line !== '');
+}
+
+function roundtrip(encs, file, writerPerValue) {
   const reader = t.reader('json');
-  const writer = writerFor(enc);
+  const outs = encs.split(',');
+  let writers = outs.map(writerFor);
   const out = [];
-  for (const line of input.split('\n')) {
-    if (line === '') continue;
+  for (const line of readLines(file)) {
     try {
       const v = reader.read(line);
-      out.push(describe(v) + '\t' + writer.write(v));
+      if (writerPerValue) writers = outs.map(writerFor);
+      out.push([describe(v)].concat(writers.map((w) => w.write(v))).join('\t'));
     } catch (e) {
       out.push('error:' + String(e.message).replace(/[\t\n]/g, ' ') + '\t');
     }
   }
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+// ---- a seeded generator of transit-js values (modes generate and check) -------------------------
+//
+// Values of every type transit-js has, made from a seed so that `check` makes the same ones
+// again: numbers, goog.math.Long, big integers and decimals, strings, keywords, symbols, UUIDs,
+// dates, URIs, binary, arrays, lists, sets, maps with any keys (composite ones make cmaps; more
+// than 32 entries make transit-js's hashed map), plain objects, links and tagged values of tags
+// nobody knows; now and then one value with thousands of distinct cacheable strings (so both
+// caches wrap), and one nested a few hundred deep. Left out, each a limit of transit-js or of
+// JavaScript rather than a bug of the reader (interop_test.cpp and interop_property_test.cpp
+// pin each in a JsLimits test):
+//   - NaN: transit.equals(NaN, NaN) is false, so no value holding a NaN equals itself.
+//   - integral numbers beyond +-(2^53 - 1): JSON.stringify writes them as JSON numbers (2^60 as
+//     1152921504606847000), which a reader takes for the integer they spell and writes back as
+//     `~i`, a goog.math.Long, not equal to the number. Integers that large are made as Longs,
+//     and Longs only that large (transit-js reads `~i5` as the number 5).
+//   - numbers with a fraction as map keys: written `~i1.5`, which is not an integer
+//     (JsLimits.DoubleMapKeys).
+//   - one-character tags whose rep is not a string: transit-js cannot write them
+//     (JsLimits.OneCharacterTagsNeedStringReps).
+//   - `__proto__` as a map key: a JSON-Verbose writer drops the entry (JsLimits.ProtoKey).
+//   - maps of more than 32 entries (transit-js's hashed TransitMap) with two keys of the same
+//     transit.hash (:abcd and "abcd", "Aa" and "BB", 97 and "a"): its key iterator counts
+//     entries as buckets, so writing the map throws (JsLimits.HashedMapKeysThatCollide).
+//   - dates beyond JavaScript's range (+-8.64e15 ms), and in JSON-Verbose before the year 1000
+//     or after 9999, whose `~t` text transit-js writes in a form that no reader, itself
+//     included, reads back (JsLimits.VerboseDatesBeforeYear1000, VerboseDatesAfterYear9999).
+//   - strings with unpaired UTF-16 surrogates: they are not Unicode text (JsLimits.LoneSurrogates).
+
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) | 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const MAX_SAFE = 9007199254740991;
+const DATE_RANGE = 8.64e15;
+const YEAR_1000 = -30610224000000;   // 1000-01-01T00:00:00.000Z
+const YEAR_10000 = 253402300800000;  // 10000-01-01T00:00:00.000Z
+
+// Strings a writer must escape or may cache, or a reader could take for something else; the
+// names of Object.prototype's properties, which transit-js's caches keep in plain objects.
+const STRINGS = [
+  '', 'a', 'ab', 'abc', 'abcd', 'name', 'id', '~', '~tilde', '~~', '^', '^caret', '^ ', '^0', '^ZZ',
+  '`', '`backquote', '~#notatag', '~:notakeyword', '~i5', '~m0', 'tab\tnewline\n"quote"\\',
+  '\u0001\u001f\b\f\r\u007f', 'h\u00e9llo w\u00f6rld', '\u4e2d\u6587', '\u{1F600} \u{1D11E}',
+  '\u2028\u2029', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '0',
+  '42', '-1', ' ', 'null', 'true', 'long-enough-to-cache', 'ns/name', '/',
+];
+const NAMES = ['a', 'id', 'name', 'tags', 'my.ns/kw', 'a/b', 'k\u00e9', '\u{1F600}', 'with space',
+               'constructor', '~', '^', 'long-keyword-name'];
+// Tags no reader knows: transit-js keeps a TaggedValue, and so do we.
+const TAGS = ['point', 'gen/thing', 'x-y', 'person', 'ns/tag'];
+const ONE_CHAR_TAGS = ['X', 'Q', 'W', 'g', 'h', 'y'];
+
+function makeGenerator(seed, enc) {
+  const random = mulberry32(seed);
+  const below = (n) => Math.floor(random() * n);
+  const coin = () => random() < 0.5;
+  const pick = (xs) => xs[below(xs.length)];
+  const verbose = enc === 'json-verbose';
+
+  function chars(n) {
+    let s = '';
+    for (let i = 0; i < n; i++) {
+      switch (below(7)) {
+        case 0: s += String.fromCharCode(1 + below(31)); break;  // control characters
+        case 1: s += pick(['~', '^', '`', ' ', '"', '\\', '/', '\u007f']); break;
+        case 2: s += String.fromCharCode(0xa0 + below(0x700)); break;
+        case 3: s += String.fromCharCode(0x3000 + below(0x6000)); break;
+        case 4: s += String.fromCodePoint(0x10000 + below(0x10000)); break;  // a surrogate pair
+        default: s += String.fromCharCode(0x20 + below(0x5f)); break;
+      }
+    }
+    return s;
+  }
+  function string() {
+    switch (below(7)) {
+      case 0: case 1: case 2: return pick(STRINGS);
+      case 3: return chars(below(12));
+      case 4: return pick(['~', '^', '`', '^ ']) + chars(below(4));
+      case 5: return 'key-' + below(3000);  // cacheable, and repeated across values
+      default: return chars(64 << below(6));
+    }
+  }
+  function name() {
+    return coin() ? pick(NAMES) : string();
+  }
+  function digits(most) {
+    let s = String(1 + below(9));
+    for (let n = below(most); n > 0; n--) s += String(below(10));
+    return s;
+  }
+  function safeInt() {
+    switch (below(5)) {
+      case 0: return below(10) - 5;
+      case 1: return coin() ? MAX_SAFE : -MAX_SAFE;
+      case 2: return (coin() ? 1 : -1) * (2147483648 + below(3) - 1);
+      default: return (coin() ? 1 : -1) * Math.floor(random() * MAX_SAFE);
+    }
+  }
+  function long() {
+    let n;
+    switch (below(4)) {
+      case 0: n = BigInt(MAX_SAFE) + 1n + BigInt(below(3)); break;
+      case 1: n = 9223372036854775807n - BigInt(below(2)); break;
+      default: n = (BigInt(below(2 ** 31)) << 32n) | BigInt(below(2 ** 32)); break;
+    }
+    if (n <= BigInt(MAX_SAFE)) n += BigInt(MAX_SAFE) + 1n;
+    if (coin()) n = -n - (coin() ? 1n : 0n);  // -2^63 too
+    return t.integer(n.toString());
+  }
+  function double() {
+    switch (below(8)) {
+      case 0: return pick([0.1, 0.5, -2.5e-10, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308]);
+      case 1: return pick([Infinity, -Infinity, 1e21, -1e300, 1.5e22]);
+      default: {
+        for (;;) {
+          const d = (random() - 0.5) * Math.pow(10, below(40) - 20);
+          if (!Number.isInteger(d) || Math.abs(d) >= 1e21) return d;
+        }
+      }
+    }
+  }
+  function bigDec() {
+    let s = (coin() ? '-' : '') + (coin() ? '0' : digits(25));
+    if (coin()) s += '.' + digits(10) + (coin() ? '00' : '');
+    if (below(4) === 0) s += pick(['E', 'E+', 'E-']) + below(400);
+    return t.bigDec(s);
+  }
+  function hex(n) {
+    let s = '';
+    for (let i = 0; i < n; i++) s += '0123456789abcdef'[below(16)];
+    return s;
+  }
+  function date() {
+    const lo = verbose ? YEAR_1000 : -DATE_RANGE, hi = verbose ? YEAR_10000 - 1 : DATE_RANGE;
+    switch (below(4)) {
+      case 0: return new Date(pick([0, -1, 1700000000123, lo, hi]));
+      default: return new Date(lo + Math.floor(random() * (hi - lo)));
+    }
+  }
+  function binary() {
+    const b = Buffer.alloc(below(4) === 0 ? 0 : below(40));
+    for (let i = 0; i < b.length; i++) b[i] = below(256);
+    return b;
+  }
+  function scalar() {
+    switch (below(16)) {
+      case 0: return null;
+      case 1: return coin();
+      case 2: case 3: return safeInt();
+      case 4: return double();
+      case 5: return long();
+      case 6: return t.bigInt((coin() ? '-' : '') + digits(40));
+      case 7: return bigDec();
+      case 8: case 9: return string();
+      case 10: return t.keyword(name());
+      case 11: return t.symbol(name());
+      case 12: return t.uuid(hex(8) + '-' + hex(4) + '-' + hex(4) + '-' + hex(4) + '-' + hex(12));
+      case 13: return date();
+      case 14: return t.uri('http://example.com/' + string());
+      default: return binary();
+    }
+  }
+  function scalarKey() {
+    return key(0);
+  }
+  function key(depth) {
+    for (;;) {
+      const k = below(6) === 0 && depth > 0 ? value(depth - 1) : scalar();
+      // JsLimits.DoubleMapKeys, and integral numbers beyond 2^53 - 1 written as `~i1e+21`
+      if (typeof k === 'number' && !Number.isSafeInteger(k)) continue;
+      if (k === '__proto__') continue;  // JsLimits.ProtoKey
+      return k;
+    }
+  }
+  function items(depth, most) {
+    const out = [];
+    for (let n = depth <= 0 ? 0 : below(most); n > 0; n--) out.push(value(depth - 1));
+    return out;
+  }
+  // Up to `most` entries; a large map's values are scalars, so that sizes stay bounded, and
+  // its keys have distinct transit.hash codes (JsLimits.HashedMapKeysThatCollide).
+  function entries(depth, most, keyOf) {
+    const out = [];
+    const hashes = new Set();
+    for (let n = depth <= 0 ? 0 : below(most); n > 0; n--) {
+      const k = keyOf(depth);
+      if (most > 6) {
+        if (hashes.has(t.hash(k))) continue;
+        hashes.add(t.hash(k));
+      }
+      out.push(k, most > 6 ? scalar() : value(depth - 1));
+    }
+    return out;
+  }
+  function tagged(depth) {
+    if (coin()) return t.tagged(pick(ONE_CHAR_TAGS), string());  // JsLimits.OneCharacterTagsNeedStringReps
+    return t.tagged(coin() ? pick(TAGS) : 'tag-' + below(3000), value(depth - 1));
+  }
+  function value(depth) {
+    switch (depth <= 0 ? 0 : below(14)) {
+      case 0: case 1: case 2: case 3: case 4: case 5: return scalar();
+      case 6: return items(depth, 6);
+      case 7: return t.list(items(depth, 5));
+      case 8: return t.set(items(depth, 6));
+      case 9: return t.map(entries(depth, 6, () => t.keyword(name())));
+      case 10: return t.map(entries(depth, 6, key));
+      case 11: return t.map(entries(depth, below(8) === 0 ? 60 : 6, string));
+      case 12: return tagged(depth);
+      default: {
+        switch (below(3)) {
+          case 0: {
+            const o = {};
+            for (let n = below(4); n > 0; n--) o['field-' + below(10)] = value(depth - 1);
+            return o;
+          }
+          case 1:
+            return t.link(t.map(['href', t.uri('http://example.com/' + below(100)), 'rel', string(),
+                                 'render', pick(['link', 'image'])]));
+          default:
+            return t.map(entries(depth, 40, scalarKey));  // large: transit-js's hashed map
+        }
+      }
+    }
+  }
+  // Thousands of distinct cacheable strings in one value, so that both caches wrap, with the
+  // same keys again at other depths.
+  function cacheWrapping() {
+    const n = 2000 + below(1000);
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const k = 'field-' + i;
+      switch (below(5)) {
+        case 0: out.push(t.keyword(k)); break;
+        case 1: out.push(t.symbol(k)); break;
+        case 2: out.push(t.tagged('tag-' + i, i)); break;
+        case 3: out.push(t.map([k, i, t.keyword('kw-' + i), t.map([k, pick(STRINGS)])])); break;
+        default: out.push(t.map([t.keyword(k), [t.keyword(k), t.map(['field-' + below(n), i])]])); break;
+      }
+    }
+    return out;
+  }
+  // Nested a few hundred deep (transit-cpp reads 512 levels by default). At most 10 of the
+  // levels are sets: transit.equals compares a set's members twice (as keys and as values of
+  // its map), so it takes time exponential in the sets nested.
+  function deep() {
+    let v = scalar();
+    let sets = 0;
+    for (let n = 50 + below(200); n > 0; n--) {
+      switch (below(6)) {
+        case 0: v = [v, scalar()]; break;
+        case 1: v = t.list([v]); break;
+        case 2: v = sets++ < 10 ? t.set([v, 1]) : [v]; break;
+        case 3: v = t.map([t.keyword(name()), v]); break;
+        case 4: v = t.map([v, 'cmap']); break;
+        default: v = t.tagged(pick(TAGS), v); break;
+      }
+    }
+    return v;
+  }
+  return function next() {
+    const r = below(100);
+    if (r === 0) return cacheWrapping();
+    if (r === 1) return deep();
+    return value(below(5));
+  };
+}
+
+function generated(enc, seed, count) {
+  const next = makeGenerator(Number(seed), enc);
+  const values = [];
+  for (let i = 0; i < Number(count); i++) values.push(next());
+  return values;
+}
+
+function generate(enc, seed, count) {
+  const reader = t.reader('json');
+  const writer = writerFor(enc);
+  const out = generated(enc, seed, count).map((v) => {
+    const text = writer.write(v);
+    const self = reader.read(text);
+    // A value transit-js does not read back as itself is its own problem: said so here.
+    return (t.equals(v, self) ? '' : 'self-mismatch:') + describe(self) + '\t' + text;
+  });
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+function check(enc, seed, count, file) {
+  const values = generated(enc, seed, count);
+  const lines = readLines(file);
+  if (lines.length !== values.length) {
+    throw new Error('check: ' + lines.length + ' lines for ' + values.length + ' values');
+  }
+  const reader = t.reader('json');
+  const out = values.map((v, i) => {
+    const texts = lines[i].split('\t');
+    for (let n = 0; n < texts.length; n++) {
+      let got;
+      try {
+        got = reader.read(texts[n]);
+      } catch (e) {
+        return 'mismatch\t' + n + '\terror:' + String(e.message).replace(/[\t\n]/g, ' ');
+      }
+      if (!t.equals(v, got)) return 'mismatch\t' + n + '\t' + describe(got);
+    }
+    return 'ok';
+  });
   process.stdout.write(out.join('\n') + '\n');
 }
 
@@ -183,14 +519,17 @@ function writeFixtures(enc) {
 }
 
 function main(argv) {
-  const [mode, enc, file] = argv;
-  if (mode === 'roundtrip') roundtrip(enc, file);
+  const [mode, enc, ...rest] = argv;
+  if (mode === 'roundtrip') roundtrip(enc, rest[0], rest.includes('--writer-per-value'));
   else if (mode === 'fixtures') writeFixtures(enc);
+  else if (mode === 'generate') generate(writerFor(enc) && enc, rest[0], rest[1]);
+  else if (mode === 'check') check(enc, rest[0], rest[1], rest[2]);
   else if (mode === 'version') {
     process.stdout.write(require(require.resolve('transit-js/package.json', searchPaths)).version + '\n');
   }
   else {
-    process.stderr.write('usage: node peer.js roundtrip ENC [FILE] | fixtures ENC | version\n');
+    process.stderr.write('usage: node peer.js roundtrip ENCS [FILE] [--writer-per-value] | fixtures ENC |\n' +
+                         '       generate ENC SEED COUNT | check ENC SEED COUNT FILE | version\n');
     process.exit(2);
   }
 }
