@@ -352,7 +352,8 @@ TEST_P(InteropProperty, TransitJsWritesWeReadAndWriteBack) {
                             first_difference(normalize_escapes(text), normalize_escapes(same)));
       // A date outside the years 1000 to 9999 goes back in JSON only: in JSON-Verbose its `~t`
       // text has a year of more than 4 digits (or a sign), and transit-js reads none but the
-      // +-YYYYYY of JavaScript's Date (JsLimits.VerboseDatesOutsideYears1000To9999).
+      // +-YYYYYY of JavaScript's Date (JsLimits.VerboseDatesBeforeYear1000,
+      // VerboseDatesAfterYear9999).
       line = same + "\t" +
              (encoding() == Encoding::json && has_instant_outside_years_1000_to_9999(v)
                   ? same

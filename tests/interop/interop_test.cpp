@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Interop against transit-js, the reference JavaScript implementation, in JSON and JSON-Verbose.
 //
-// WhatWeWriteTransitJsReads: every generated value is written by us, read by transit-js (which
-// reports how it typed each part: keyword, uuid, date, set ...), written back by transit-js in
-// both encodings and read by us; the type report and the value read back must match what
+// interop_property_test.cpp sends thousands of generated values through transit-js the same
+// ways. Here, WhatWeWriteTransitJsReads: every hand-written value is written by us, read by
+// transit-js (which reports how it typed each part: keyword, uuid, date, set ...), written back
+// by transit-js in both encodings and read by us; the type report and the value read back must match what
 // transit-js can represent. WhatTransitJsWritesWeRead: transit-js writes its own fixture set
 // (peer.js) and we compare what we read with the same fixtures built here. Both also compare
 // the bytes: where a value survives unchanged, both implementations write the same text (same
@@ -21,6 +22,20 @@
 //     we reject it (JsLimits.DoubleMapKeys).
 //   - In JSON-Verbose transit-js writes years before 1000 without zero padding (`~t1-01-01...`),
 //     which is not ISO 8601; we reject it (JsLimits.VerboseDatesBeforeYear1000).
+//   - From the year 10000 on, JSON-Verbose dates do not survive transit-js either way
+//     (JsLimits.VerboseDatesAfterYear9999).
+//   - transit-js cannot write a one-character tag whose rep is not a string
+//     (JsLimits.OneCharacterTagsNeedStringReps); its JSON-Verbose writer drops a map entry keyed
+//     "__proto__" (JsLimits.ProtoKey); it throws writing a map of more than 32 entries with two
+//     keys of one transit.hash (JsLimits.HashedMapKeysThatCollide); it holds an empty map equal
+//     to empty bytes, so a set of both loses one (JsLimits.EmptyBytesEqualAnEmptyMap); writers
+//     in one process share cache codes for keys named like Object.prototype's properties, and
+//     the second writes codes its reader never saw (JsLimits.ObjectPrototypeNamesShareWriteCaches).
+//   - Bytes differ, values do not: transit-js restarts a full write cache on a hit
+//     (JsLimits.WriteCacheWrapsOnAHit), writes a set's members in hash order, and spells numbers
+//     as JavaScript does (0.0000049, 3.9e-8 where we write 4.9e-06, 3.9e-08).
+//   - A JavaScript string may hold an unpaired surrogate, which is not Unicode text; we refuse
+//     it (JsLimits.LoneSurrogates).
 //   - The value model's user objects have no transit-js counterpart (they are written through
 //     handlers as tagged values, covered by the tagged cases).
 //
@@ -567,6 +582,147 @@ TEST_F(JsLimits, VerboseDatesBeforeYear1000) {
                   << ": revisit this test";
   } catch (const Error& err) {
     EXPECT_EQ(err.code(), Errc::bad_rep) << err.what();
+  }
+}
+
+// transit-js writes a one-character tag only with a string rep (`"~Xabc"`): for any other rep
+// it asks for a string rep, has none, and throws; in JSON-Verbose it first asks for a verbose
+// handler its TaggedHandler lacks, and throws that. A value tagged so (a handler's
+// one-character tag whose rep is an array or a map) cannot go through transit-js.
+TEST_F(JsLimits, OneCharacterTagsNeedStringReps) {
+  for (Encoding e : {Encoding::json, Encoding::json_verbose}) {
+    SCOPED_TRACE(std::string(encoding_name(e)));
+    const auto [typed, text] = roundtrip(Value::tagged("X", Value::array({1, 2})), e, e,
+                                         "one-char-tag-" + std::string(encoding_name(e)));
+    EXPECT_EQ(typed, e == Encoding::json ? R"(error:Tag "X" cannot be encoded as string)"
+                                         : "error:b.getVerboseHandler is not a function");
+    EXPECT_EQ(text, "");
+  }
+  const auto [typed, text] =
+      roundtrip(Value::tagged("X", "abc"), Encoding::json, Encoding::json, "one-char-tag-string");
+  EXPECT_EQ(typed, "tagged:X(string)");
+  EXPECT_EQ(text, R"(["~#'","~Xabc"])");
+}
+
+// transit-js's JSON-Verbose writer builds a JavaScript object, where assigning the key
+// "__proto__" sets the object's prototype instead: the entry is gone. In JSON (a "^ " array)
+// it survives.
+TEST_F(JsLimits, ProtoKey) {
+  const Value v = Value::map({{"__proto__", 1}, {"abcd", 2}});
+  const auto [typed, verbose] = roundtrip(v, Encoding::json, Encoding::json_verbose, "proto-key");
+  EXPECT_EQ(typed, "map{string=>number,string=>number}");
+  EXPECT_EQ(verbose, R"({"abcd":2})");
+  EXPECT_EQ(edn_or_error(verbose, Encoding::json_verbose), R"({"abcd" 2})");
+  const auto [typed_json, json] = roundtrip(v, Encoding::json, Encoding::json, "proto-key-json");
+  EXPECT_EQ(json, R"(["^ ","__proto__",1,"abcd",2])");
+}
+
+// transit-js reads a map of more than 32 entries into its hashed TransitMap, whose key iterator
+// (writer.stringableKeys walks it) counts entries as if each had a hash bucket of its own: with
+// two keys of one transit.hash (:abcd and "abcd" here; "Aa" and "BB"; 97 and "a") it runs off
+// the end, and writing the map throws. 32 entries or fewer make an array map, which is written.
+TEST_F(JsLimits, HashedMapKeysThatCollide) {
+  std::vector<Entry> entries{{kw("abcd"), 0}, {"abcd", 1}};
+  for (int i = 0; i < 31; ++i) entries.emplace_back("k" + std::to_string(i), i);
+  const auto [typed, text] =
+      roundtrip(Value::map(entries), Encoding::json, Encoding::json, "hash-collision");
+  EXPECT_EQ(typed, "error:Cannot read properties of undefined (reading '0')");
+  EXPECT_EQ(text, "");
+  entries.pop_back();
+  const auto [typed32, text32] =
+      roundtrip(Value::map(entries), Encoding::json, Encoding::json, "hash-collision-32");
+  EXPECT_EQ(edn_or_error(text32, Encoding::json), to_edn(Value::map(entries)));
+}
+
+// transit.equals holds an empty map equal to empty bytes (a Buffer compares as an object with no
+// keys of its own), and both hash to 0, so transit-js keeps one of them in a set.
+TEST_F(JsLimits, EmptyBytesEqualAnEmptyMap) {
+  const Value v = Value::set({Value::map({}), Value::bytes(std::string_view())});
+  const auto [typed, text] = roundtrip(v, Encoding::json, Encoding::json, "empty-bytes-map");
+  EXPECT_EQ(typed, "set{map{}}");
+  EXPECT_EQ(text, R"(["~#set",[["^ "]]])");
+}
+
+// In JSON-Verbose a date outside the years 1000 to 9999 does not survive transit-js either way.
+// From the year 10000 on we write a sign and the digits the year has (`+10000-...`, as
+// java.time.Instant does); JavaScript's Date reads only the six-digit `+010000-...`, so
+// transit-js reads ours as an invalid date (`~mNaN`). transit-js writes the digits alone
+// (`10000-...`), which ISO 8601 allows only with a sign, and we refuse it. In JSON (`~m`) all of
+// JavaScript's dates interoperate. (Before the year 1000: VerboseDatesBeforeYear1000.)
+TEST_F(JsLimits, VerboseDatesAfterYear9999) {
+  const Value year10000 = Value::instant(253402300800000);  // 10000-01-01T00:00:00.000Z
+  EXPECT_EQ(write(year10000, Encoding::json_verbose), R"({"~#'":"~t+10000-01-01T00:00:00.000Z"})");
+  const auto [typed, text] =
+      roundtrip(year10000, Encoding::json_verbose, Encoding::json, "year10000-verbose");
+  EXPECT_EQ(typed, "date");
+  EXPECT_EQ(text, R"(["~#'","~mNaN"])");
+  const auto [typed_json, text_json] =
+      roundtrip(year10000, Encoding::json, Encoding::json_verbose, "year10000-json");
+  EXPECT_EQ(text_json, R"({"~#'":"~t10000-01-01T00:00:00.000Z"})");
+  try {
+    const Value back = read(text_json, Encoding::json_verbose);
+    ADD_FAILURE() << "transit-js's unsigned 5-digit year now reads as " << to_edn(back)
+                  << ": revisit this test";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), Errc::bad_rep) << err.what();
+  }
+}
+
+// When its write cache has filled (1936 entries), transit-js starts it again on the next
+// cacheable string even when that string is in the cache, and writes it in full; transit-java
+// (WriteCache.cacheWrite) and we write its code and start again on the next new string. Every
+// reader takes a slot only for a string written in full, so both texts read as the same value;
+// only the bytes differ.
+TEST_F(JsLimits, WriteCacheWrapsOnAHit) {
+  std::vector<Value> items;
+  for (int i = 0; i < 1936; ++i) items.push_back(kw("key" + std::to_string(i)));
+  items.push_back(kw("key0"));
+  items.push_back(kw("key-new"));
+  items.push_back(kw("key-new"));
+  const Value v = Value::array(items);
+  const std::string ours = write(v, Encoding::json);
+  EXPECT_TRUE(ours.ends_with(R"("~:key1935","^0","~:key-new","^0"])"))
+      << ours.substr(ours.size() - 60);
+  const auto [typed, text] = roundtrip(v, Encoding::json, Encoding::json, "cache-wrap-hit");
+  EXPECT_TRUE(text.ends_with(R"("~:key1935","~:key0","~:key-new","^1"])"))
+      << text.substr(text.size() - 60);
+  EXPECT_EQ(edn_or_error(text, Encoding::json), to_edn(v));
+}
+
+// transit-js keeps its write cache in a plain object, so a key named like a property of
+// Object.prototype ("constructor", "toString", "__proto__" ...) finds that inherited property
+// instead of nothing, and transit-js stores its cache code there, on an object every writer in
+// the process shares. A second writer then writes a code its reader never saw: "constructor"
+// comes out as "^0", which is "abcd" there, and the map reads as {"abcd" 2}. With one writer
+// for every value (peer.js's roundtrip) the codes are right.
+TEST_F(JsLimits, ObjectPrototypeNamesShareWriteCaches) {
+  const fs::path in_path = interop_dir() / "limits-prototype-names.txt";
+  write_file(in_path, write(Value::map({{"constructor", 1}}), Encoding::json) + "\n" +
+                          write(Value::map({{"abcd", 1}, {"constructor", 2}}), Encoding::json) +
+                          "\n");
+  const NodeRun run = run_peer({"roundtrip", "json", in_path.string(), "--writer-per-value"});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto lines = tab_lines(run.out);
+  ASSERT_EQ(lines.size(), 2u) << run.out;
+  EXPECT_EQ(lines[1].second, R"(["^ ","abcd",1,"^0",2])");
+  EXPECT_EQ(edn_or_error(lines[1].second, Encoding::json), R"({"abcd" 2})");
+}
+
+// A JavaScript string may hold a UTF-16 surrogate without its pair; JSON.stringify writes it as
+// an escape (`"\ud800"`). That is not Unicode text, and we refuse it.
+TEST_F(JsLimits, LoneSurrogates) {
+  const fs::path in_path = interop_dir() / "limits-lone-surrogate.txt";
+  write_file(in_path, R"(["~#'","a\ud800b"])" "\n");
+  const NodeRun run = run_peer({"roundtrip", "json", in_path.string()});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto lines = tab_lines(run.out);
+  ASSERT_EQ(lines.size(), 1u) << run.out;
+  EXPECT_EQ(lines[0].second, R"(["~#'","a\ud800b"])");
+  try {
+    const Value back = read(lines[0].second, Encoding::json);
+    ADD_FAILURE() << "a lone surrogate now reads as " << to_edn(back) << ": revisit this test";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), Errc::invalid_utf8) << err.what();
   }
 }
 
