@@ -18,7 +18,8 @@
 //     JSON-Verbose `~t` text in forms nobody reads back (JsLimits.VerboseDatesBeforeYear1000,
 //     JsLimits.VerboseDatesAfterYear9999), and every value here goes back in JSON-Verbose too.
 //   - two members of a set, or keys of a map, that transit-js cannot tell apart (2 and 2.0, "x"
-//     and the character x, an empty map and empty bytes: JsLimits.EmptyBytesEqualAnEmptyMap):
+//     and the character x, an empty map and empty bytes or an empty array:
+//     JsLimits.EmptyMapEqualsEmptyBytesAndArrays):
 //     transit-js would keep one, so the generator keeps the first.
 // Unknown tags, sets, lists, composite keys (cmaps), strings that begin with `~`, `^`, `` ` `` or
 // are `^ `, unicode and empty strings are all in; now and then a value holds thousands of
@@ -283,9 +284,11 @@ class JsValueGen {
   }
 
   /// What transit-js tells a set member or map key apart by: the value as it comes back, but
-  /// empty bytes are an empty map (transit.equals holds them equal; JsLimits.EmptyBytesEqualAnEmptyMap).
+  /// empty bytes and an empty array are an empty map (transit.equals holds an empty map equal
+  /// to them; JsLimits.EmptyMapEqualsEmptyBytesAndArrays).
   static Value js_identity(const Value& v) {
-    if (v.is(Kind::bytes) && v.as_bytes().empty()) return Value::map({});
+    if ((v.is(Kind::bytes) && v.as_bytes().empty()) || (v.is(Kind::array) && v.size() == 0))
+      return Value::map({});
     return as_transit_js_sees_it(v);
   }
 
@@ -410,6 +413,7 @@ class JsValueGen {
   /// Nested 50 to 200 levels deep: below both readers' limits (ours is 512 levels).
   Value deep() {
     Value v = scalar();
+    if (v.is(Kind::floating)) v = Value::array({std::move(v)});  // it may become a map key
     for (std::size_t n = 50 + below(150); n > 0; --n) {
       switch (below(6)) {
         case 0:

@@ -449,6 +449,7 @@ function makeGenerator(seed, enc) {
   // its map), so it takes time exponential in the sets nested.
   function deep() {
     let v = scalar();
+    if (typeof v === 'number') v = [v];  // it may become a map key
     let sets = 0;
     for (let n = 50 + below(200); n > 0; n--) {
       switch (below(6)) {
