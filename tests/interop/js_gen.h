@@ -18,7 +18,7 @@
 //     JSON-Verbose `~t` text in forms nobody reads back (JsLimits.VerboseDatesBeforeYear1000,
 //     JsLimits.VerboseDatesAfterYear9999), and every value here goes back in JSON-Verbose too.
 //   - two members of a set, or keys of a map, that transit-js cannot tell apart (2 and 2.0, "x"
-//     and the character x, an empty map and empty bytes or an empty array:
+//     and the character x, an empty map and empty bytes, an empty array or the instant 0:
 //     JsLimits.EmptyMapEqualsEmptyBytesAndArrays):
 //     transit-js would keep one, so the generator keeps the first.
 // Unknown tags, sets, lists, composite keys (cmaps), strings that begin with `~`, `^`, `` ` `` or
@@ -284,10 +284,12 @@ class JsValueGen {
   }
 
   /// What transit-js tells a set member or map key apart by: the value as it comes back, but
-  /// empty bytes and an empty array are an empty map (transit.equals holds an empty map equal
-  /// to them; JsLimits.EmptyMapEqualsEmptyBytesAndArrays).
+  /// empty bytes, an empty array and the instant 0 are an empty map (transit.equals holds an
+  /// empty map equal to any object with no keys of its own, and all four hash to 0;
+  /// JsLimits.EmptyMapEqualsEmptyBytesAndArrays).
   static Value js_identity(const Value& v) {
-    if ((v.is(Kind::bytes) && v.as_bytes().empty()) || (v.is(Kind::array) && v.size() == 0))
+    if ((v.is(Kind::bytes) && v.as_bytes().empty()) || (v.is(Kind::array) && v.size() == 0) ||
+        (v.is(Kind::instant) && v.as_instant() == 0))
       return Value::map({});
     return as_transit_js_sees_it(v);
   }

@@ -23,6 +23,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -330,6 +331,117 @@ inline std::string js_type(const Value& v) {
       break;
   }
   return "object";
+}
+
+// Our JSON text with the cache codes transit-js would write in their places. The two write
+// caches differ in one case only: when the cache has filled (1936 entries), transit-js starts
+// it again on the next cacheable string even when that string is cached, and writes it in full;
+// transit-java and we write its code and start again on the next new string
+// (JsLimits.WriteCacheWrapsOnAHit). This walks our text, resolves our codes with a read cache,
+// and codes each cacheable string again as transit-js's WriteCache does. Both write in the same
+// order, so the result is transit-js's text for a value it holds exactly.
+inline std::string with_js_cache_codes(const std::string& ours) {
+  constexpr std::size_t kEntries = 44 * 44;
+  const auto utf16_length = [](std::string_view raw) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < raw.size(); ++n) {
+      const auto c = static_cast<unsigned char>(raw[i]);
+      if (c == '\\') {
+        i += raw[i + 1] == 'u' ? 6 : 2;
+      } else {
+        const std::size_t bytes = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        if (bytes == 4) ++n;  // a surrogate pair
+        i += bytes;
+      }
+    }
+    return n;
+  };
+  const auto cacheable = [&](std::string_view raw, bool map_key) {
+    return utf16_length(raw) > 3 &&
+           (map_key || raw.starts_with("~:") || raw.starts_with("~$") || raw.starts_with("~#"));
+  };
+  const auto code = [](std::size_t index) {
+    std::string c = "^";
+    if (index >= 44) c += static_cast<char>('0' + index / 44);
+    return c += static_cast<char>('0' + index % 44);
+  };
+  std::vector<std::string> read_cache(kEntries);
+  std::size_t read_at = 0;
+  struct Slot {
+    std::string code;
+    std::size_t gen;
+  };
+  std::unordered_map<std::string, Slot> write_cache;
+  std::size_t write_at = 0, gen = 0;
+  struct Frame {
+    bool map = false;  // a "^ " array
+    std::size_t index = 0;
+  };
+  std::vector<Frame> stack;
+  std::string out;
+  for (std::size_t i = 0; i < ours.size();) {
+    const char c = ours[i];
+    if (c == '[' || c == '{') {
+      stack.push_back({});
+      out += c;
+      ++i;
+    } else if (c == ']' || c == '}') {
+      stack.pop_back();
+      if (!stack.empty()) ++stack.back().index;
+      out += c;
+      ++i;
+    } else if (c == '"') {
+      std::size_t end = i + 1;
+      while (ours[end] != '"') end += ours[end] == '\\' ? 2 : 1;
+      const std::string raw = ours.substr(i + 1, end - i - 1);
+      i = end + 1;
+      Frame* frame = stack.empty() ? nullptr : &stack.back();
+      if (frame != nullptr && frame->index == 0 && raw == "^ ") {
+        frame->map = true;
+        ++frame->index;
+        out += "\"^ \"";
+        continue;
+      }
+      const bool map_key = frame != nullptr && frame->map && frame->index % 2 == 1;
+      if (frame != nullptr) ++frame->index;
+      std::string full = raw;
+      if (raw.size() >= 2 && raw[0] == '^' && raw[1] != ' ') {
+        const std::size_t index = raw.size() == 2 ? static_cast<std::size_t>(raw[1] - '0')
+                                                  : static_cast<std::size_t>(raw[1] - '0') * 44 +
+                                                        static_cast<std::size_t>(raw[2] - '0');
+        full = read_cache.at(index);
+      } else if (cacheable(raw, map_key)) {
+        if (read_at == kEntries) read_at = 0;
+        read_cache[read_at++] = raw;
+      }
+      std::string emitted = full;
+      if (cacheable(full, map_key)) {
+        if (write_at == kEntries) {
+          write_at = 0;
+          ++gen;
+        }
+        auto [it, added] = write_cache.try_emplace(full, Slot{code(write_at), gen});
+        if (added || it->second.gen != gen) {
+          it->second = {code(write_at++), gen};
+        } else {
+          emitted = it->second.code;
+        }
+      }
+      out += '"' + emitted + '"';
+    } else {
+      std::size_t end = i;
+      while (end < ours.size() && std::strchr(",]}:", ours[end]) == nullptr) ++end;
+      if (end == i) {
+        out += c;  // a separator
+        ++i;
+        continue;
+      }
+      if (!stack.empty()) ++stack.back().index;
+      out += ours.substr(i, end - i);
+      i = end;
+    }
+  }
+  return out;
 }
 
 }  // namespace transit::interop
