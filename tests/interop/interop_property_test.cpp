@@ -69,15 +69,20 @@ using namespace transit::interop;
 struct Config {
   std::uint64_t seed;
   std::size_t count;
+  std::string rerun;  // the environment that makes the same values again
 };
 
 // The fixed seed, or TRANSIT_INTEROP_SEED mixed with it (each test gets its own values).
 Config config(std::uint64_t fixed) {
-  Config c{fixed, 1000};
-  if (const char* s = std::getenv("TRANSIT_INTEROP_SEED"); s != nullptr && *s != '\0')
+  Config c{fixed, 1000, ""};
+  if (const char* s = std::getenv("TRANSIT_INTEROP_SEED"); s != nullptr && *s != '\0') {
     c.seed = std::strtoull(s, nullptr, 10) * 1000003 + fixed;
-  if (const char* n = std::getenv("TRANSIT_INTEROP_COUNT"); n != nullptr && *n != '\0')
+    c.rerun = std::string("TRANSIT_INTEROP_SEED=") + s + " ";
+  }
+  if (const char* n = std::getenv("TRANSIT_INTEROP_COUNT"); n != nullptr && *n != '\0') {
     c.count = std::strtoull(n, nullptr, 10);
+    c.rerun += std::string("TRANSIT_INTEROP_COUNT=") + n;
+  }
   c.seed &= 0xFFFFFFFF;  // peer.js's generator takes 32 bits
   return c;
 }
@@ -106,18 +111,19 @@ std::string clip(const std::string& s, std::size_t n = 600) {
 // Reports the first few failures in full and counts the rest.
 class Failures {
  public:
-  explicit Failures(std::uint64_t seed) : seed_(seed) {}
+  explicit Failures(const Config& c)
+      : seed_("seed " + std::to_string(c.seed) +
+              (c.rerun.empty() ? std::string() : " (" + c.rerun + ")")) {}
   ~Failures() {
-    if (n_ > kShown)
-      ADD_FAILURE() << n_ - kShown << " more failures (seed " << seed_ << ")";
+    if (n_ > kShown) ADD_FAILURE() << n_ - kShown << " more failures, " << seed_;
   }
   void add(std::size_t index, const std::string& what) {
-    if (++n_ <= kShown) ADD_FAILURE() << "seed " << seed_ << ", value " << index << ": " << what;
+    if (++n_ <= kShown) ADD_FAILURE() << seed_ << ", value " << index << ": " << what;
   }
 
  private:
   static constexpr std::size_t kShown = 8;
-  std::uint64_t seed_;
+  std::string seed_;
   std::size_t n_ = 0;
 };
 
@@ -275,7 +281,7 @@ TEST_P(InteropProperty, WeWriteTransitJsReadsAndWritesBack) {
   const auto answers = lines_of(run.out);
   ASSERT_EQ(answers.size(), values.size()) << run.err;
 
-  Failures failures(c.seed);
+  Failures failures(c);
   for (std::size_t i = 0; i < values.size(); ++i) {
     const Value& original = values[i];
     const std::string& ours = texts[i];
@@ -322,7 +328,7 @@ TEST_P(InteropProperty, TransitJsWritesWeReadAndWriteBack) {
   const auto made = lines_of(run.out);
   ASSERT_EQ(made.size(), c.count) << run.err;
 
-  Failures failures(c.seed);
+  Failures failures(c);
   std::vector<std::string> js_texts, ours;
   std::string back;
   for (std::size_t i = 0; i < made.size(); ++i) {
@@ -468,7 +474,7 @@ TEST_P(InteropProperty, TypedValuesThroughTransitJs) {
   const auto answers = lines_of(run.out);
   ASSERT_EQ(answers.size(), samples.size()) << run.err;
 
-  Failures failures(c.seed);
+  Failures failures(c);
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const auto fields = split(answers[i], '\t');
     const std::string what = samples[i].type_name + "\n  we wrote:          " + clip(texts[i]);
