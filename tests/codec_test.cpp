@@ -627,12 +627,31 @@ TEST(Instant, ParsesLenientForms) {
   EXPECT_EQ(parse_instant("2000-02-29T00:00:00Z"), 951782400000);
 }
 
+// Years as peers write them without ISO 8601's sign or padding: transit-java's
+// SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'") prints every digit of a year past 9999, and
+// transit-js an unpadded year before 1000. Each means one instant; they were refused.
+TEST(Instant, ParsesUnsignedYearsOfAnyWidthAsPeersWriteThem) {
+  EXPECT_EQ(parse_instant("10000-01-01T00:00:00.000Z"), 253402300800000);
+  EXPECT_EQ(parse_instant("+10000-01-01T00:00:00.000Z"), 253402300800000);
+  EXPECT_EQ(parse_instant("+010000-01-01T00:00:00.000Z"), 253402300800000);  // JavaScript's
+  EXPECT_EQ(parse_instant("20000-01-01"), 568971820800000);
+  EXPECT_EQ(parse_instant("+20000-01-01"), 568971820800000);
+  // Long.MAX_VALUE ms, a Java program's "never": transit-java writes it so.
+  EXPECT_EQ(parse_instant("292278994-08-17T07:12:55.807Z"),
+            std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(parse_instant("1-01-01T00:00:00.000Z"), -62135596800000);
+  EXPECT_EQ(parse_instant("1-01-01T00:00:00.000Z"), parse_instant("0001-01-01T00:00:00.000Z"));
+  EXPECT_EQ(parse_instant("999-12-31T23:59:59.999Z"), -30610224000001);
+  EXPECT_EQ(parse_instant("0999-12-31T23:59:59.999Z"), -30610224000001);
+}
+
 TEST(Instant, RejectsMalformedOrOutOfRange) {
   for (const char* text : {"",
                            "2000",
                            "2000-01",
                            "2000-1-01",
-                           "20000-01-01",
+                           "9999999999-01-01T00:00:00Z",
+                           "292278994-08-17T07:12:55.808Z",
                            "2000-00-01",
                            "2000-13-01",
                            "2000-01-00",

@@ -275,4 +275,29 @@ TEST(PeerRegressions, DoublesCarryNoMoreDigitsThanTheShortestRoundTrip) {
             "[-1.152921504606847e+18]");
 }
 
+// ---- instants --------------------------------------------------------------------------------------
+
+// transit-java writes `~t` with SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"), which prints
+// a year past 9999 with all its digits and no sign: a Java program's `new Date(Long.MAX_VALUE)`
+// (a common "never") is `~t292278994-08-17T07:12:55.807Z`. transit-js writes a year before 1000
+// unpadded. Both were refused (bad_rep) until round twenty-nine; each reads as the instant it
+// names, as the same instant written here reads.
+TEST(PeerRegressions, VerboseDatesWithUnsignedYearsOfAnyWidthRead) {
+  const struct {
+    const char* text;
+    std::int64_t ms;
+  } cases[] = {
+      {R"({"~#'":"~t292278994-08-17T07:12:55.807Z"})", INT64_MAX},
+      {R"({"~#'":"~t10000-01-01T00:00:00.000Z"})", 253402300800000},
+      {R"({"~#'":"~t1-01-01T00:00:00.000Z"})", -62135596800000},
+      {R"({"~#'":"~t999-12-31T23:59:59.999Z"})", -30610224000001},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const Value v = transit::read(c.text, Encoding::json_verbose);
+    EXPECT_EQ(v, Value::instant(c.ms));
+    EXPECT_EQ(transit::read(transit::write(v, Encoding::json_verbose), Encoding::json_verbose), v);
+  }
+}
+
 }  // namespace

@@ -760,21 +760,21 @@ constexpr bool canonical_word(std::uint64_t w, std::uint64_t digits,
     }
   }
   Scanner sc{text};
-  // Four-digit years, or expanded ones (sign and four to nine digits) as format_instant writes.
+  // Four-digit years; expanded ones (a sign and four to nine digits) as format_instant writes
+  // them; and the years peers write without a sign: transit-java's SimpleDateFormat("yyyy")
+  // prints a year past 9999 with all its digits (`10000-...`, and `292278994-...` for
+  // Long.MAX_VALUE ms, a common "never"), transit-js one before 1000 with no padding
+  // (`1-01-01...`). ISO 8601 wants the sign and the padding, but a year of one to nine digits
+  // before its `-` means one thing only, and refusing it would leave those values unreadable.
   std::int64_t year = 0;
   const bool negative = sc.peek('-');
-  if (negative || sc.peek('+')) {
-    ++sc.i;
-    int n = 0;
-    for (; n < 9 && !sc.at_end() && is_digit(text[sc.i]); ++n, ++sc.i)
-      year = year * 10 + (text[sc.i] - '0');
-    if (n < 4) return false;
-    if (negative) year = -year;
-  } else {
-    unsigned y;
-    if (!sc.fixed(4, y)) return false;
-    year = y;
-  }
+  const bool is_signed = negative || sc.peek('+');
+  if (is_signed) ++sc.i;
+  int digits = 0;
+  for (; digits < 9 && !sc.at_end() && is_digit(text[sc.i]); ++digits, ++sc.i)
+    year = year * 10 + (text[sc.i] - '0');
+  if (digits < (is_signed ? 4 : 1)) return false;
+  if (negative) year = -year;
   unsigned month, day, hour = 0, minute = 0, second = 0, millis = 0;
   if (!sc.eat('-') || !sc.fixed(2, month) || !sc.eat('-') || !sc.fixed(2, day))
     return false;
