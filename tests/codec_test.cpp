@@ -573,12 +573,14 @@ TEST(Instant, FormatsBeforeTheEpoch) {
   EXPECT_EQ(instant(-62135596800000), "0001-01-01T00:00:00.000Z");
 }
 
-TEST(Instant, FormatsExpandedYearsWithASign) {
+// A year past 9999 has all its digits and no sign, as transit-java writes it and as its reader
+// (XML Schema's dateTime) requires; a year before 0 has its `-`.
+TEST(Instant, FormatsYearsPast9999AsTransitJavaDoes) {
   EXPECT_EQ(instant(253402300799999), "9999-12-31T23:59:59.999Z");
-  EXPECT_EQ(instant(253402300800000), "+10000-01-01T00:00:00.000Z");
+  EXPECT_EQ(instant(253402300800000), "10000-01-01T00:00:00.000Z");
   EXPECT_EQ(instant(-62167219200000), "0000-01-01T00:00:00.000Z");
   EXPECT_EQ(instant(-62167219200001), "-0001-12-31T23:59:59.999Z");
-  EXPECT_EQ(instant(std::numeric_limits<std::int64_t>::max()), "+292278994-08-17T07:12:55.807Z");
+  EXPECT_EQ(instant(std::numeric_limits<std::int64_t>::max()), "292278994-08-17T07:12:55.807Z");
   EXPECT_EQ(instant(std::numeric_limits<std::int64_t>::min()), "-292275055-05-16T16:47:04.192Z");
 }
 

@@ -117,8 +117,10 @@ void append_instant(std::int64_t ms, std::string_view zone, std::string& out) {
   const Civil c = civil_from_days(days);
   char buf[48];
   char* p = buf;
-  // ISO 8601 expanded years: a sign, then at least four digits.
-  if (c.year < 0 || c.year > 9999) *p++ = c.year < 0 ? '-' : '+';
+  // Four digits at least; a year past 9999 with all its digits and no sign, as transit-java
+  // writes it (SimpleDateFormat's "yyyy") and reads it (XML Schema's dateTime, which allows no
+  // `+`: ISO 8601's expanded `+10000` is unreadable there); a year before 0 with its `-`.
+  if (c.year < 0) *p++ = '-';
   const std::uint64_t year = c.year < 0 ? 0 - static_cast<std::uint64_t>(c.year)
                                         : static_cast<std::uint64_t>(c.year);
   if (year < 10000) {
@@ -760,12 +762,12 @@ constexpr bool canonical_word(std::uint64_t w, std::uint64_t digits,
     }
   }
   Scanner sc{text};
-  // Four-digit years; expanded ones (a sign and four to nine digits) as format_instant writes
-  // them; and the years peers write without a sign: transit-java's SimpleDateFormat("yyyy")
-  // prints a year past 9999 with all its digits (`10000-...`, and `292278994-...` for
-  // Long.MAX_VALUE ms, a common "never"), transit-js one before 1000 with no padding
-  // (`1-01-01...`). ISO 8601 wants the sign and the padding, but a year of one to nine digits
-  // before its `-` means one thing only, and refusing it would leave those values unreadable.
+  // Four-digit years; a sign and four to nine digits (ISO 8601's expanded years, and a year
+  // before 0 as format_instant writes it); and one to nine digits with no sign, as peers write
+  // them: transit-java's SimpleDateFormat("yyyy") prints a year past 9999 with all its digits
+  // (`10000-...`, and `292278994-...` for Long.MAX_VALUE ms, a common "never"), as
+  // format_instant does, and transit-js one before 1000 with no padding (`1-01-01...`). A year
+  // of one to nine digits before its `-` means one thing only.
   std::int64_t year = 0;
   const bool negative = sc.peek('-');
   const bool is_signed = negative || sc.peek('+');

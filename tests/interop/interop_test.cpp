@@ -23,8 +23,8 @@
 //   - In JSON-Verbose transit-js writes years before 1000 without zero padding (`~t1-01-01...`),
 //     which is not ISO 8601 and which it does not read back itself; we read it
 //     (JsLimits.VerboseDatesBeforeYear1000).
-//   - From the year 10000 on, transit-js cannot read our JSON-Verbose dates (`+10000-...`); we
-//     read its `10000-...` (JsLimits.VerboseDatesAfterYear9999).
+//   - From the year 10000 on, transit-js cannot read a JSON-Verbose date (`10000-...`, which it
+//     writes too); we read it (JsLimits.VerboseDatesAfterYear9999).
 //   - transit-js cannot write a one-character tag whose rep is not a string
 //     (JsLimits.OneCharacterTagsNeedStringReps); its JSON-Verbose writer drops a map entry keyed
 //     "__proto__" (JsLimits.ProtoKey); it throws writing a map of more than 32 entries with two
@@ -643,16 +643,16 @@ TEST_F(JsLimits, EmptyMapEqualsEmptyBytesAndArrays) {
   EXPECT_EQ(text, R"(["~#set",[["^ "]]])");
 }
 
-// In JSON-Verbose a date outside the years 1000 to 9999 does not survive transit-js either way.
-// From the year 10000 on we write a sign and the digits the year has (`+10000-...`, as
-// java.time.Instant does); JavaScript's Date reads only the six-digit `+010000-...`, so
-// transit-js reads ours as an invalid date (`~mNaN`). transit-js writes the digits alone
-// (`10000-...`, as transit-java does), which ISO 8601 allows only with a sign; we read it as the
-// year it names (we refused it until round twenty-nine). In JSON (`~m`) all of JavaScript's
-// dates interoperate. (Before the year 1000: VerboseDatesBeforeYear1000.)
+// From the year 10000 on a JSON-Verbose date does not survive transit-js: it writes the digits
+// alone (`10000-...`), as transit-java and (since round twenty-nine) we do, but JavaScript's
+// Date reads only the six-digit `+010000-...`, so transit-js reads that text, its own included,
+// as an invalid date (`~mNaN`). We read it as the year it names (we refused it until round
+// twenty-nine, and wrote `+10000-...`, which transit-java's XML Schema reader refuses). In JSON
+// (`~m`) all of JavaScript's dates interoperate. (Before the year 1000:
+// VerboseDatesBeforeYear1000.)
 TEST_F(JsLimits, VerboseDatesAfterYear9999) {
   const Value year10000 = Value::instant(253402300800000);  // 10000-01-01T00:00:00.000Z
-  EXPECT_EQ(write(year10000, Encoding::json_verbose), R"({"~#'":"~t+10000-01-01T00:00:00.000Z"})");
+  EXPECT_EQ(write(year10000, Encoding::json_verbose), R"({"~#'":"~t10000-01-01T00:00:00.000Z"})");
   const auto [typed, text] =
       roundtrip(year10000, Encoding::json_verbose, Encoding::json, "year10000-verbose");
   EXPECT_EQ(typed, "date");

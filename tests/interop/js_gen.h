@@ -15,7 +15,7 @@
 //     `"abcd"`, `"Aa"` and `"BB"`, 97 and `"a"`): transit-js reads them into its hashed map,
 //     whose key iterator then throws when the map is written (JsLimits.HashedMapKeysThatCollide).
 //   - instants before the year 1000 or from the year 10000 on: in JSON-Verbose transit-js
-//     cannot read ours from 10000 on, nor its own unpadded years before 1000, which we read
+//     reads no date from 10000 on, nor its own unpadded years before 1000, which we read
 //     (JsLimits.VerboseDatesBeforeYear1000, JsLimits.VerboseDatesAfterYear9999), and every
 //     value here goes back in JSON-Verbose too.
 //   - two members of a set, or keys of a map, that transit-js cannot tell apart (2 and 2.0, "x"
