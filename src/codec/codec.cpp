@@ -120,13 +120,15 @@ void append_instant(std::int64_t ms, std::string_view zone, std::string& out) {
   // Four digits at least; a year past 9999 with all its digits and no sign, as transit-java
   // writes it (SimpleDateFormat's "yyyy") and reads it (XML Schema's dateTime, which allows no
   // `+`: ISO 8601's expanded `+10000` is unreadable there); a year before 0 with its `-`.
-  if (c.year < 0) *p++ = '-';
-  const std::uint64_t year = c.year < 0 ? 0 - static_cast<std::uint64_t>(c.year)
-                                        : static_cast<std::uint64_t>(c.year);
-  if (year < 10000) {
-    p = put_digits(p, static_cast<unsigned>(year), 4);
+  // Years 0 to 9999 take one test.
+  if (static_cast<std::uint64_t>(c.year) < 10000) {
+    p = put_digits(p, static_cast<unsigned>(c.year), 4);
   } else {
-    p = std::to_chars(p, buf + sizeof buf, year).ptr;
+    if (c.year < 0) *p++ = '-';
+    const std::uint64_t year = c.year < 0 ? 0 - static_cast<std::uint64_t>(c.year)
+                                          : static_cast<std::uint64_t>(c.year);
+    p = year < 10000 ? put_digits(p, static_cast<unsigned>(year), 4)
+                     : std::to_chars(p, buf + sizeof buf, year).ptr;
   }
   const auto tod = static_cast<unsigned>(rem);
   *p++ = '-';
