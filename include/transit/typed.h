@@ -793,22 +793,24 @@ bool text_from_utf8(std::string_view s, T& out) {
   out.clear();
   if constexpr (sizeof(C) == 1) {
     out.assign(s.begin(), s.end());
-    return true;
-  }
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    const std::size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-    char32_t cp = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
-    for (std::size_t k = 1; k < n; ++k) cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    i += n;
-    if constexpr (sizeof(C) == 2) {
-      if (cp >= 0x10000) {
-        out.push_back(static_cast<C>(0xD800 + ((cp - 0x10000) >> 10)));
-        cp = 0xDC00 + ((cp - 0x10000) & 0x3FF);
+  } else {
+    // Checked above, so every sequence is whole and well formed.
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+      const auto b = static_cast<unsigned char>(s[i]);
+      const std::size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+      char32_t cp = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
+      for (std::size_t k = 1; k < n; ++k)
+        cp = cp << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+      i += n;
+      if constexpr (sizeof(C) == 2) {
+        if (cp >= 0x10000) {
+          out.push_back(static_cast<C>(0xD800 + ((cp - 0x10000) >> 10)));
+          cp = 0xDC00 + ((cp - 0x10000) & 0x3FF);
+        }
       }
+      out.push_back(static_cast<C>(cp));
     }
-    out.push_back(static_cast<C>(cp));
   }
   return true;
 }
@@ -953,18 +955,13 @@ T read_any(Cursor& c) {
     return read_integer<T>(c);
   } else if constexpr (std::is_floating_point_v<T>) {
     return read_floating<T>(c);
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    std::string_view s;
-    if (!c.string_of(c.peek(), s)) c.mismatch(typeid(T), at);
-    c.take_peeked();
-    return std::string(s);
   } else if constexpr (is_char_string_v<T>) {
-    // A std::pmr::string: read as a std::string is (it was read as an array of chars, which
-    // did not compile).
+    // std::string, and a std::pmr::string alike (it was read as an array of chars, which did
+    // not compile).
     std::string_view s;
     if (!c.string_of(c.peek(), s)) c.mismatch(typeid(T), at);
     c.take_peeked();
-    return T(s.begin(), s.end());
+    return T(s.data(), s.size());
   } else if constexpr (is_string_view_v<T> || is_span_v<T>) {
     static_assert(!is_string_view_v<T>,
                   "transit: a string view cannot outlive the read that would fill it; read a "

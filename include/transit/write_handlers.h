@@ -233,6 +233,8 @@ bool scale_exact(std::int64_t v, std::int64_t& out) noexcept {
 
 /// True when `s` is well-formed UTF-8 (src/codec/codec.cpp).
 bool is_valid_utf8(std::string_view s) noexcept;
+/// Appends code point `c` (a Unicode scalar value) to `out` as UTF-8 (src/codec/codec.cpp).
+void append_utf8(char32_t c, std::string& out);
 
 /// Throws Error(invalid_argument): text of `type` that is no Unicode text, `why`.
 [[noreturn, gnu::cold, gnu::noinline]] inline void not_text(const std::type_info& type,
@@ -271,21 +273,7 @@ void utf8_of(std::basic_string_view<C> s, const std::type_info& type, std::strin
       } else if (cp > 0x10FFFF) {
         not_text(type, "a code point past U+10FFFF at code unit " + std::to_string(i));
       }
-      if (cp < 0x80) {
-        out += static_cast<char>(cp);
-      } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | cp >> 6);
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | cp >> 12);
-        out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      } else {
-        out += static_cast<char>(0xF0 | cp >> 18);
-        out += static_cast<char>(0x80 | (cp >> 12 & 0x3F));
-        out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      }
+      append_utf8(cp, out);
     }
   }
 }
