@@ -25,6 +25,28 @@ inline bool string_tag_char(char t) noexcept {
   return t != '#' && t != '~' && t != '^' && t != '`';
 }
 
+/// Whether a value is written as a single string or scalar (its Transit tag is one character).
+/// Such values are quoted at top level, and a map whose keys are all like this is written as a
+/// map rather than a cmap. User objects are decided by their handler (see Encoder); from_value,
+/// which has no registry, takes them as composite (see tape_from_value).
+inline bool writes_as_scalar(const Value& v) noexcept {
+  switch (v.kind()) {
+    case Kind::array:
+    case Kind::list:
+    case Kind::set:
+    case Kind::map:
+    case Kind::link:
+    case Kind::object:
+      return false;
+    case Kind::tagged: {
+      const std::string_view tag = v.tag();
+      return tag.size() == 1 && string_tag_char(tag[0]) && v.rep().kind() == Kind::string;
+    }
+    default:
+      return true;
+  }
+}
+
 /// Whether a plain string must be written with a `~` before it: one starting with `~`, `^` or
 /// backquote would be read as a tag, a cache code or a reserved prefix.
 inline bool needs_escape(std::string_view s) noexcept {

@@ -34,27 +34,6 @@
 
 namespace transit::detail {
 
-/// Whether a value is written as a single string or scalar (its Transit tag is one character).
-/// Such values are quoted at top level, and a map whose keys are all like this is written as a
-/// map rather than a cmap. User objects are decided by their handler (see Encoder).
-inline bool writes_as_scalar(const Value& v) noexcept {
-  switch (v.kind()) {
-    case Kind::array:
-    case Kind::list:
-    case Kind::set:
-    case Kind::map:
-    case Kind::link:
-    case Kind::object:
-      return false;
-    case Kind::tagged: {
-      const std::string_view tag = v.tag();
-      return tag.size() == 1 && string_tag_char(tag[0]) && v.rep().kind() == Kind::string;
-    }
-    default:
-      return true;
-  }
-}
-
 // Largest integer JavaScript represents exactly; larger ones go as "~i" strings in JSON.
 inline constexpr std::int64_t kMaxJsonInt = (std::int64_t{1} << 53) - 1;
 
