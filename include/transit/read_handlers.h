@@ -84,7 +84,12 @@ class ReadHandlers {
   /// What add(Record) registers: the typed reader for `tag`, and for the reader's type.
   ReadHandlers& add_typed(std::string tag, std::shared_ptr<const detail::TypedReader> reader);
   ReadHandlers& set_default(DefaultReadHandler handler);
+  /// Builds every map the input carries as a map (not a cmap, which the `cmap` handler takes)
+  /// and every array, except a tagged value's rep, at any depth, wherever a read makes a
+  /// Value: read, read<Value>, a Value in a typed read, from_value (docs/custom-types.md,
+  /// "Map and array builders"). Once per map or array; what it throws fails the read.
   ReadHandlers& set_map_builder(MapBuilder builder);
+  /// As set_map_builder, for arrays.
   ReadHandlers& set_array_builder(ArrayBuilder builder);
 
   /// The handler for `tag`, or nullptr.

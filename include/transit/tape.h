@@ -59,7 +59,10 @@ struct Token {
   /// known (a tape made from a Value, a taped value still open).
   std::uint32_t size;
   Op op;
-  Kind kind;           ///< Op::value: the value's kind
+  /// Op::value: the value's kind. Op::map_begin: Kind::map in a tape made from a Value
+  /// (from_value) when the map has a key that writes as no scalar, so that writers write it
+  /// as a cmap: a read into Value gives it to the `cmap` read handler, not the map builder.
+  Kind kind;
   /// text: `text` is the address of bytes that the input holds for as long as the tape is
   /// bound (MessagePack in memory), not an offset into Tape::text.
   bool in_input;

@@ -51,8 +51,9 @@ struct BindFailure {
   std::string detail;
 };
 
-/// What the read handlers a binder ran returned (or the failure they made), by the position
-/// of the tagged value's token (see Cursor::keep_handler_calls).
+/// What the read handlers and builders a binder ran returned (or the failure they made), by
+/// the position of the tagged value's token or the container's begin (see
+/// Cursor::keep_handler_calls).
 struct HandlerCalls {
   struct Call {
     Value value;
@@ -172,7 +173,8 @@ class Cursor {
   }
   const ReadHandlers* handlers() const noexcept { return handlers_; }
   /// Keeps what the read handlers of tags read by structure (a set, list, cmap, a Record's
-  /// tag) return when read_value binds a Value there, by token, in `calls`, which the caller
+  /// tag), and the map and array builders, return when read_value binds a Value there, by
+  /// token (the tagged value's, the container's begin), in `calls`, which the caller
   /// keeps over every bind of one value: a bind tried again (a std::variant's next
   /// alternative, a bounded read bound again whole) takes them rather than run a handler
   /// twice for one tagged value. Null (the default): none kept.
@@ -266,9 +268,16 @@ class Cursor {
  private:
   /// The typed reader for a type, memoized: a document holds few types, many times each.
   const TypedReader* typed_for(const std::type_info& type);
-  /// Throws `failure`, read_value's for the read handler `h` (null: no handler ran) of the
-  /// tagged value at token `at`, keeping it for a bind again (see keep_handler_calls).
-  [[noreturn]] void fail_handler_call(const ReadHandler* h, std::size_t at, BindFailure failure);
+  /// Throws `failure`, read_value's for the user code (a read handler, a builder) it ran for
+  /// the value at token `at`, keeping it for a bind again when `keep` (a user's code ran; see
+  /// keep_handler_calls).
+  [[noreturn]] void fail_handler_call(bool keep, std::size_t at, BindFailure failure);
+  /// Whether read_value gives the map (or array) whose begin token is `at`, just taken, to the
+  /// handlers' map (array) builder: there is one, and the container is no tagged value's rep.
+  bool builds(std::size_t at, bool map) const noexcept;
+  /// read_value of the map (array) whose begin token `at` was just taken, through the
+  /// handlers' builder, once per bind of the value (see keep_handler_calls).
+  [[gnu::cold, gnu::noinline]] Value build(std::size_t at, bool map);
   /// read_user of a token that is neither tagged nor a map: a Value's user object of exactly
   /// `type` (from_value of what a read into Value made) is copied into `out` through `r`,
   /// anything else is a mismatch.
@@ -1192,8 +1201,9 @@ T read_any(Cursor& c) {
 /// Binds a Value as a typed read binds bytes: `from_value<std::vector<int>>(v)`. With
 /// `handlers`, a tagged value in `v` whose tag they decode into a Value (an `add_object` or
 /// `add` handler's tag, not a Record's, or an unknown tag and a default handler) is decoded by
-/// them first, once, as a read of the same bytes with them would: so a Value read without the
-/// handlers binds as `read<T>` of its bytes with them. Throws Error(type_mismatch) with the
+/// them first, once, as a read of the same bytes with them would, and the maps and arrays of a
+/// Value bound in T go to their builders as a read's would (a map with a composite key is taken
+/// for a cmap): so a Value read without the handlers binds as `read<T>` of its bytes with them. Throws Error(type_mismatch) with the
 /// path (and no byte offset) when it does not fit, and a handler's failure as a read does.
 template <class T>
 T from_value(const Value& v, const ReadHandlers* handlers = nullptr) {

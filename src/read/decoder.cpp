@@ -417,14 +417,6 @@ Value Decoder::decode_tag(std::string_view tag, Value rep) {
   return v;
 }
 
-// Builders make user containers; the rep of a tagged value stays a plain array or map, since
-// its tag's handler expects one.
-bool Decoder::parent_is_tagged() const noexcept {
-  if (frames_.size() < 2) return false;
-  const FrameKind parent = frames_[frames_.size() - 2].kind;
-  return parent == FrameKind::tagged_array || parent == FrameKind::tagged_object;
-}
-
 Value Decoder::build_map(std::span<Value> flat, bool& moved_out) {
   if (const MapBuilder* b = handlers_ ? handlers_->map_builder() : nullptr; b && !parent_is_tagged()) {
     moved_out = false;

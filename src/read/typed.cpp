@@ -62,6 +62,40 @@ bool is_end(Op op) noexcept {
   return op == Op::array_end || op == Op::map_end || op == Op::tagged_end;
 }
 
+/// Whether a writer writes map `v` as a cmap: it has a key that writes as no scalar.
+bool written_as_cmap(const Value& v) noexcept {
+  for (const Entry& e : v.entries())
+    if (!writes_as_scalar(e.first)) return true;
+  return false;
+}
+
+/// Runs the read handler `h` (or the default handler `d`) of the tagged value `tag` `rep`, as
+/// the decoder does: a failure is a BindFailure at the tagged value's token `at`.
+Value run_handler(const ReadHandler* h, const DefaultReadHandler* d, std::string_view tag,
+                  const Value& rep, std::size_t at) {
+  try {
+    return h ? (*h)(rep) : (*d)(tag, rep);
+  } catch (const Error& e) {
+    throw BindFailure{at, e.code(), e.detail()};
+  } catch (const std::exception& e) {
+    throw BindFailure{at, Errc::bad_rep,
+                      "read handler for ~#" + std::string(tag) + " failed: " + e.what()};
+  }
+}
+
+/// Runs the map (or array) builder of `h` on `items`, as the decoder does: a failure is a
+/// BindFailure at token `at` with the decoder's code and detail.
+Value run_builder(const ReadHandlers& h, bool map, std::span<Value> items, std::size_t at) {
+  try {
+    return map ? (*h.map_builder())(items) : (*h.array_builder())(items);
+  } catch (const Error& e) {
+    throw BindFailure{at, e.code(), e.detail()};
+  } catch (const std::exception& e) {
+    throw BindFailure{at, Errc::bad_rep,
+                      std::string(map ? "map builder" : "array builder") + " failed: " + e.what()};
+  }
+}
+
 }  // namespace
 
 void Cursor::skip() {
@@ -199,9 +233,48 @@ void* Cursor::read_derived(const std::type_info& base, const std::type_info& wan
   return upcast ? upcast(obj) : obj;
 }
 
-void Cursor::fail_handler_call(const ReadHandler* h, std::size_t at, BindFailure failure) {
-  if (h && calls_) calls_->by_token.insert_or_assign(at, HandlerCalls::Call{Value(), failure});
+void Cursor::fail_handler_call(bool keep, std::size_t at, BindFailure failure) {
+  if (keep && calls_) calls_->by_token.insert_or_assign(at, HandlerCalls::Call{Value(), failure});
   throw std::move(failure);
+}
+
+Value Cursor::build(std::size_t at, bool map) {
+  const Op end = map ? Op::map_end : Op::array_end;
+  const bool cmap = map && tokens_[at].kind == Kind::map;
+  // Built in an earlier bind of this value: what the builder returned (or threw) then.
+  if (calls_)
+    if (const auto it = calls_->by_token.find(at); it != calls_->by_token.end()) {
+      while (peek().op != end) skip();
+      ++at_;
+      if (it->second.failure) throw *it->second.failure;
+      return it->second.value;
+    }
+  std::vector<Value> items;
+  while (peek().op != end) items.push_back(read_value());
+  ++at_;
+  try {
+    // A failure is placed as the decoder places it: a builder's at the container's end, in its
+    // path; a cmap handler's at the tagged value.
+    Value v = cmap ? run_handler(handlers_->find("cmap"), nullptr, "cmap", Value::array(std::move(items)), at)
+                   : run_builder(*handlers_, map, items, position() - 1);
+    if (calls_) calls_->by_token.insert_or_assign(at, HandlerCalls::Call{v, std::nullopt});
+    return v;
+  } catch (BindFailure& f) {
+    fail_handler_call(true, at, std::move(f));
+  }
+}
+
+bool Cursor::builds(std::size_t at, bool map) const noexcept {
+  if (!handlers_) return false;
+  // A map that writers write as a cmap (from_value's, see Token::kind): its read handler.
+  if (map && tokens_[at].kind == Kind::map) return handlers_->find("cmap") != nullptr;
+  if (!(map ? static_cast<bool>(handlers_->map_builder())
+            : static_cast<bool>(handlers_->array_builder())))
+    return false;
+  // A tagged value's rep stays plain for its handler, as the decoder keeps it (a quote is
+  // not taped: its rep is built). The token before the container was taken just before it,
+  // so a bounded tape still holds it (Cursor::refill).
+  return at == tape_->tokens.base() || tokens_[at - 1].op != Op::tagged_begin;
 }
 
 Value Cursor::read_value() {
@@ -213,12 +286,16 @@ Value Cursor::read_value() {
     case Op::text:
       return Value(text(t));
     case Op::array_begin: {
+      if (builds(at, false)) [[unlikely]]
+        return build(at, false);
       std::vector<Value> items;
       while (peek().op != Op::array_end) items.push_back(read_value());
       ++at_;
       return Value::array(std::move(items));
     }
     case Op::map_begin: {
+      if (builds(at, true)) [[unlikely]]
+        return build(at, true);
       std::vector<Entry> entries;
       while (peek().op != Op::map_end) {
         Value k = read_value();
@@ -243,10 +320,10 @@ Value Cursor::read_value() {
         if (calls_) calls_->by_token.insert_or_assign(at, HandlerCalls::Call{v, std::nullopt});
         return v;
       } catch (const Error& e) {
-        fail_handler_call(h, at, BindFailure{at, e.code(), e.detail()});
+        fail_handler_call(h != nullptr, at, BindFailure{at, e.code(), e.detail()});
       } catch (const std::exception& e) {
         fail_handler_call(
-            h, at, BindFailure{at, Errc::bad_rep, "read handler for ~#" + tag + " failed: " + e.what()});
+            h != nullptr, at, BindFailure{at, Errc::bad_rep, "read handler for ~#" + tag + " failed: " + e.what()});
       }
     }
     default:
@@ -335,65 +412,88 @@ bool taped_by_structure(std::string_view tag, const ReadHandlers& h) noexcept {
   return tag == "set" || tag == "list" || tag == "cmap" || tag == "'" || h.find_typed(tag);
 }
 
-/// Runs the read handler `h` (or the default handler `d`) of the tagged value `tag` `rep`, as
-/// the decoder does: a failure is a BindFailure at the tagged value's token `at`.
-Value run_handler(const ReadHandler* h, const DefaultReadHandler* d, std::string_view tag,
-                  const Value& rep, std::size_t at) {
-  try {
-    return h ? (*h)(rep) : (*d)(tag, rep);
-  } catch (const Error& e) {
-    throw BindFailure{at, e.code(), e.detail()};
-  } catch (const std::exception& e) {
-    throw BindFailure{at, Errc::bad_rep,
-                      "read handler for ~#" + std::string(tag) + " failed: " + e.what()};
+std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::size_t at,
+                                    bool rep = false);
+
+/// `n` items (`item(i)`) decoded by decode_handled, all of them, or nullopt when none changes:
+/// items are copied only from the first one that changes.
+template <class Item>
+std::optional<std::vector<Value>> decode_items(std::size_t n, Item item, const ReadHandlers& h,
+                                               std::size_t at) {
+  std::vector<Value> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::optional<Value> d = decode_handled(item(i), h, at);
+    if (d && out.empty()) {
+      out.reserve(n);
+      for (std::size_t j = 0; j < i; ++j) out.push_back(item(j));
+    }
+    if (!out.empty() || d) out.push_back(d ? std::move(*d) : item(i));
   }
+  if (out.empty()) return std::nullopt;
+  return out;
 }
 
-/// `v` with every tagged value decoded by its read handler (or the default one), innermost
-/// first, as a read into Value with `h` decodes a tagged value's rep; nullopt when nothing
-/// changes (no tagged value has a handler), so a Value with none is not copied.
-std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::size_t at) {
-  const auto items = [&](auto make) -> std::optional<Value> {
-    std::vector<Value> out;
-    for (std::size_t i = 0; i < v.items().size(); ++i) {
-      std::optional<Value> d = decode_handled(v.items()[i], h, at);
-      if (d && out.empty()) out.assign(v.items().begin(), v.items().begin() + i);
-      if (!out.empty() || d) out.push_back(d ? std::move(*d) : v.items()[i]);
-    }
-    if (out.empty()) return std::nullopt;
-    return make(std::move(out));
-  };
+/// `v` as a read into Value with `h` makes it of the bytes a writer writes for it: every tagged
+/// value (a set, list or cmap too) decoded by its read handler (or the default one), innermost
+/// first, and every map and array built by h's builders but the rep of a tagged value (`rep`);
+/// nullopt when nothing changes, so a Value with nothing to decode is not copied.
+std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::size_t at,
+                                    bool rep) {
   switch (v.kind()) {
     case Kind::array:
-      return items([](std::vector<Value> i) { return Value::array(std::move(i)); });
     case Kind::list:
-      return items([](std::vector<Value> i) { return Value::list(std::move(i)); });
-    case Kind::set:
-      return items([](std::vector<Value> i) { return Value::set(std::move(i)); });
-    case Kind::map: {
-      // As items: entries are copied only from the first one that changes.
-      const auto entries = v.entries();
-      std::vector<Entry> out;
-      for (std::size_t i = 0; i < entries.size(); ++i) {
-        std::optional<Value> k = decode_handled(entries[i].first, h, at);
-        std::optional<Value> d = decode_handled(entries[i].second, h, at);
-        if ((k || d) && out.empty()) {
-          out.reserve(entries.size());
-          out.assign(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(i));
-        }
-        if (!out.empty() || k || d)
-          out.emplace_back(k ? std::move(*k) : entries[i].first, d ? std::move(*d) : entries[i].second);
+    case Kind::set: {
+      const std::span<const Value> items = v.items();
+      std::optional<std::vector<Value>> d =
+          decode_items(items.size(), [&](std::size_t i) -> const Value& { return items[i]; }, h, at);
+      const auto all = [&] { return d ? std::move(*d) : std::vector<Value>(items.begin(), items.end()); };
+      if (v.kind() == Kind::array) {
+        if (rep || !h.array_builder()) return d ? std::optional(Value::array(std::move(*d))) : std::nullopt;
+        std::vector<Value> built = all();
+        return run_builder(h, false, built, at);
       }
-      if (out.empty()) return std::nullopt;
+      // ["~#set", [...]] or ["~#list", [...]]: a tagged value, whose rep stays plain.
+      const std::string_view tag = v.kind() == Kind::list ? "list" : "set";
+      if (const ReadHandler* handler = h.find(tag))
+        return run_handler(handler, nullptr, tag, Value::array(all()), at);
+      if (!d) return std::nullopt;
+      return v.kind() == Kind::list ? Value::list(std::move(*d)) : Value::set(std::move(*d));
+    }
+    case Kind::map: {
+      const std::span<const Entry> entries = v.entries();
+      std::optional<std::vector<Value>> d = decode_items(
+          2 * entries.size(),
+          [&](std::size_t i) -> const Value& { return i % 2 ? entries[i / 2].second : entries[i / 2].first; },
+          h, at);
+      const auto flat = [&] {
+        if (d) return std::move(*d);
+        std::vector<Value> out;
+        out.reserve(2 * entries.size());
+        for (const Entry& e : entries) out.insert(out.end(), {e.first, e.second});
+        return out;
+      };
+      if (written_as_cmap(v)) {
+        // ["~#cmap", [k, v, ...]]: a tagged value, which its handler (if any) builds, not the
+        // map builder.
+        if (const ReadHandler* handler = h.find("cmap"))
+          return run_handler(handler, nullptr, "cmap", Value::array(flat()), at);
+      } else if (!rep && h.map_builder()) {
+        std::vector<Value> built = flat();
+        return run_builder(h, true, built, at);
+      }
+      if (!d) return std::nullopt;
+      std::vector<Entry> out;
+      out.reserve(entries.size());
+      for (std::size_t i = 0; i < d->size(); i += 2) out.emplace_back(std::move((*d)[i]), std::move((*d)[i + 1]));
       return Value::map(std::move(out));
     }
     case Kind::tagged: {
-      std::optional<Value> rep = decode_handled(v.rep(), h, at);
+      std::optional<Value> r = decode_handled(v.rep(), h, at, true);
       const ReadHandler* handler = h.find(v.tag());
       const DefaultReadHandler* fallback = handler ? nullptr : h.default_handler();
-      if (handler || fallback) return run_handler(handler, fallback, v.tag(), rep ? *rep : v.rep(), at);
-      if (!rep) return std::nullopt;
-      return Value::tagged(v.tag(), std::move(*rep));
+      if (handler || fallback) return run_handler(handler, fallback, v.tag(), r ? *r : v.rep(), at);
+      if (!r) return std::nullopt;
+      return Value::tagged(v.tag(), std::move(*r));
     }
     default:
       return std::nullopt;
@@ -437,6 +537,10 @@ void tape_from_value(const Value& v, Tape& tape, const ReadHandlers* handlers) {
       break;
     case Kind::map:
       push(Op::map_begin);
+      // A map with a composite key is the cmap a writer writes (see Token::kind): its read
+      // handler takes it in read_value, not the map builder. Taped as a map all the same, so
+      // that it binds as a map does (a Record's fields).
+      if (written_as_cmap(v)) tape.tokens.back().kind = Kind::map;
       for (const auto& [key, value] : v.entries()) {
         tape_from_value(key, tape, handlers);
         tape_from_value(value, tape, handlers);
