@@ -138,6 +138,79 @@ TEST(TypedStd, StringsOfOtherCharacterTypesAreText) {
   }
 }
 
+// char16_t, char32_t and wchar_t alone are Transit characters (`~c`), as transit-java writes a
+// Java char and transit-clj `\a`: they were integers, so a Java or Clojure peer read U'a' as the
+// Long 97. A value that is no character is an error saying why, not an integer a peer then
+// takes for one.
+TEST(TypedStd, WideCharactersAreTransitCharacters) {
+  EXPECT_EQ(round_trip(U'a'), "[\"~#'\",\"~ca\"]");
+  EXPECT_EQ(round_trip(u'\u00e9'), "[\"~#'\",\"~c\xc3\xa9\"]");
+  EXPECT_EQ(round_trip(U'\U0001F600'), "[\"~#'\",\"~c\xf0\x9f\x98\x80\"]");
+  EXPECT_EQ(round_trip(L'~'), "[\"~#'\",\"~c~\"]");
+  EXPECT_EQ(round_trip(std::vector<char16_t>{u'A', u'^', u' '}), "[\"~cA\",\"~c^\",\"~c \"]");
+  // In every encoding the bytes of Value::character (MessagePack: the same `~c` string).
+  for (Encoding e : kAll) {
+    EXPECT_EQ(transit::write(U'\u4e2d', e), transit::write(Value::character(U'\u4e2d'), e));
+    EXPECT_EQ(transit::read(transit::write(u'x', e), e), Value::character(U'x'));
+  }
+  // Map keys are `~c` strings, so a JSON map keeps string keys.
+  EXPECT_EQ(round_trip(std::map<char32_t, int>{{U'a', 1}, {U'\u00e9', 2}}),
+            "[\"^ \",\"~ca\",1,\"~c\xc3\xa9\",2]");
+  EXPECT_EQ(round_trip(std::map<char16_t, std::set<wchar_t>>{{u'k', {L'v'}}}),
+            "[\"^ \",\"~ck\",[\"~#set\",[\"~cv\"]]]");
+  // An enum keeps its integer, whatever its underlying type.
+  enum class Glyph : char32_t { a = U'a' };
+  EXPECT_EQ(transit::write(Glyph::a), "[\"~#'\",97]");
+  EXPECT_EQ(transit::read<Glyph>("[\"~#'\",97]"), Glyph::a);
+  EXPECT_EQ(transit::from_value<char32_t>(Value::character(U'a')), U'a');
+  // Not a character: which, and why.
+  EXPECT_EQ(write_error(char16_t(0xD83D)),
+            "transit: invalid_argument: char16_t 0xD83D is not a Unicode character: a lone "
+            "surrogate");
+  EXPECT_EQ(write_error(std::vector<char32_t>{U'a', char32_t(0xDFFF)}),
+            "transit: invalid_argument: char32_t 0xDFFF is not a Unicode character: a surrogate "
+            "code point");
+  EXPECT_EQ(write_error(char32_t(0x110000)),
+            "transit: invalid_argument: char32_t 0x110000 is not a Unicode character: a code "
+            "point past U+10FFFF");
+  if constexpr (sizeof(wchar_t) == 4) {
+    EXPECT_EQ(write_error(wchar_t(-1)),
+              "transit: invalid_argument: wchar_t 0xFFFFFFFF is not a Unicode character: a code "
+              "point past U+10FFFF");
+  }
+  // A char16_t holds a code point of the Basic Multilingual Plane only.
+  EXPECT_EQ(read_error<char16_t>("[\"~#'\",\"~c\xf0\x9f\x98\x80\"]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char16_t, got "
+            "character \\\xf0\x9f\x98\x80 (out of range)");
+  EXPECT_EQ(read_error<char32_t>("[\"~#'\",true]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char32_t, got "
+            "boolean true");
+}
+
+// What else reads into a character: the integer an older version of this library wrote for
+// it (TypedRead.WideCharacterTypesReadTheIntegersOlderVersionsWrote); and a string of one code
+// point, which is what a peer with no character type (transit-js, transit-python,
+// transit-ruby) writes back for `~c`. A longer string is not one character.
+TEST(TypedStd, ACharacterReadsFromAOneCharacterString) {
+  EXPECT_EQ(transit::read<char32_t>("[\"~#'\",\"a\"]"), U'a');
+  EXPECT_EQ(transit::read<char16_t>("[\"~#'\",\"\xc3\xa9\"]"), u'\u00e9');
+  EXPECT_EQ((transit::read<std::map<char32_t, int>>("[\"^ \",\"\xf0\x9f\x98\x80\",1]")),
+            (std::map<char32_t, int>{{U'\U0001F600', 1}}));
+  EXPECT_EQ(read_error<char32_t>("[\"~#'\",\"ab\"]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char32_t, got "
+            "string \"ab\" (not one character)");
+  EXPECT_EQ(read_error<char32_t>("[\"~#'\",\"\"]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char32_t, got "
+            "string \"\" (not one character)");
+  EXPECT_EQ(read_error<char16_t>("[\"~#'\",\"\xf0\x9f\x98\x80\"]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char16_t, got "
+            "string \"\xf0\x9f\x98\x80\" (out of range)");
+  // A variant tells a character from an integer and a string when those come first.
+  using Mixed = std::variant<std::int64_t, std::string, char32_t>;
+  EXPECT_EQ(round_trip(std::vector<Mixed>{std::int64_t{97}, std::string("a"), U'a'}),
+            "[97,\"a\",\"~ca\"]");
+}
+
 // A std::pmr::string was written as a string, and a read of one did not compile (it was read
 // as an array of chars, which are refused).
 TEST(TypedStd, APmrStringIsAString) {

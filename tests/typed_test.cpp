@@ -87,13 +87,19 @@ TEST(TypedRead, IntegersAreRangeChecked) {
             "big_integer 9223372036854775808N (out of range)");
 }
 
-// Writers take char16_t, char32_t and wchar_t as integers; reading them did not compile
-// (std::in_range refuses every type but the standard integers).
-TEST(TypedRead, WideCharacterTypesReadAsTheIntegersWritten) {
-  expect_round_trip(std::vector<char32_t>{U'A', U'\U0001F600', 0xFFFFFFFFu});
-  expect_round_trip(std::vector<char16_t>{u'A', 0xFFFF});
-  expect_round_trip(std::vector<wchar_t>{L'A', -1});
-  EXPECT_EQ(transit::write(std::vector<char32_t>{U'A'}), "[65]");
+// Reading char16_t, char32_t and wchar_t did not compile (std::in_range refuses every type but
+// the standard integers). They are written as characters now
+// (TypedStd.WideCharactersAreTransitCharacters); the integers older versions wrote for them
+// still read, each in its type's range.
+TEST(TypedRead, WideCharacterTypesReadTheIntegersOlderVersionsWrote) {
+  expect_round_trip(std::vector<char32_t>{U'A', U'\U0001F600'});
+  expect_round_trip(std::vector<char16_t>{u'A', u'\uFFFD'});
+  expect_round_trip(std::vector<wchar_t>{L'A', L'\u00e9'});
+  EXPECT_EQ(transit::read<std::vector<char32_t>>("[65,128512,4294967295]"),
+            (std::vector<char32_t>{U'A', U'\U0001F600', 0xFFFFFFFFu}));
+  EXPECT_EQ(transit::read<std::vector<char16_t>>("[65,65535]"),
+            (std::vector<char16_t>{u'A', 0xFFFF}));
+  EXPECT_EQ(transit::read<std::vector<wchar_t>>("[65,-1]"), (std::vector<wchar_t>{L'A', -1}));
   EXPECT_EQ((error_of<char16_t>("[\"~#'\",65536]")),
             "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char16_t, got "
             "integer 65536 (out of range)");

@@ -18,6 +18,7 @@
 #include <deque>
 #include <filesystem>
 #include <forward_list>
+#include <limits>
 #include <list>
 #include <map>
 #include <memory>
@@ -716,10 +717,8 @@ concept PushBack = requires(T& t, typename T::value_type v) { t.push_back(std::m
 
 template <class T>
 T read_integer(Cursor& c) {
-  // The standard integer of T's size and sign: T itself but for char16_t, char32_t and
-  // wchar_t, which writers take as integers and std::in_range refuses to compile.
-  using Range =
-      std::conditional_t<std::is_signed_v<T>, std::make_signed_t<T>, std::make_unsigned_t<T>>;
+  // An enum's integer may be of a character type, which std::in_range refuses.
+  using Range = integer_of_t<T>;
   const std::size_t at = c.position();
   const Token& t = c.peek();
   if (t.op == Op::value && t.kind == Kind::integer) {
@@ -741,6 +740,33 @@ T read_integer(Cursor& c) {
     c.mismatch(typeid(T), at, "out of range");
   }
   c.mismatch(typeid(T), at);
+}
+
+/// A character type from the `~c` it is written as; or from the integer this library wrote
+/// for it before (in T's range, as before); or from a string of one code point, which is what
+/// a peer with no character type (transit-js, transit-python, transit-ruby) writes back for a
+/// `~c` it read. The code point must fit T: a char16_t holds no U+1F600.
+template <class T>
+T read_character(Cursor& c) {
+  const std::size_t at = c.position();
+  const Token& t = c.peek();
+  char32_t cp;
+  std::string_view s;
+  if (t.op == Op::value && t.kind == Kind::character) {
+    cp = c.value(t).as_char();
+  } else if (t.op == Op::value && t.kind == Kind::integer) {
+    return read_integer<T>(c);
+  } else if (c.string_of(t, s)) {
+    const std::optional<char32_t> one = decode_one_code_point(s);
+    if (!one) c.mismatch(typeid(T), at, "not one character");
+    cp = *one;
+  } else {
+    c.mismatch(typeid(T), at);
+  }
+  if (cp > static_cast<std::make_unsigned_t<T>>(std::numeric_limits<T>::max()))
+    c.mismatch(typeid(T), at, "out of range");
+  c.take_peeked();
+  return static_cast<T>(cp);
 }
 
 template <class T>
@@ -960,6 +986,8 @@ T read_any(Cursor& c) {
     return read_enum<T>(c);
   } else if constexpr (std::is_same_v<T, char> || std::is_same_v<T, char8_t>) {
     static_assert(!std::is_same_v<T, T>, "transit: a char is ambiguous; read a std::string or an int");
+  } else if constexpr (CharacterType<T>) {
+    return read_character<T>(c);
   } else if constexpr (std::is_integral_v<T>) {
     return read_integer<T>(c);
   } else if constexpr (std::is_floating_point_v<T>) {

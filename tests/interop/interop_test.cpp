@@ -17,7 +17,8 @@
 //     JavaScript prints an exponent and it comes back a double.
 //   - Integers beyond +-(2^53 - 1) become goog.math.Long objects, which keep the value exactly,
 //     but a JavaScript number 2^53 is written as a JSON number where we write `~i`.
-//   - transit-js has no character type: a char (`~c`) is read as a one-code-point string.
+//   - transit-js has no character type: a char (`~c`) is read as a one-code-point string,
+//     which read<char32_t> takes (JsLimits.CharactersComeBackAsStrings).
 //   - Map keys that are doubles are written by transit-js as `~i1.5`, which is not an integer;
 //     we reject it (JsLimits.DoubleMapKeys).
 //   - In JSON-Verbose transit-js writes years before 1000 without zero padding (`~t1-01-01...`),
@@ -702,6 +703,29 @@ TEST_F(JsLimits, ObjectPrototypeNamesShareWriteCaches) {
   ASSERT_EQ(lines.size(), 2u) << run.out;
   EXPECT_EQ(lines[1].second, R"(["^ ","abcd",1,"^0",2])");
   EXPECT_EQ(edn_or_error(lines[1].second, Encoding::json), R"({"abcd" 2})");
+}
+
+// transit-js has no character type: it reads `~c` as the string of its code point and writes
+// that back as a string, so a char16_t, char32_t or wchar_t (written `~c`, as transit-java
+// writes a Java char) comes back a string, and read<char32_t> takes a string of one code point
+// for that (a Java or Clojure peer gives back the `~c`).
+TEST_F(JsLimits, CharactersComeBackAsStrings) {
+  EXPECT_EQ(write(U'\u00e9'), write(Value::character(U'\u00e9')));
+  for (Encoding e : {Encoding::json, Encoding::json_verbose}) {
+    SCOPED_TRACE(std::string(encoding_name(e)));
+    {
+      const auto [typed, text] =
+          roundtrip(Value::character(U'\u00e9'), e, e, "char-" + std::string(encoding_name(e)));
+      EXPECT_EQ(typed, "string");
+      EXPECT_EQ(text, e == Encoding::json ? "[\"~#'\",\"\u00e9\"]" : "{\"~#'\":\"\u00e9\"}");
+      EXPECT_EQ(read<char32_t>(text, e), U'\u00e9');
+    }
+    const std::map<char16_t, int> keyed{{u'a', 1}};
+    const auto [typed, text] = roundtrip(read(write(keyed, e), e), e, e,
+                                         "char-key-" + std::string(encoding_name(e)));
+    EXPECT_EQ(typed, "map{string=>number}");
+    EXPECT_EQ((read<std::map<char16_t, int>>(text, e)), keyed);
+  }
 }
 
 // A JavaScript string may hold a UTF-16 surrogate without its pair; JSON.stringify writes it as

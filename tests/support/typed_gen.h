@@ -9,6 +9,8 @@
 // Left out on purpose, each a limit of the format or of C++ rather than a bug (see
 // docs/typed-data.md, "What round-trips"):
 // - char and char8_t: the library refuses them at compile time (ambiguous: a string or an int).
+// - a char16_t, char32_t or wchar_t that is no Unicode character (a surrogate, a value past
+//   U+10FFFF): an error to write, as in a string of them.
 // - NaN as a key of a std::map or member of a std::set: NaN breaks the container's ordering.
 // - std::optional of something that can itself be nil (optional<optional<T>>, optional<Value>,
 //   optional<unique_ptr<T>>, optional<std::monostate>): both empties are nil on the wire.
@@ -508,6 +510,20 @@ I gen_integer(Picker& p) {
   }
 }
 
+/// A code point that character type C holds (a char16_t one of the Basic Multilingual Plane):
+/// ASCII, what JSON escapes or Transit marks, the edges of the surrogates and of the planes.
+template <class C>
+C gen_character(Picker& p) {
+  static constexpr char32_t kEdges[] = {U'a', U'~', U'^', U'`', U' ', U'\n', U'"', U'\\', 0,
+                                        0x7F, 0xE9, 0x4E2D, 0xD7FF, 0xE000, 0xFFFD, 0xFFFF,
+                                        0x10000, 0x1F600, 0x10FFFF};
+  const char32_t most = sizeof(C) == 2 ? 0xFFFF : 0x10FFFF;
+  char32_t cp = kEdges[p.below(std::size(kEdges))];
+  if (p.coin()) cp = static_cast<char32_t>(p.bits(3) % (most + 1));
+  if (cp > most || (cp >= 0xD800 && cp <= 0xDFFF)) cp = U'?';
+  return static_cast<C>(cp);
+}
+
 template <class F>
 F gen_floating(Picker& p, bool nan_allowed) {
   using L = std::numeric_limits<F>;
@@ -599,6 +615,8 @@ struct Gen {
   static T make(Picker& p, int depth) {
     if constexpr (std::is_same_v<T, bool>) {
       return p.coin();
+    } else if constexpr (detail::CharacterType<T>) {
+      return gen_character<T>(p);
     } else if constexpr (std::is_integral_v<T>) {
       return gen_integer<T>(p);
     } else if constexpr (std::is_floating_point_v<T>) {
@@ -903,7 +921,11 @@ using Catalogue = std::tuple<
     std::tuple<std::nullptr_t, std::monostate, std::array<std::byte, 4>>,
     std::array<std::byte, 16>, std::basic_string<std::byte>,
     std::map<std::string, std::array<std::byte, 2>>, std::shared_ptr<const Address>,
-    std::vector<std::shared_ptr<const std::string>>, std::map<std::pmr::string, std::pmr::string>>;
+    std::vector<std::shared_ptr<const std::string>>, std::map<std::pmr::string, std::pmr::string>,
+    // Characters (`~c`), alone, as keys and members, and beside an integer and a string in a
+    // variant (whose alternatives come first: a character reads from either).
+    char16_t, char32_t, wchar_t, std::map<char32_t, std::u16string>, std::set<char16_t>,
+    std::vector<wchar_t>, std::variant<std::int64_t, std::string, char32_t>>;
 
 inline constexpr std::size_t kCatalogueSize = std::tuple_size_v<Catalogue>;
 
