@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <valarray>
 #include <variant>
 #include <vector>
 
@@ -209,6 +210,32 @@ TEST(TypedStd, ACharacterReadsFromAOneCharacterString) {
   using Mixed = std::variant<std::int64_t, std::string, char32_t>;
   EXPECT_EQ(round_trip(std::vector<Mixed>{std::int64_t{97}, std::string("a"), U'a'}),
             "[97,\"a\",\"~ca\"]");
+}
+
+// A std::valarray was written as an array (a range through std::begin and std::end) but read
+// as a user type, having no push_back: no_handler at run time. It reads from an array, and
+// from a `~#list` or a `~#set` as a std::vector does.
+TEST(TypedStd, AValarrayReadsBackFromAnArray) {
+  const std::valarray<double> v{1.5, -0.0, 3};
+  for (Encoding e : kAll) {
+    const std::valarray<double> back = transit::read<std::valarray<double>>(transit::write(v, e), e);
+    EXPECT_TRUE(std::equal(std::begin(back), std::end(back), std::begin(v), std::end(v)))
+        << transit::encoding_name(e);
+  }
+  EXPECT_EQ(transit::write(v), "[1.5,-0.0,3.0]");
+  const auto from_list = transit::read<std::valarray<int>>("[\"~#list\",[1,2,3]]");
+  EXPECT_EQ((std::vector<int>(std::begin(from_list), std::end(from_list))), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(transit::read<std::valarray<int>>("[\"~#set\",[4]]")[0], 4);
+  EXPECT_EQ(transit::read<std::valarray<int>>("[]").size(), 0u);
+  const auto nested = transit::read<std::map<std::string, std::valarray<std::int64_t>>>(
+      transit::write(std::map<std::string, std::valarray<std::int64_t>>{{"k", {7, 8}}}));
+  EXPECT_EQ(nested.at("k").sum(), 15);
+  EXPECT_EQ(read_error<std::valarray<int>>("[\"~#'\",1]"),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected "
+            "std::valarray<int>, got integer 1");
+  EXPECT_EQ(read_error<std::valarray<int>>("[1,\"a\"]"),
+            "transit: type_mismatch at byte 3 (line 1, column 4) in $[1]: expected int, got "
+            "string \"a\"");
 }
 
 // A std::pmr::string was written as a string, and a read of one did not compile (it was read

@@ -714,6 +714,13 @@ inline constexpr bool is_library_type_v =
 
 template <class T>
 concept PushBack = requires(T& t, typename T::value_type v) { t.push_back(std::move(v)); };
+/// A sequence that is sized, then filled, with no push_back: std::valarray (detected by its
+/// shape, so that <valarray> is not a cost of every user's build), or a user's array type. It
+/// is written as an array, as any range is, and is read from one.
+template <class T>
+concept SizedThenFilled = std::ranges::random_access_range<T> && !PushBack<T> &&
+                          std::is_default_constructible_v<T> &&
+                          requires(T& t, std::size_t n) { t.resize(n); };
 
 template <class T>
 T read_integer(Cursor& c) {
@@ -1177,6 +1184,18 @@ T read_any(Cursor& c) {
     for (auto tail = out.before_begin(); c.peek().op != how.first;)
       tail = out.insert_after(tail, bind<typename T::value_type>(c));
     close_collection(c, how);
+    return out;
+  } else if constexpr (SizedThenFilled<T>) {
+    // The items into a vector (the count is known only at the end), then moved in.
+    using Item = typename T::value_type;
+    const auto how = open_collection(c, typeid(T), {"list", "set"}, false);
+    std::vector<Item> items;
+    if (const std::uint32_t size = c.last().size; size != 0) items.reserve(size);
+    while (c.peek().op != how.first) items.push_back(bind<Item>(c));
+    close_collection(c, how);
+    T out;
+    out.resize(items.size());
+    std::ranges::move(items, std::ranges::begin(out));
     return out;
   } else if constexpr (std::ranges::range<T> && PushBack<T>) {
     using Item = typename T::value_type;

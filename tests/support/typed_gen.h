@@ -59,6 +59,7 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <valarray>
 #include <variant>
 #include <vector>
 
@@ -406,11 +407,12 @@ bool same(const T& a, const T& b) {
                        std::is_same_v<T, std::pmr::string>) {
     return a == b;
   } else if constexpr (std::ranges::range<T>) {
-    auto i = a.begin();
-    auto j = b.begin();
-    for (; i != a.end() && j != b.end(); ++i, ++j)
+    // std::begin: a std::valarray has no member begin.
+    auto i = std::begin(a);
+    auto j = std::begin(b);
+    for (; i != std::end(a) && j != std::end(b); ++i, ++j)
       if (!same(*i, *j)) return false;
-    return i == a.end() && j == b.end();
+    return i == std::end(a) && j == std::end(b);
   } else {
     return a == b;
   }
@@ -769,6 +771,9 @@ struct Gen {
     } else if constexpr (is_a_v<T, std::forward_list>) {
       const auto items = gen<std::vector<typename T::value_type>>(p, depth);
       return T(items.begin(), items.end());
+    } else if constexpr (is_a_v<T, std::valarray>) {
+      const auto items = gen<std::vector<typename T::value_type>>(p, depth);
+      return T(items.data(), items.size());
     } else {  // sequences
       T out;
       for (std::size_t n = gen_size(p, depth); n > 0; --n)
@@ -925,7 +930,9 @@ using Catalogue = std::tuple<
     // Characters (`~c`), alone, as keys and members, and beside an integer and a string in a
     // variant (whose alternatives come first: a character reads from either).
     char16_t, char32_t, wchar_t, std::map<char32_t, std::u16string>, std::set<char16_t>,
-    std::vector<wchar_t>, std::variant<std::int64_t, std::string, char32_t>>;
+    std::vector<wchar_t>, std::variant<std::int64_t, std::string, char32_t>,
+    // A std::valarray (an array), alone and in other containers.
+    std::valarray<double>, std::map<Keyword, std::valarray<std::int32_t>>>;
 
 inline constexpr std::size_t kCatalogueSize = std::tuple_size_v<Catalogue>;
 
