@@ -741,6 +741,33 @@ TEST(TypedWrite, ATimePointBeyondInt64MillisecondsIsAnError) {
             "wrote [\"~m" + std::to_string(duration_cast<milliseconds>(system_clock::duration::max()).count()) + "\"]");
 }
 
+// A time point of a floating duration read from a millisecond count holds the double nearest
+// that count, a hair below or above it: truncated toward zero, as it was written, one in 170
+// counts came back a millisecond nearer zero (1,048.572 s was written as 1,048,571 ms). It is
+// written as the nearest millisecond.
+TEST(TypedWrite, AFloatingTimePointWritesTheMillisecondItWasReadFrom) {
+  using namespace std::chrono;
+  using FSeconds = time_point<system_clock, duration<double>>;
+  using FHours = time_point<system_clock, duration<double, std::ratio<3600>>>;
+  using FMillis = time_point<system_clock, duration<float, std::milli>>;
+  std::size_t checked = 0;
+  for (std::int64_t ms = -1'048'600; ms < 1'048'600; ms += 7) {
+    const std::string text = "[\"~m" + std::to_string(ms) + "\"]";
+    ASSERT_EQ(transit::write(transit::read<std::vector<FSeconds>>(text)), text);
+    ASSERT_EQ(transit::write(transit::read<std::vector<FHours>>(text)), text);
+    ++checked;
+  }
+  EXPECT_EQ(transit::write(transit::read<std::vector<FSeconds>>("[\"~m-1048572\"]")),
+            "[\"~m-1048572\"]");
+  EXPECT_EQ(checked, 299'600u);
+  // Nearest, halves away from zero; a float's count of milliseconds as it is.
+  EXPECT_EQ(transit::write(std::vector{FSeconds(duration<double>(0.0004))}), "[\"~m0\"]");
+  EXPECT_EQ(transit::write(std::vector{FSeconds(duration<double>(-0.0006))}), "[\"~m-1\"]");
+  EXPECT_EQ(transit::write(std::vector{FSeconds(duration<double>(0.0025))}), "[\"~m3\"]");
+  EXPECT_EQ(transit::write(std::vector{FMillis(duration<float, std::milli>(16777216.0f))}),
+            "[\"~m16777216\"]");
+}
+
 // A read into a coarser duration truncates toward zero, as duration_cast and time_point_cast
 // do (-1 ms is hour 0, not hour -1), and a count its representation cannot hold (a narrow or
 // unsigned one) is out of range, as a finer clock's is: not wrapped.

@@ -329,8 +329,22 @@ inline std::string path_text(const std::filesystem::path& p) {
   return out;
 }
 
+/// `x` rounded to the nearest integer, halves away from zero, as std::round does (without
+/// <cmath> in every user's build).
+template <class F>
+F round_half_away(F x) noexcept {
+  if constexpr (std::is_same_v<F, float>)
+    return __builtin_roundf(x);
+  else if constexpr (std::is_same_v<F, double>)
+    return __builtin_round(x);
+  else
+    return __builtin_roundl(static_cast<long double>(x));
+}
+
 /// The milliseconds since 1970 that a time point of duration `d` is written as (Transit's
-/// instants are int64 milliseconds), truncated toward zero as duration_cast does. Throws
+/// instants are int64 milliseconds): an integer count truncated toward zero as duration_cast
+/// does, a floating one rounded to the nearest (a read of a millisecond count made the double
+/// nearest it, perhaps a hair nearer zero, which truncation took a millisecond lower). Throws
 /// Error(invalid_argument) for one that holds no such count: a coarse duration's large count
 /// (hours, years), a floating one's NaN, infinity or huge value, an unsigned one above
 /// INT64_MAX; those were a signed overflow or an out-of-range float conversion. A signed
@@ -341,7 +355,7 @@ std::int64_t instant_millis(D d) {
   using Rep = typename D::rep;
   using ToMillis = std::ratio_divide<typename D::period, std::milli>;
   if constexpr (std::is_floating_point_v<Rep>) {
-    const Rep ms = std::chrono::duration<Rep, std::milli>(d).count();
+    const Rep ms = round_half_away(std::chrono::duration<Rep, std::milli>(d).count());
     // The int64 range as the float type holds it: [-2^63, 2^63). NaN fails both tests.
     if (!(ms >= Rep(-0x1p63) && ms < Rep(0x1p63))) time_point_out_of_range(typeid(TimePoint));
     return static_cast<std::int64_t>(ms);
