@@ -782,6 +782,14 @@ TEST(TypedRead, ATimePointOfACoarseOrNarrowDuration) {
   EXPECT_EQ(transit::read<Hours>(read_ms(-1), Encoding::json).time_since_epoch().count(), 0);
   EXPECT_EQ(transit::read<Hours>(read_ms(-3'600'001), Encoding::json).time_since_epoch().count(), -1);
   EXPECT_EQ(transit::read<FHours>(read_ms(-5'400'000), Encoding::json).time_since_epoch().count(), -1.5);
+  // Every coarse unit alike; a floating one takes the double nearest the count, no truncation.
+  EXPECT_EQ(transit::read<sys_seconds>(read_ms(1'999), Encoding::json).time_since_epoch().count(), 1);
+  EXPECT_EQ(transit::read<sys_seconds>(read_ms(-1'999), Encoding::json).time_since_epoch().count(), -1);
+  using Minutes = time_point<system_clock, minutes>;
+  using FSeconds = time_point<system_clock, duration<double>>;
+  EXPECT_EQ(transit::read<Minutes>(read_ms(-59'999), Encoding::json).time_since_epoch().count(), 0);
+  EXPECT_EQ(transit::read<sys_days>(read_ms(86'400'000 * 2 - 1), Encoding::json).time_since_epoch().count(), 1);
+  EXPECT_EQ(transit::read<FSeconds>(read_ms(-1'999), Encoding::json).time_since_epoch().count(), -1.999);
   EXPECT_EQ(transit::read<Secs32>(read_ms(-2'147'483'648'000), Encoding::json).time_since_epoch().count(),
             std::numeric_limits<std::int32_t>::min());
   EXPECT_EQ(transit::read<UMillis>(read_ms(7), Encoding::json).time_since_epoch().count(), 7u);

@@ -19,7 +19,8 @@
 // - std::variant whose alternatives share a wire form (variant<int32_t, int64_t>, <float,
 //   double>, <std::vector<int>, std::set<int>>...): the first alternative that fits is read.
 // - time points finer than a millisecond: Transit's instants are milliseconds, so a
-//   microsecond or nanosecond time point round-trips only on whole milliseconds (generated so).
+//   microsecond or nanosecond time point round-trips only on whole milliseconds (generated so);
+//   a floating one only as the double nearest a millisecond count (generated so).
 // - BigInteger digits not in canonical form ("007", "-0"): a reader canonicalises them.
 // - unordered containers keyed by composite types: the standard library has no hash for them.
 // - a verbose_rep that differs from the rep (Gauge, Dial) is what JSON-Verbose read as Values
@@ -567,13 +568,8 @@ F gen_floating(Picker& p, bool nan_allowed) {
   }
 }
 
-/// Milliseconds since the epoch that duration D holds: the whole range for milliseconds,
-/// whole milliseconds within D's range for finer ones.
-template <class D>
-std::int64_t gen_millis(Picker& p) {
-  using namespace std::chrono;
-  const std::int64_t limit =
-      duration_cast<milliseconds>(D::max()).count() - 1;  // whole milliseconds D holds
+/// A count in [-limit, limit] (limit > 0): 0, -1, a limit, `now` and a little after, or any.
+inline std::int64_t gen_count(Picker& p, std::int64_t limit, std::int64_t now) {
   switch (p.below(6)) {
     case 0:
       return 0;
@@ -584,10 +580,45 @@ std::int64_t gen_millis(Picker& p) {
     case 3:
       return -limit;
     case 4:
-      return 1'700'000'000'000 + static_cast<std::int64_t>(p.bits(4));  // 2023 and on
+      return now + static_cast<std::int64_t>(p.bits(4));
     default:
       return static_cast<std::int64_t>(p.bits(8) % static_cast<std::uint64_t>(limit)) *
              (p.coin() ? 1 : -1);
+  }
+}
+
+/// Milliseconds since the epoch that duration D holds: the whole range for milliseconds,
+/// whole milliseconds within D's range for finer ones.
+template <class D>
+std::int64_t gen_millis(Picker& p) {
+  using namespace std::chrono;
+  const std::int64_t limit =
+      duration_cast<milliseconds>(D::max()).count() - 1;  // whole milliseconds D holds
+  return gen_count(p, limit, 1'700'000'000'000);  // 2023 and on
+}
+
+/// A system_clock time point that round-trips (docs/typed-data.md, "What round-trips"). As fine
+/// as a millisecond or finer: whole milliseconds. Coarser (seconds, hours, days): any count
+/// of its unit whose milliseconds an int64 holds (gen_millis computed D::max() in
+/// milliseconds, which overflows for them). Floating: the double a read makes of a millisecond
+/// count of at most 2^50 (35,000 years), which is within a tenth of a millisecond of it, so
+/// that the nearest millisecond it is written as is that count; a double between two
+/// milliseconds is written as the nearer.
+template <class T>
+T gen_time_point(Picker& p) {
+  using namespace std::chrono;
+  using D = typename T::duration;
+  using Rep = typename D::rep;
+  constexpr std::int64_t kNow = 1'700'000'000'000;  // ms: 2023
+  if constexpr (std::is_floating_point_v<Rep>) {
+    return T(duration_cast<D>(milliseconds(gen_count(p, std::int64_t{1} << 50, kNow))));
+  } else if constexpr (std::ratio_greater_v<typename D::period, std::milli>) {
+    using PerUnit = std::ratio_divide<typename D::period, std::milli>;
+    static_assert(PerUnit::den == 1 && sizeof(Rep) == 8, "a whole number of milliseconds per unit");
+    constexpr std::int64_t kMost = std::numeric_limits<std::int64_t>::max() / PerUnit::num;
+    return T(D(static_cast<Rep>(gen_count(p, kMost, kNow / PerUnit::num))));
+  } else {
+    return T(duration_cast<D>(milliseconds(gen_millis<D>(p))));
   }
 }
 
@@ -677,8 +708,7 @@ struct Gen {
       for (std::byte& b : out) b = static_cast<std::byte>(p.bits(1));
       return out;
     } else if constexpr (is_time_point_v<T>) {
-      using D = typename T::duration;
-      return T(std::chrono::duration_cast<D>(std::chrono::milliseconds(gen_millis<D>(p))));
+      return gen_time_point<T>(p);
     } else if constexpr (std::is_same_v<T, Money>) {
       return Money{gen_string(p), gen_integer<std::int64_t>(p)};
     } else if constexpr (std::is_same_v<T, Route>) {
@@ -932,7 +962,15 @@ using Catalogue = std::tuple<
     char16_t, char32_t, wchar_t, std::map<char32_t, std::u16string>, std::set<char16_t>,
     std::vector<wchar_t>, std::variant<std::int64_t, std::string, char32_t>,
     // A std::valarray (an array), alone and in other containers.
-    std::valarray<double>, std::map<Keyword, std::valarray<std::int32_t>>>;
+    std::valarray<double>, std::map<Keyword, std::valarray<std::int32_t>>,
+    // Time points of a coarse or floating duration.
+    std::chrono::time_point<std::chrono::system_clock, std::chrono::hours>,
+    std::chrono::time_point<std::chrono::system_clock, std::chrono::minutes>,
+    std::chrono::sys_seconds, std::chrono::sys_days,
+    std::chrono::time_point<std::chrono::system_clock, std::chrono::duration<double>>,
+    std::chrono::time_point<std::chrono::system_clock, std::chrono::duration<double, std::ratio<3600>>>,
+    std::map<std::chrono::sys_seconds, std::string>,
+    std::vector<std::chrono::time_point<std::chrono::system_clock, std::chrono::duration<double>>>>;
 
 inline constexpr std::size_t kCatalogueSize = std::tuple_size_v<Catalogue>;
 
