@@ -68,6 +68,11 @@ std::string read_error(std::string_view json) {
   }
 }
 
+// The message of a type_mismatch of a quoted JSON scalar (at byte 7): "expected <what>".
+std::string quoted_mismatch(std::string_view what) {
+  return "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected " + std::string(what);
+}
+
 // A path is text to every peer. It was a range of paths, so the writer recursed into its
 // parts until the depth limit (too_deep), and a read of a string was a type_mismatch.
 TEST(TypedStd, APathIsItsGenericTextInUtf8) {
@@ -181,11 +186,8 @@ TEST(TypedStd, WideCharactersAreTransitCharacters) {
   }
   // A char16_t holds a code point of the Basic Multilingual Plane only.
   EXPECT_EQ(read_error<char16_t>("[\"~#'\",\"~c\xf0\x9f\x98\x80\"]"),
-            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char16_t, got "
-            "character \\\xf0\x9f\x98\x80 (out of range)");
-  EXPECT_EQ(read_error<char32_t>("[\"~#'\",true]"),
-            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char32_t, got "
-            "boolean true");
+            quoted_mismatch("char16_t, got character \\\xf0\x9f\x98\x80 (out of range)"));
+  EXPECT_EQ(read_error<char32_t>("[\"~#'\",true]"), quoted_mismatch("char32_t, got boolean true"));
 }
 
 // What else reads into a character: the integer an older version of this library wrote for
@@ -198,14 +200,11 @@ TEST(TypedStd, ACharacterReadsFromAOneCharacterString) {
   EXPECT_EQ((transit::read<std::map<char32_t, int>>("[\"^ \",\"\xf0\x9f\x98\x80\",1]")),
             (std::map<char32_t, int>{{U'\U0001F600', 1}}));
   EXPECT_EQ(read_error<char32_t>("[\"~#'\",\"ab\"]"),
-            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char32_t, got "
-            "string \"ab\" (not one character)");
+            quoted_mismatch("char32_t, got string \"ab\" (not one character)"));
   EXPECT_EQ(read_error<char32_t>("[\"~#'\",\"\"]"),
-            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char32_t, got "
-            "string \"\" (not one character)");
+            quoted_mismatch("char32_t, got string \"\" (not one character)"));
   EXPECT_EQ(read_error<char16_t>("[\"~#'\",\"\xf0\x9f\x98\x80\"]"),
-            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected char16_t, got "
-            "string \"\xf0\x9f\x98\x80\" (out of range)");
+            quoted_mismatch("char16_t, got string \"\xf0\x9f\x98\x80\" (out of range)"));
   // A variant tells a character from an integer and a string when those come first.
   using Mixed = std::variant<std::int64_t, std::string, char32_t>;
   EXPECT_EQ(round_trip(std::vector<Mixed>{std::int64_t{97}, std::string("a"), U'a'}),
