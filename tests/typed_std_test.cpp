@@ -77,6 +77,8 @@ std::string quoted_mismatch(std::string_view what) {
 // parts until the depth limit (too_deep), and a read of a string was a type_mismatch.
 TEST(TypedStd, APathIsItsGenericTextInUtf8) {
   namespace fs = std::filesystem;
+  // Known by its shape, so that the headers need not include <filesystem>.
+  static_assert(transit::detail::FilesystemPath<fs::path>);
   EXPECT_EQ(round_trip(fs::path("/tmp/x y/caf\xc3\xa9.txt")), "[\"~#'\",\"/tmp/x y/caf\xc3\xa9.txt\"]");
   EXPECT_EQ(round_trip(fs::path()), "[\"~#'\",\"\"]");
   EXPECT_EQ(round_trip(std::map<fs::path, int>{{"a/b", 1}, {"c", 2}}),

@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
-#include <filesystem>
 #include <forward_list>
 #include <limits>
 #include <list>
@@ -1020,7 +1019,7 @@ T read_any(Cursor& c) {
     if (!text_from_utf8(s, out)) c.mismatch(typeid(T), at, "not valid UTF-8");
     c.take_peeked();
     return out;
-  } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
+  } else if constexpr (FilesystemPath<T>) {
     std::string_view s;
     if (!c.string_of(c.peek(), s)) c.mismatch(typeid(T), at);
     std::u8string text;

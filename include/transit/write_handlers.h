@@ -9,9 +9,9 @@
 
 #include <array>
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <deque>
-#include <filesystem>
 #include <forward_list>
 #include <functional>
 #include <list>
@@ -319,13 +319,26 @@ void utf8_of(std::basic_string_view<C> s, const std::type_info& type, std::strin
   }
 }
 
+/// std::filesystem::path, known by its shape (a generic form in UTF-8, a native string type, a
+/// preferred separator, made from UTF-8) so that these headers need not include <filesystem>:
+/// it cost a user's file that includes transit/transit.h about 0.2 s to compile, a tenth of it
+/// (performance-log.md, "What `<filesystem>` in the public headers costs"). A user who has a
+/// path has included it.
+template <class T>
+concept FilesystemPath = requires(const T& p) {
+  { p.generic_u8string() } -> std::same_as<std::u8string>;
+  typename T::string_type;
+  T::preferred_separator;
+} && std::constructible_from<T, std::u8string>;
+
 /// A path as the text every peer reads it as: its generic form (`/` between its parts, as
 /// POSIX writes them and Windows reads them), in UTF-8. A path whose bytes are not UTF-8 (POSIX
 /// allows any but `/` and NUL) is Error(invalid_argument), not a string a peer mangles.
-inline std::string path_text(const std::filesystem::path& p) {
+template <FilesystemPath P>
+std::string path_text(const P& p) {
   std::string out;
   const std::u8string text = p.generic_u8string();
-  utf8_of(std::u8string_view(text), typeid(std::filesystem::path), out);
+  utf8_of(std::u8string_view(text), typeid(P), out);
   return out;
 }
 
@@ -386,7 +399,7 @@ bool is_scalar(ObjectEncoder& e, const T& v) {
   if constexpr (std::is_arithmetic_v<U> || std::is_enum_v<U> || is_value_type_v<U> ||
                 StringLike<U> || std::is_same_v<U, std::nullptr_t> ||
                 std::is_same_v<U, std::monostate> || WideText<U> ||
-                std::is_same_v<U, std::filesystem::path> ||
+                FilesystemPath<U> ||
                 is_time_point_v<U> || ByteRange<U> || std::is_same_v<U, KeywordView> ||
                 std::is_same_v<U, SymbolView>) {
     return true;
@@ -544,7 +557,7 @@ void write_any(ObjectEncoder& e, const T& v, bool as_key) {
     std::string utf8;
     utf8_of(std::basic_string_view<C>(v), typeid(U), utf8);
     e.string(utf8, as_key);
-  } else if constexpr (std::is_same_v<U, std::filesystem::path>) {
+  } else if constexpr (FilesystemPath<U>) {
     e.string(path_text(v), as_key);
   } else if constexpr (std::is_same_v<U, KeywordView>) {
     e.keyword(v.name, as_key);
