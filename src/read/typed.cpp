@@ -69,31 +69,34 @@ bool written_as_cmap(const Value& v) noexcept {
   return false;
 }
 
+/// Runs a user's code (`call`), as the decoder does: a failure is a BindFailure at token `at`,
+/// an Error's code and detail, or bad_rep "<who><name> failed: ..." for any other exception
+/// (the name is joined only then, so a call that succeeds allocates nothing).
+template <class Call>
+Value run_user(std::size_t at, std::string_view who, std::string_view name, Call call) {
+  try {
+    return call();
+  } catch (const Error& e) {
+    throw BindFailure{at, e.code(), e.detail()};
+  } catch (const std::exception& e) {
+    std::string detail(who);
+    detail.append(name).append(" failed: ").append(e.what());
+    throw BindFailure{at, Errc::bad_rep, std::move(detail)};
+  }
+}
+
 /// Runs the read handler `h` (or the default handler `d`) of the tagged value `tag` `rep`, as
 /// the decoder does: a failure is a BindFailure at the tagged value's token `at`.
 Value run_handler(const ReadHandler* h, const DefaultReadHandler* d, std::string_view tag,
                   const Value& rep, std::size_t at) {
-  try {
-    return h ? (*h)(rep) : (*d)(tag, rep);
-  } catch (const Error& e) {
-    throw BindFailure{at, e.code(), e.detail()};
-  } catch (const std::exception& e) {
-    throw BindFailure{at, Errc::bad_rep,
-                      "read handler for ~#" + std::string(tag) + " failed: " + e.what()};
-  }
+  return run_user(at, "read handler for ~#", tag, [&] { return h ? (*h)(rep) : (*d)(tag, rep); });
 }
 
 /// Runs the map (or array) builder of `h` on `items`, as the decoder does: a failure is a
 /// BindFailure at token `at` with the decoder's code and detail.
 Value run_builder(const ReadHandlers& h, bool map, std::span<Value> items, std::size_t at) {
-  try {
-    return map ? (*h.map_builder())(items) : (*h.array_builder())(items);
-  } catch (const Error& e) {
-    throw BindFailure{at, e.code(), e.detail()};
-  } catch (const std::exception& e) {
-    throw BindFailure{at, Errc::bad_rep,
-                      std::string(map ? "map builder" : "array builder") + " failed: " + e.what()};
-  }
+  return run_user(at, map ? "map builder" : "array builder", {},
+                  [&] { return map ? (*h.map_builder())(items) : (*h.array_builder())(items); });
 }
 
 }  // namespace
