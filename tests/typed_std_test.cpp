@@ -161,6 +161,13 @@ TEST(TypedStd, WideCharactersAreTransitCharacters) {
     EXPECT_EQ(transit::write(U'\u4e2d', e), transit::write(Value::character(U'\u4e2d'), e));
     EXPECT_EQ(transit::read(transit::write(u'x', e), e), Value::character(U'x'));
   }
+  // A Value made of one is the same character: write(Value::array({u'a'})) wrote 97.
+  for (Encoding e : kAll) {
+    EXPECT_EQ(transit::write(Value::array({u'a'}), e), transit::write(std::vector<char16_t>{u'a'}, e));
+    EXPECT_EQ(transit::write(Value::array({U'\U0001F600'}), e),
+              transit::write(std::vector<char32_t>{U'\U0001F600'}, e));
+    EXPECT_EQ(transit::write(Value::array({L'~'}), e), transit::write(std::vector<wchar_t>{L'~'}, e));
+  }
   // Map keys are `~c` strings, so a JSON map keeps string keys.
   EXPECT_EQ(round_trip(std::map<char32_t, int>{{U'a', 1}, {U'\u00e9', 2}}),
             "[\"^ \",\"~ca\",1,\"~c\xc3\xa9\",2]");

@@ -85,6 +85,9 @@ TEST(ValueLayout, IsSixteenBytes) {
 TEST(ValueLayout, CharIsNotImplicitlyAValue) {
   // A char could mean a code point or a small integer; the API makes the caller say which.
   EXPECT_FALSE((std::is_constructible_v<Value, char>));
+  // Nor a char8_t: a UTF-8 code unit, no character past ASCII (tests/compile_fail/value_char8.cpp).
+  EXPECT_FALSE((std::is_constructible_v<Value, char8_t>));
+  EXPECT_FALSE((std::is_convertible_v<char8_t, Value>));
   EXPECT_TRUE((std::is_constructible_v<Value, int>));
   EXPECT_TRUE((std::is_constructible_v<Value, const char*>));
 }
@@ -226,6 +229,39 @@ TEST(ValueKinds, CharacterInstantUuid) {
   const Uuid u{0x5a2cbea3e8c6428bULL, 0xb52521239370dd55ULL};
   EXPECT_EQ(Value::uuid(u).kind(), Kind::uuid);
   EXPECT_EQ(Value::uuid(u).as_uuid(), u);
+}
+
+// char16_t, char32_t and wchar_t are characters, as the typed writer writes them (`~c`): a
+// Value of u'a' was the integer 97, and `Value v = U'a'` did not compile (ambiguous). One that is
+// no character fails as the typed write of it does, naming the type and the value.
+TEST(ValueKinds, WideCharactersAreCharacters) {
+  const Value from16 = u'\u00e9';
+  const Value from32 = U'\U0001F600';
+  const Value wide = L'a';
+  EXPECT_EQ(from16.kind(), Kind::character);
+  EXPECT_EQ(from16.as_char(), U'\u00e9');
+  EXPECT_EQ(from32.as_char(), char32_t{0x1F600});
+  EXPECT_EQ(wide, Value::character(U'a'));
+  EXPECT_NE(Value(u'a'), Value(97));
+  EXPECT_EQ(Value::array({u'a', U'b', L'c'}),
+            Value::array({Value::character(U'a'), Value::character(U'b'), Value::character(U'c')}));
+  // Integers stay integers, the one-byte ones included.
+  EXPECT_EQ(Value(static_cast<signed char>(97)).kind(), Kind::integer);
+  EXPECT_EQ(Value(static_cast<unsigned char>(97)).kind(), Kind::integer);
+  expect_error([] { (void)Value(char16_t(0xD83D)); }, Errc::invalid_argument,
+               "transit: invalid_argument: char16_t 0xD83D is not a Unicode character: a lone "
+               "surrogate");
+  expect_error([] { (void)Value(char32_t(0xDFFF)); }, Errc::invalid_argument,
+               "transit: invalid_argument: char32_t 0xDFFF is not a Unicode character: a "
+               "surrogate code point");
+  expect_error([] { (void)Value(char32_t(0x110000)); }, Errc::invalid_argument,
+               "transit: invalid_argument: char32_t 0x110000 is not a Unicode character: a code "
+               "point past U+10FFFF");
+  if constexpr (sizeof(wchar_t) == 4) {
+    expect_error([] { (void)Value(wchar_t(-1)); }, Errc::invalid_argument,
+                 "transit: invalid_argument: wchar_t 0xFFFFFFFF is not a Unicode character: a "
+                 "code point past U+10FFFF");
+  }
 }
 
 TEST(ValueKinds, Sequences) {

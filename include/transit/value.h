@@ -109,6 +109,44 @@ struct ObjectVtable {
   bool (*equal)(const void*, const void*);
   std::size_t (*hash)(const void*);
 };
+
+/// The character types a Value holds as a character and the typed writer writes as Transit's
+/// character (`~c`): char16_t (a UTF-16 code unit, Java's char), char32_t (a code point) and
+/// wchar_t (either, by its size). char and char8_t are refused: a byte is as likely a small
+/// integer as a character, and a UTF-8 code unit past ASCII is no character at all.
+template <class T>
+concept CharacterType =
+    std::is_same_v<T, char16_t> || std::is_same_v<T, char32_t> || std::is_same_v<T, wchar_t>;
+
+/// True when `cp` is a Unicode scalar value: no surrogate, nothing past U+10FFFF.
+constexpr bool is_unicode_scalar(char32_t cp) noexcept {
+  return cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+}
+
+/// Throws Error(invalid_argument): `unit`, a value of character type `type` (of 16 bits when
+/// `wide16`: a UTF-16 code unit), is no Unicode scalar value.
+[[noreturn, gnu::cold, gnu::noinline]] inline void not_a_character(const std::type_info& type,
+                                                                   char32_t unit, bool wide16) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string hex;
+  for (int shift = 28; shift >= 0; shift -= 4)
+    if (const unsigned d = unit >> shift & 0xF; d != 0 || !hex.empty() || shift < 16)
+      hex += kHex[d];
+  const char* why = unit > 0x10FFFF ? "a code point past U+10FFFF"
+                    : wide16        ? "a lone surrogate"
+                                    : "a surrogate code point";
+  throw_error(Errc::invalid_argument,
+              type_name(type) + " 0x" + hex + " is not a Unicode character: " + why);
+}
+
+/// The code point character `c` is; Error(invalid_argument) when it is none (a surrogate,
+/// alone in a char16_t, or a value past U+10FFFF), as a string of them is not text.
+template <CharacterType C>
+char32_t code_point_of(C c) {
+  const char32_t cp = static_cast<std::make_unsigned_t<C>>(c);
+  if (!is_unicode_scalar(cp)) not_a_character(typeid(C), cp, sizeof(C) == 2);
+  return cp;
+}
 }  // namespace detail
 
 /// An immutable Transit value. 16 bytes; copies share the payload. Short strings, keywords and
@@ -127,9 +165,9 @@ class Value {
   /// bytes and compare and hash as two words.
   Value() noexcept : raw_{0, 0} {}
   Value(std::nullptr_t) noexcept : Value() {}
-  /// Booleans, numbers and text convert implicitly, so `Value v = 42;` and `Value{"text"}`
-  /// do what they say. Every integer type but bool becomes an integer (unsigned values above
-  /// INT64_MAX become big integers).
+  /// Booleans, numbers, characters and text convert implicitly, so `Value v = 42;`,
+  /// `Value v = U'a';` and `Value{"text"}` do what they say. Every integer type but bool and the
+  /// character types becomes an integer (unsigned values above INT64_MAX become big integers).
   template <class T>
     requires std::is_same_v<T, bool>
   Value(T b) noexcept : Value() {
@@ -138,7 +176,7 @@ class Value {
   }
   template <class T>
     requires(std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
-             !std::is_same_v<T, char32_t>)
+             !std::is_same_v<T, char8_t> && !detail::CharacterType<T>)
   Value(T i) : Value() {
     if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(std::int64_t)) {
       if (i > static_cast<T>(INT64_MAX)) {
@@ -149,8 +187,19 @@ class Value {
     wide_.kind = Kind::integer;
     wide_.u.i = static_cast<std::int64_t>(i);
   }
+  /// char16_t, char32_t and wchar_t are characters, as the typed writer writes them (`~c`).
+  /// Throws Error(invalid_argument) naming the type and the value when `c` is no Unicode
+  /// character (a lone surrogate, a value past U+10FFFF).
+  template <detail::CharacterType T>
+  Value(T c) : Value() {
+    wide_.kind = Kind::character;
+    wide_.u.c = detail::code_point_of(c);
+  }
   /// A char is ambiguous (a code point? a small integer?): say Value::character or Value(int).
   Value(char) = delete;
+  /// A char8_t is a UTF-8 code unit, no character past ASCII, and as likely a small integer as
+  /// a char: say Value::character or Value(int), as the typed reads and writes refuse it.
+  Value(char8_t) = delete;
   Value(double d) noexcept : Value() {
     wide_.kind = Kind::floating;
     wide_.u.d = d;

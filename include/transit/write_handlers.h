@@ -238,44 +238,11 @@ void append_utf8(char32_t c, std::string& out);
 /// The one code point UTF-8 `s` holds, or nullopt when it holds not exactly one (src/codec/codec.cpp).
 std::optional<char32_t> decode_one_code_point(std::string_view s) noexcept;
 
-/// The character types written as Transit's character (`~c`): char16_t (a UTF-16 code unit,
-/// Java's char), char32_t (a code point) and wchar_t (either, by its size). char and char8_t
-/// are refused: a byte is as likely a small integer as a character, and a UTF-8 code unit
-/// past ASCII is no character at all.
-template <class T>
-concept CharacterType =
-    std::is_same_v<T, char16_t> || std::is_same_v<T, char32_t> || std::is_same_v<T, wchar_t>;
-
 /// The standard integer of T's size and sign: T itself but for the character types, which
 /// std::in_range refuses to compile and which an enum's integer is written as.
 template <class T>
 using integer_of_t =
     std::conditional_t<std::is_signed_v<T>, std::make_signed_t<T>, std::make_unsigned_t<T>>;
-
-/// Throws Error(invalid_argument): `unit`, a value of character type `type` (of 16 bits when
-/// `wide16`: a UTF-16 code unit), is no Unicode scalar value.
-[[noreturn, gnu::cold, gnu::noinline]] inline void not_a_character(const std::type_info& type,
-                                                                   char32_t unit, bool wide16) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string hex;
-  for (int shift = 28; shift >= 0; shift -= 4)
-    if (const unsigned d = unit >> shift & 0xF; d != 0 || !hex.empty() || shift < 16)
-      hex += kHex[d];
-  const char* why = unit > 0x10FFFF ? "a code point past U+10FFFF"
-                    : wide16        ? "a lone surrogate"
-                                    : "a surrogate code point";
-  throw_error(Errc::invalid_argument,
-              type_name(type) + " 0x" + hex + " is not a Unicode character: " + why);
-}
-
-/// The code point character `c` is; Error(invalid_argument) when it is none (a surrogate,
-/// alone in a char16_t, or a value past U+10FFFF), as a string of them is not text.
-template <CharacterType C>
-char32_t code_point_of(C c) {
-  const char32_t cp = static_cast<std::make_unsigned_t<C>>(c);
-  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) not_a_character(typeid(C), cp, sizeof(C) == 2);
-  return cp;
-}
 
 /// Throws Error(invalid_argument): text of `type` that is no Unicode text, `why`.
 [[noreturn, gnu::cold, gnu::noinline]] inline void not_text(const std::type_info& type,
@@ -539,7 +506,7 @@ void write_any(ObjectEncoder& e, const T& v, bool as_key) {
                   "transit::Value::character(c)");
   } else if constexpr (CharacterType<U>) {
     // As transit-java writes a Java char and transit-clj a Clojure one: `~c`, a string.
-    e.value(Value::character(code_point_of(v)), as_key);
+    e.value(Value(v), as_key);
   } else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) {
     e.integer(v, as_key);
   } else if constexpr (std::is_integral_v<U>) {

@@ -573,7 +573,7 @@ Value Value::uri(std::string_view text) {
 }
 
 Value Value::character(char32_t c) {
-  if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+  if (!detail::is_unicode_scalar(c))
     detail::throw_error(Errc::invalid_argument, "character is not a Unicode scalar value");
   Value v;
   v.wide_.kind = Kind::character;
