@@ -2,10 +2,17 @@
 // transit::Error and the one cold function that throws it.
 #include "transit/error.h"
 
+#if __has_include(<cxxabi.h>)
 #include <cxxabi.h>
+#endif
 
+#include <array>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "codec/codec.h"
 
@@ -69,31 +76,242 @@ Error::Error(Errc code, Location where, std::string path, const std::string& det
 
 namespace detail {
 
-std::string type_name(const std::type_info& type) {
+namespace {
+
+// Shortens a demangled type name to what a user writes: every template argument list is
+// rebuilt with its trailing standard defaults dropped (`std::map<std::string, int>`, not its
+// comparator and allocator spelled out), `>>` for `> >` and `const T` for `T const` where
+// that means the same. A name it cannot parse (unbalanced brackets) is left as it was.
+class Shortener {
+ public:
+  explicit Shortener(std::string_view name) : s_(name) {}
+
+  std::optional<std::string> run() {
+    std::string out = text("");
+    if (!ok_ || i_ != s_.size()) return std::nullopt;
+    return out;
+  }
+
+ private:
+  static bool is_name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == ':';
+  }
+
+  // True when `out` ends with the keyword `operator` (not `my_operator`).
+  static bool ends_with_operator(const std::string& out) {
+    constexpr std::string_view kOperator = "operator";
+    if (!out.ends_with(kOperator)) return false;
+    if (out.size() == kOperator.size()) return true;
+    const char before = out[out.size() - kOperator.size() - 1];
+    return before == ':' || !is_name_char(before);
+  }
+
+  // The qualified name `out` ends with (`std::vector`), whose argument list opens next.
+  static std::string_view trailing_name(const std::string& out) {
+    std::size_t b = out.size();
+    while (b > 0 && is_name_char(out[b - 1])) --b;
+    return std::string_view(out).substr(b);
+  }
+
+  // An operator's name (`&ns::operator<` as a template argument) is text, not a bracket: the
+  // longest operator token at the cursor is copied as it is.
+  void copy_operator(std::string& out) {
+    static constexpr std::string_view kTokens[] = {
+        "<=>", "<<=", ">>=", "->*", "<<", ">>", "<=", ">=", "->", "()", "[]", "==", "!=", "&&",
+        "||",  "++",  "--",  "+=",  "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<",  ">",  "=",
+        "!",   "+",   "-",   "*",   "/",  "%",  "&",  "|",  "^",  "~",  ","};
+    for (std::string_view t : kTokens)
+      if (s_.substr(i_, t.size()) == t) {
+        out.append(t);
+        i_ += t.size();
+        return;
+      }
+  }
+
+  // Text up to an unmatched character of `stops` at this level (not consumed), with every
+  // template argument list in it shortened.
+  std::string text(std::string_view stops) {
+    std::string out;
+    while (ok_ && i_ < s_.size()) {
+      const char c = s_[i_];
+      if (ends_with_operator(out)) {
+        copy_operator(out);
+        if (ends_with_operator(out)) out += s_[i_++];  // `operator new`, `operator int`
+      } else if (stops.find(c) != std::string_view::npos) {
+        break;
+      } else if (c == '<' && !out.empty() && is_name_char(out.back())) {
+        ++i_;
+        arguments(out);
+      } else if (c == '(' || c == '[' || c == '{') {
+        const char close = c == '(' ? ')' : c == '[' ? ']' : '}';
+        out += s_[i_++];
+        out += text(std::string_view(&close, 1));
+        if (i_ == s_.size()) ok_ = false;
+        else out += s_[i_++];
+      } else {
+        out += s_[i_++];
+      }
+    }
+    return out;
+  }
+
+  // After a '<': the argument list up to its '>', appended to `out`, which ends with the
+  // template's name.
+  void arguments(std::string& out) {
+    std::vector<std::string> args;
+    while (ok_) {
+      std::string arg = text(",>");
+      if (i_ == s_.size()) {
+        ok_ = false;
+        return;
+      }
+      const std::size_t b = arg.find_first_not_of(' ');
+      const std::size_t e = arg.find_last_not_of(' ');
+      arg = b == std::string::npos ? std::string() : east_const(arg.substr(b, e - b + 1));
+      if (!arg.empty() || s_[i_] == ',' || !args.empty()) args.push_back(std::move(arg));
+      if (s_[i_++] == '>') break;
+    }
+    const std::string_view name = trailing_name(out);
+    drop_defaults(name, args);
+    if (const std::string_view alias = alias_of(name, args); !alias.empty()) {
+      out.resize(out.size() - name.size());
+      out.append(alias);
+      return;
+    }
+    out += '<';
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      if (k != 0) out += ", ";
+      out += args[k];
+    }
+    out += '>';
+  }
+
+  // `T const` as `const T` when T is a plain (possibly qualified, possibly template) name: not
+  // for `int* const`, where the const is the pointer's.
+  static std::string east_const(const std::string& arg) {
+    constexpr std::string_view kSuffix = " const";
+    if (!arg.ends_with(kSuffix)) return arg;
+    const std::string_view type = std::string_view(arg).substr(0, arg.size() - kSuffix.size());
+    if (type.empty() || !(is_name_char(type.back()) || type.back() == '>')) return arg;
+    int depth = 0;
+    for (char c : type) {
+      if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
+      else if (c == '>' || c == ')' || c == ']' || c == '}') --depth;
+      else if (depth == 0 && (c == '*' || c == '&')) return arg;
+    }
+    return "const " + std::string(type);
+  }
+
+  // The standard templates whose trailing arguments have defaults, from position `first` on,
+  // each default spelled with $0 and $1 for the first two arguments, $c for `const $0` as
+  // east_const writes it, $n for std::dynamic_extent.
+  struct Defaults {
+    std::string_view name;
+    std::size_t first;
+    std::array<std::string_view, 3> forms;
+  };
+  static constexpr Defaults kDefaults[] = {
+      {"std::vector", 1, {"std::allocator<$0>"}},
+      {"std::deque", 1, {"std::allocator<$0>"}},
+      {"std::list", 1, {"std::allocator<$0>"}},
+      {"std::forward_list", 1, {"std::allocator<$0>"}},
+      {"std::set", 1, {"std::less<$0>", "std::allocator<$0>"}},
+      {"std::multiset", 1, {"std::less<$0>", "std::allocator<$0>"}},
+      {"std::map", 2, {"std::less<$0>", "std::allocator<std::pair<$c, $1>>"}},
+      {"std::multimap", 2, {"std::less<$0>", "std::allocator<std::pair<$c, $1>>"}},
+      {"std::unordered_set", 1, {"std::hash<$0>", "std::equal_to<$0>", "std::allocator<$0>"}},
+      {"std::unordered_multiset", 1, {"std::hash<$0>", "std::equal_to<$0>", "std::allocator<$0>"}},
+      {"std::unordered_map", 2,
+       {"std::hash<$0>", "std::equal_to<$0>", "std::allocator<std::pair<$c, $1>>"}},
+      {"std::unordered_multimap", 2,
+       {"std::hash<$0>", "std::equal_to<$0>", "std::allocator<std::pair<$c, $1>>"}},
+      {"std::basic_string", 1, {"std::char_traits<$0>", "std::allocator<$0>"}},
+      {"std::basic_string_view", 1, {"std::char_traits<$0>"}},
+      {"std::unique_ptr", 1, {"std::default_delete<$0>"}},
+      {"std::stack", 1, {"std::deque<$0>"}},
+      {"std::queue", 1, {"std::deque<$0>"}},
+      {"std::priority_queue", 1, {"std::vector<$0>", "std::less<$0>"}},
+      {"std::span", 1, {"$n"}},
+  };
+
+  static std::string expand(std::string_view form, const std::vector<std::string>& args) {
+    std::string out;
+    for (std::size_t k = 0; k < form.size(); ++k) {
+      if (form[k] != '$') {
+        out += form[k];
+        continue;
+      }
+      switch (form[++k]) {
+        case '0': out += args[0]; break;
+        case '1': out += args[1]; break;
+        case 'c': out += east_const(args[0] + " const"); break;
+        default:  // 'n': std::dynamic_extent as the demangler writes a size_t
+          out += std::to_string(static_cast<std::size_t>(-1));
+          out += std::is_same_v<std::size_t, unsigned long>        ? "ul"
+                 : std::is_same_v<std::size_t, unsigned long long> ? "ull"
+                                                                   : "u";
+      }
+    }
+    return out;
+  }
+
+  static void drop_defaults(std::string_view name, std::vector<std::string>& args) {
+    for (const Defaults& d : kDefaults) {
+      if (d.name != name) continue;
+      while (args.size() > d.first && args.size() - 1 - d.first < d.forms.size() &&
+             !d.forms[args.size() - 1 - d.first].empty() &&
+             args.back() == expand(d.forms[args.size() - 1 - d.first], args))
+        args.pop_back();
+      return;
+    }
+  }
+
+  // The standard aliases a user writes for what is left: std::string for
+  // std::basic_string<char>.
+  static std::string_view alias_of(std::string_view name, const std::vector<std::string>& args) {
+    if (args.size() != 1 || (name != "std::basic_string" && name != "std::basic_string_view"))
+      return {};
+    static constexpr std::array<std::array<std::string_view, 3>, 5> kAliases{{
+        {"char", "std::string", "std::string_view"},
+        {"char8_t", "std::u8string", "std::u8string_view"},
+        {"char16_t", "std::u16string", "std::u16string_view"},
+        {"char32_t", "std::u32string", "std::u32string_view"},
+        {"wchar_t", "std::wstring", "std::wstring_view"},
+    }};
+    for (const auto& a : kAliases)
+      if (a[0] == args[0]) return name == "std::basic_string" ? a[1] : a[2];
+    return {};
+  }
+
+  std::string_view s_;
+  std::size_t i_ = 0;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+std::string type_name(const std::type_info& type) { return type_name(type.name()); }
+
+std::string type_name(const char* mangled) {
+#if __has_include(<cxxabi.h>)
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> demangled(
-      abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
-  if (status != 0 || !demangled) return type.name();
+  const std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+  if (status != 0 || !demangled) return mangled;
   std::string name(demangled.get());
-  // The standard library's long spellings, as a reader would write them.
-  for (const auto& [from, to] :
-       {std::pair<std::string_view, std::string_view>{
-            "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
-            "std::string"},
-        {"std::__cxx11::", "std::"},
-        {"std::filesystem::__cxx11::", "std::filesystem::"},
-        {"std::basic_string<char8_t, std::char_traits<char8_t>, std::allocator<char8_t> >",
-         "std::u8string"},
-        {"std::basic_string<char16_t, std::char_traits<char16_t>, std::allocator<char16_t> >",
-         "std::u16string"},
-        {"std::basic_string<char32_t, std::char_traits<char32_t>, std::allocator<char32_t> >",
-         "std::u32string"},
-        {"std::basic_string<wchar_t, std::char_traits<wchar_t>, std::allocator<wchar_t> >",
-         "std::wstring"},
-        {"decltype(nullptr)", "std::nullptr_t"}}) {
+#else
+  std::string name(mangled);  // MSVC's names are readable already
+#endif
+  // The library's inline namespaces, which no user writes.
+  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"std::__cxx11::", "std::"},
+                                 {"std::filesystem::__cxx11::", "std::filesystem::"},
+                                 {"std::__1::", "std::"},
+                                 {"decltype(nullptr)", "std::nullptr_t"}}) {
     for (std::size_t at = name.find(from); at != std::string::npos; at = name.find(from, at))
       name.replace(at, from.size(), to);
   }
+  if (std::optional<std::string> shorter = Shortener(name).run()) return *std::move(shorter);
   return name;
 }
 

@@ -446,8 +446,8 @@ TEST(Record, PolymorphicReadsChooseTheTypeByTag) {
   // A tag whose type does not derive from the base asked for.
   EXPECT_EQ(error_of<std::unique_ptr<Event>>(R"(["~#line",["^ ","~:sku","B","~:quantity",1]])", h.read),
             "transit: type_mismatch at byte 0 (line 1, column 1) in $: expected "
-            "std::unique_ptr<(anonymous namespace)::Event, std::default_delete<(anonymous "
-            "namespace)::Event> >, got a tagged value ~#line (~#line reads (anonymous "
+            "std::unique_ptr<(anonymous namespace)::Event>, got a tagged value ~#line (~#line "
+            "reads (anonymous "
             "namespace)::Line, which its Record does not declare to derive from (anonymous "
             "namespace)::Event)");
 }
@@ -510,8 +510,7 @@ TEST(Record, FromValueBindsTheObjectsAReadIntoValueMade) {
   } catch (const transit::Error& err) {
     EXPECT_STREQ(err.what(),
                  "transit: type_mismatch in $: expected std::unique_ptr<(anonymous "
-                 "namespace)::Event, std::default_delete<(anonymous namespace)::Event> >, got "
-                 "object #object[(anonymous namespace)::Line] (a held (anonymous namespace)::Line "
+                 "namespace)::Event>, got object #object[(anonymous namespace)::Line] (a held (anonymous namespace)::Line "
                  "reads (anonymous namespace)::Line, which its Record does not declare to derive "
                  "from (anonymous namespace)::Event)");
   }

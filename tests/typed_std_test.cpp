@@ -253,8 +253,8 @@ TEST(TypedStd, APmrStringIsAString) {
   EXPECT_EQ(round_trip(std::pmr::vector<std::pmr::string>{"a", "~b"}), "[\"a\",\"~~b\"]");
   EXPECT_EQ(read_error<std::pmr::string>("[\"~#'\",1]"),
             "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected "
-            "std::basic_string<char, std::char_traits<char>, std::pmr::polymorphic_allocator<char> "
-            ">, got integer 1");
+            "std::basic_string<char, std::char_traits<char>, std::pmr::polymorphic_allocator<char>>, "
+            "got integer 1");
 }
 
 // A multiset was written as a ~#set with its duplicates and a multimap as a map with duplicate
@@ -288,8 +288,7 @@ TEST(TypedStd, MultiKeyContainersLoseNothing) {
   // A plain map is not a multimap's form: a value that is not an array is a mismatch.
   EXPECT_EQ((read_error<std::multimap<int, int>>("[\"^ \",\"~i1\",2]")),
             "transit: type_mismatch at byte 12 (line 1, column 13) in $[1]: expected "
-            "std::multimap<int, int, std::less<int>, std::allocator<std::pair<int const, int> > "
-            ">, got integer 2 (a key's values are an array)");
+            "std::multimap<int, int>, got integer 2 (a key's values are an array)");
 }
 
 // std::monostate had no write handler, so the idiomatic nullable variant could not be written.

@@ -68,8 +68,12 @@ class Error : public std::runtime_error {
 };
 
 namespace detail {
-/// A C++ type's name as it is written in source (`std::vector<int>`), for messages.
+/// A C++ type's name as it is written in source, for messages: `std::map<std::string, int>`,
+/// without the standard arguments its declaration defaults (a comparator or allocator of the
+/// user's own stays), the library's inline namespaces, or `> >`.
 std::string type_name(const std::type_info& type);
+/// The same from a mangled name, `typeid(T).name()`, where that is what is kept.
+std::string type_name(const char* mangled);
 /// The one place errors are thrown from; kept out of line and cold.
 [[noreturn]] void throw_error(Errc code, std::string_view detail,
                               std::size_t offset = Location::npos);

@@ -2,13 +2,7 @@
 // to_edn: values printed the way Clojure prints them, for messages, the CLI and tests.
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
-#include <memory>
 #include <string>
-
-#if __has_include(<cxxabi.h>)
-#include <cxxabi.h>
-#endif
 
 #include "codec/codec.h"
 #include "model/edn.h"
@@ -70,20 +64,6 @@ void append_char(char32_t c, std::string& out) {
   }
 }
 
-// The readable name of a user type where the ABI offers one (typeid names are mangled).
-std::string type_name(std::type_index type) {
-#if __has_include(<cxxabi.h>)
-  struct Free {
-    void operator()(char* p) const noexcept { std::free(p); }
-  };
-  int status = 0;
-  const std::unique_ptr<char, Free> demangled(
-      abi::__cxa_demangle(type.name(), nullptr, nullptr, &status));
-  if (status == 0 && demangled) return demangled.get();
-#endif
-  return type.name();
-}
-
 // Prints into one output string, streaming: no level of a nested value keeps a string of its
 // own, so memory is the output's size. With a limit it stops soon after the output has grown
 // by `limit` bytes (a long string is cut before it is escaped, loops stop at the next item).
@@ -138,7 +118,7 @@ struct Printer {
       }
     }
     out.append("#object[");
-    out.append(type_name(v.object_type()));
+    out.append(detail::type_name(v.object_type_info()));
     out.push_back(']');
   }
 

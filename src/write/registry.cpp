@@ -2,8 +2,6 @@
 // The write-handler registry: build, freeze, look up, memoize, profile.
 #include "transit/registry.h"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
@@ -21,17 +19,6 @@
 #include "transit/write_handlers.h"
 
 namespace transit {
-
-namespace {
-
-std::string readable_name(const char* mangled) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> demangled(
-      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
-  return status == 0 && demangled ? std::string(demangled.get()) : std::string(mangled);
-}
-
-}  // namespace
 
 // ---- frozen state -------------------------------------------------------------------------------
 
@@ -199,7 +186,7 @@ struct Registry::State {
     if (auto it = ancestors.find(type); it != ancestors.end())
       for (const Ancestor& a : it->second) {
         if (!names.empty()) names += ", ";
-        names += readable_name(a.name.c_str());
+        names += detail::type_name(a.name.c_str());
       }
     return names.empty() ? "no ancestors are declared (use derives<>)" : "tried ancestors " + names;
   }
@@ -326,8 +313,8 @@ Registry RegistryBuilder::freeze(LookupStrategy strategy) && {
           if (found)
             detail::throw_error(
                 Errc::invalid_argument,
-                "ambiguous handler for " + readable_name(entry.first.c_str()) + ": " +
-                    readable_name(found->c_str()) + " and " + readable_name(a.name.c_str()) +
+                "ambiguous handler for " + detail::type_name(entry.first.c_str()) + ": " +
+                    detail::type_name(found->c_str()) + " and " + detail::type_name(a.name.c_str()) +
                     " both have handlers at distance " + std::to_string(distance) +
                     "; register one for the type itself or declare fewer bases");
           found = a.name;
@@ -526,7 +513,7 @@ struct LookupProfiler::Impl {
       if (c.hits + c.walks == 0) continue;
       const Registry::State::Entry& e = bound->entries[id];
       LookupStats s;
-      s.type_name = readable_name(e.type->name());
+      s.type_name = detail::type_name(*e.type);
       switch (e.via) {
         case Registry::State::Via::own:
           s.resolution = Resolution::own;
@@ -534,7 +521,7 @@ struct LookupProfiler::Impl {
           break;
         case Registry::State::Via::ancestor:
           s.resolution = Resolution::ancestor;
-          s.handler_type = readable_name(e.ancestor->name.c_str());
+          s.handler_type = detail::type_name(e.ancestor->name.c_str());
           s.distance = e.distance;
           break;
         case Registry::State::Via::fallback:
@@ -601,7 +588,7 @@ struct LookupProfiler::Impl {
     }
     // Not in the table: counted per type (exact_first's and walk_every_time's walks).
     LookupStats& st = other[std::type_index(type)];
-    if (st.type_name.empty()) st.type_name = readable_name(type.name());
+    if (st.type_name.empty()) st.type_name = detail::type_name(type.name());
     if (r.via == Outcome::exact) {
       ++st.exact_hits;
       st.handler_type = st.type_name;
@@ -805,7 +792,7 @@ const detail::ErasedHandler& Registry::resolve(const std::type_info& type, const
                                                LookupProfiler* profiler) const {
   if (const detail::ErasedHandler* h = find(type, obj, profiler)) return *h;
   detail::throw_error(Errc::no_handler, "no write handler for C++ type " +
-                                            readable_name(type.name()) + "; " +
+                                            detail::type_name(type.name()) + "; " +
                                             state_->tried(type));
 }
 

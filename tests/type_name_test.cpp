@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// The type names errors print (detail::type_name): as a user writes them, not as the demangler
+// spells them out. The standard arguments a declaration defaults are dropped, a comparator or
+// allocator of the user's own is kept, and function and pointer types are left as they are.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <forward_list>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <memory_resource>
+#include <optional>
+#include <queue>
+#include <set>
+#include <span>
+#include <stack>
+#include <string>
+#include <string_view>
+#include <typeinfo>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "transit/transit.h"
+
+namespace names_test {
+struct Foo {
+  int f(std::vector<int>) const;
+};
+struct ByName {
+  bool operator()(const Foo&, const Foo&) const;
+};
+bool operator<(const Foo&, const Foo&);
+template <bool (*F)(const Foo&, const Foo&)>
+struct ByFn {};
+// Not a standard template: its arguments are the user's, whatever they look like.
+template <class T, class C>
+struct Box {};
+}  // namespace names_test
+
+namespace {
+
+struct Local {};
+
+using transit::detail::type_name;
+
+TEST(TypeName, ReadsAsTheUserWroteIt) {
+  const std::pair<const std::type_info&, std::string_view> table[] = {
+      {typeid(int), "int"},
+      {typeid(std::string), "std::string"},
+      {typeid(std::string_view), "std::string_view"},
+      {typeid(std::u16string), "std::u16string"},
+      {typeid(std::vector<int>), "std::vector<int>"},
+      {typeid(std::vector<transit::Value>), "std::vector<transit::Value>"},
+      {typeid(std::map<std::string, int>), "std::map<std::string, int>"},
+      {typeid(std::map<std::string, std::vector<std::set<int>>>),
+       "std::map<std::string, std::vector<std::set<int>>>"},
+      {typeid(std::multimap<int, std::list<std::wstring>>),
+       "std::multimap<int, std::list<std::wstring>>"},
+      {typeid(std::unordered_map<transit::Keyword, int>),
+       "std::unordered_map<transit::Keyword, int>"},
+      {typeid(std::unordered_set<std::deque<std::forward_list<int>>>),
+       "std::unordered_set<std::deque<std::forward_list<int>>>"},
+      {typeid(std::unique_ptr<names_test::Foo>), "std::unique_ptr<names_test::Foo>"},
+      {typeid(std::unique_ptr<const names_test::Foo>), "std::unique_ptr<const names_test::Foo>"},
+      {typeid(std::shared_ptr<Local>), "std::shared_ptr<(anonymous namespace)::Local>"},
+      {typeid(std::optional<std::variant<int, std::string>>),
+       "std::optional<std::variant<int, std::string>>"},
+      {typeid(std::vector<std::pair<const std::string, int>>),
+       "std::vector<std::pair<const std::string, int>>"},
+      // The key's const is the pair's first type's: `int* const` stays as it is.
+      {typeid(std::map<int*, int>), "std::map<int*, int>"},
+      {typeid(std::pair<int* const, int>), "std::pair<int* const, int>"},
+      {typeid(std::priority_queue<int>), "std::priority_queue<int>"},
+      {typeid(std::span<const int>), "std::span<const int>"},
+      // What the user chose stays: a comparator, an allocator, a container.
+      {typeid(std::map<int, int, std::greater<int>>), "std::map<int, int, std::greater<int>>"},
+      {typeid(std::set<names_test::Foo, names_test::ByName>),
+       "std::set<names_test::Foo, names_test::ByName>"},
+      {typeid(std::map<std::string, int, std::less<>>),
+       "std::map<std::string, int, std::less<void>>"},
+      {typeid(std::pmr::vector<int>), "std::vector<int, std::pmr::polymorphic_allocator<int>>"},
+      {typeid(std::stack<int, std::vector<int>>), "std::stack<int, std::vector<int>>"},
+      {typeid(names_test::Box<int, std::less<int>>), "names_test::Box<int, std::less<int>>"},
+      // Function, pointer and member types, and an operator as a template argument.
+      {typeid(char const*), "char const*"},
+      {typeid(int* const*), "int* const*"},
+      {typeid(void(std::vector<int>, const std::string&)),
+       "void (std::vector<int>, std::string const&)"},
+      {typeid(&names_test::Foo::f), "int (names_test::Foo::*)(std::vector<int>) const"},
+      {typeid(std::function<bool(std::map<int, int>)>), "std::function<bool (std::map<int, int>)>"},
+      {typeid(names_test::ByFn<&names_test::operator<>), "names_test::ByFn<&names_test::operator<>"},
+      {typeid(std::nullptr_t), "std::nullptr_t"},
+  };
+  for (const auto& [type, name] : table) EXPECT_EQ(type_name(type), name) << type.name();
+}
+
+// A typed bind's error names the type as the user wrote it, and an object in the value by its
+// type's short name too (the EDN printer's `#object[...]` spelled out std::__cxx11::basic_string).
+TEST(TypeName, TypedBindErrorNamesTheTypeAsWritten) {
+  try {
+    (void)transit::from_value<std::map<std::string, int>>(transit::Value::object(std::string("x")));
+    ADD_FAILURE() << "bound";
+  } catch (const transit::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "transit: type_mismatch in $: expected std::map<std::string, int>, got object "
+                 "#object[std::string]");
+  }
+  try {
+    (void)transit::read<std::vector<std::unordered_map<std::string, std::set<int>>>>(R"([[1]])");
+    ADD_FAILURE() << "bound";
+  } catch (const transit::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "transit: type_mismatch at byte 1 (line 1, column 2) in $[0]: expected "
+                 "std::unordered_map<std::string, std::set<int>>, got an array");
+  }
+}
+
+}  // namespace
