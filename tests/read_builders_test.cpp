@@ -39,6 +39,19 @@ struct Holder {
   Value v;
 };
 
+// Records read into a Value: C++ containers bound by structure, Values built, a Record nested.
+struct Inner31 {
+  std::vector<int> ys;
+  Value w;
+};
+struct Rec31 {
+  std::vector<int> xs;
+  Value extra;
+  std::map<std::string, int> m;
+  std::vector<Value> vs;
+  std::optional<Inner31> inner;
+};
+
 // Builders that log each call (what they were given, as EDN) and wrap what they build in a
 // tag, so a result shows which containers were built; a `pt` handler that shows its rep; the
 // builders throw when `fail` says so.
@@ -47,8 +60,10 @@ struct Logged {
   enum Fail { none, std_exception, transit_error } fail = none;
   ReadHandlers handlers;
 
-  // With `cmap_handler`, a `cmap` read handler that logs its rep too.
-  explicit Logged(bool cmap_handler = false) {
+  // With `cmap_handler`, a `cmap` read handler that logs its rep too. With `records`, the
+  // Records of this file: a read() with a Record is read<Value> (Reader::next), so read() is
+  // the reference of the matrix without them, the decoder's own way of building Values.
+  explicit Logged(bool cmap_handler = false, bool records = true) {
     if (cmap_handler)
       handlers.add("cmap", [this](const Value& rep) {
         log.push_back("cmap " + transit::to_edn(rep));
@@ -69,7 +84,15 @@ struct Logged {
       return Value::tagged("built-array", Value::array(std::vector<Value>(items.begin(), items.end())));
     });
     handlers.add("pt", [](const Value& rep) { return Value::list({Value::keyword("pt"), rep}); });
+    if (!records) return;
     handlers.add(transit::Record<Holder>("holder").field(&Holder::v, "v"));
+    handlers.add(transit::Record<Inner31>("inner31").field(&Inner31::ys, "ys").field(&Inner31::w, "w"));
+    handlers.add(transit::Record<Rec31>("rec31")
+                     .field(&Rec31::xs, "xs")
+                     .field(&Rec31::extra, "extra")
+                     .field(&Rec31::m, "m")
+                     .field(&Rec31::vs, "vs")
+                     .field(&Rec31::inner, "inner"));
   }
   ReadOptions options(std::size_t batch = ReadOptions::kLibraryDefault) const {
     ReadOptions o;
@@ -97,8 +120,8 @@ struct Outcome {
 
 // `wrapped`: what was read is in an array or map that read() built last, a call dropped.
 Outcome outcome_of(Logged::Fail fail, const std::function<Value(const Logged&)>& read, bool cmap_handler = false,
-                   bool wrapped = false) {
-  Logged l(cmap_handler);
+                   bool wrapped = false, bool records = true) {
+  Logged l(cmap_handler, records);
   l.fail = fail;
   Outcome o;
   try {
@@ -210,7 +233,7 @@ std::pair<Outcome, Outcome> both(const Form& f, const EntryPoint& p, Logged::Fai
     // read), which its log drops.
     const Value& read = v.rep();
     return p.where == EntryPoint::in_array ? read[0] : read.entries()[0].second;
-  }, cmap_handler, p.where != EntryPoint::alone);
+  }, cmap_handler, p.where != EntryPoint::alone, false);
   Outcome got = outcome_of(fail, [&](const Logged& l) { return p.read(f, l); }, cmap_handler);
   // from_value has no bytes: its errors say no offset.
   if (std::string_view(p.name).starts_with("from_value") && got.offset == transit::Location{}.offset)
@@ -363,6 +386,148 @@ TEST(ReadBuilders, ACppContainerIsBoundNotBuilt) {
   EXPECT_EQ(transit::to_edn(got.at("a").at(0)), "#built-array [1]");
   EXPECT_EQ(transit::to_edn(got.at("a").at(1)), R"(#built-map {"b" 2})");
   EXPECT_EQ(l.log, (std::vector<std::string>{"array [1]", R"(map ["b" 2])"}));
+}
+
+// A Value as EDN, but for the Records of this file, shown field by field (EDN shows an object
+// by its type alone).
+std::string show(const Value& v);
+std::string show(const Inner31& r) {
+  return "Inner31{ys=" + transit::to_edn(Value::array(std::vector<Value>(r.ys.begin(), r.ys.end()))) +
+         " w=" + show(r.w) + "}";
+}
+std::string show(const Rec31& r) {
+  std::string s = "Rec31{xs=" + transit::to_edn(Value::array(std::vector<Value>(r.xs.begin(), r.xs.end())));
+  s += " extra=" + show(r.extra) + " m=";
+  for (const auto& [k, n] : r.m) s += k + ":" + std::to_string(n) + ",";
+  s += " vs=";
+  for (const Value& x : r.vs) s += show(x) + ",";
+  s += " inner=" + (r.inner ? show(*r.inner) : std::string("none"));
+  return s + "}";
+}
+std::string show(const Value& v) {
+  switch (v.kind()) {
+    case transit::Kind::object:
+      if (const Rec31* r = v.get_if<Rec31>()) return show(*r);
+      if (const Inner31* r = v.get_if<Inner31>()) return show(*r);
+      return transit::to_edn(v);
+    case transit::Kind::array:
+    case transit::Kind::list:
+    case transit::Kind::set: {
+      const bool array = v.kind() == transit::Kind::array, list = v.kind() == transit::Kind::list;
+      std::string s = array ? "[" : list ? "(" : "#{";
+      for (const Value& x : v.items()) s += show(x) + " ";
+      return s + (array ? "]" : list ? ")" : "}");
+    }
+    case transit::Kind::map: {
+      std::string s = "{";
+      for (const transit::Entry& e : v.entries()) s += show(e.first) + " " + show(e.second) + ", ";
+      return s + "}";
+    }
+    case transit::Kind::tagged:
+      return "#" + std::string(v.tag()) + " " + show(v.rep());
+    default:
+      return transit::to_edn(v);
+  }
+}
+
+// What `read` gave (shown, or its error) and the builders' calls, sorted (a typed read calls
+// them in another order, see outcome_of).
+Outcome shown_outcome(const std::function<std::string(const Logged&)>& read) {
+  Logged l;
+  Outcome o;
+  try {
+    o.value = read(l);
+  } catch (const Error& e) {
+    o.detail = e.detail();
+    o.code = e.code();
+    o.path = e.path();
+    o.offset = e.offset();
+  }
+  o.log = l.log;
+  std::sort(o.log.begin(), o.log.end());
+  return o;
+}
+
+constexpr const char* kRecordInputs[] = {
+    // C++ containers, Value fields (a std::vector<Value>'s items too), a nested Record.
+    R"(["~#rec31",["^ ","~:xs",[1,2],"~:extra",[3,{"a":[4]}],"~:m",{"a":1},"~:vs",[[5],{"b":6}],)"
+    R"("~:inner",["~#inner31",["^ ","~:ys",[7],"~:w",{"c":[8]}]]]])",
+    // The rep as a JSON object; an empty map and array; the optional Record missing.
+    R"(["~#rec31",{"~:xs":[],"~:extra":{"k":[1]},"~:m":{},"~:vs":[]}])",
+    // Value fields holding tagged values: a set, a user's tag, a cmap, a Record.
+    R"(["~#rec31",["^ ","~:xs",[1],"~:extra",["~#set",[[1]]],"~:m",["^ ","b",2],)"
+    R"("~:vs",[["~#pt",[[1],{"a":[2]}]],["~#cmap",[[1],[2]]],["~#inner31",["^ ","~:ys",[3],"~:w",[4]]]]]])",
+};
+
+// A Record read into a Value on any entry point (read(), next(), read<Value>, a Value in a
+// typed read, from_value) binds as read<Rec> binds it: its C++ fields from the wire's maps and
+// arrays, its Value fields built, the builders called as read<Rec> calls them.
+TEST(ReadBuilders, ARecordReadIntoAValueBindsAsReadTDoes) {
+  for (const char* input : kRecordInputs)
+    for (const Encoding e : kEncodings) {
+      const Form f = form_of(input, e);
+      const Outcome want = shown_outcome(
+          [&](const Logged& l) { return show(transit::read<Rec31>(f.bytes, e, l.options())); });
+      ASSERT_TRUE(want.detail.empty()) << want;
+      const Outcome read = shown_outcome(
+          [&](const Logged& l) { return show(transit::read(f.bytes, e, l.options())); });
+      EXPECT_EQ(read, want) << input << " as " << transit::encoding_name(e) << ", read()";
+      for (const EntryPoint& p : entry_points()) {
+        SCOPED_TRACE(std::string(input) + " as " + std::string(transit::encoding_name(e)) + ", " + p.name);
+        EXPECT_EQ(shown_outcome([&](const Logged& l) { return show(p.read(f, l)); }), want);
+      }
+    }
+}
+
+// A bad field fails alike on every entry point: read<Rec>'s code, detail, path and byte.
+TEST(ReadBuilders, ARecordsBadFieldFailsAsInReadT) {
+  for (const char* input : {R"(["~#rec31",["^ ","~:xs",[1,"x"],"~:extra",[1],"~:m",{},"~:vs",[]]])",
+                            R"(["~#rec31",["^ ","~:xs",[],"~:extra",{"a":[1]},"~:m",{"a":[1]},"~:vs",[]]])",
+                            R"(["~#rec31",["^ ","~:xs",[],"~:extra",1,"~:m",{},"~:vs",[[1]],)"
+                            R"("~:inner",["~#inner31",["^ ","~:ys",{"a":1},"~:w",[2]]]]])"})
+    for (const Encoding e : kEncodings) {
+      const Form f = form_of(input, e);
+      const Outcome alone = shown_outcome(
+          [&](const Logged& l) { return show(transit::read<Rec31>(f.bytes, e, l.options())); });
+      const Outcome in_array = shown_outcome([&](const Logged& l) {
+        return show(transit::read<std::vector<Rec31>>(f.in_array, e, l.options()).at(0));
+      });
+      const Outcome in_map = shown_outcome([&](const Logged& l) {
+        return show(transit::read<std::map<std::string, Rec31>>(f.in_map, e, l.options()).at("v"));
+      });
+      ASSERT_EQ(alone.code, transit::Errc::type_mismatch) << alone;
+      EXPECT_EQ(shown_outcome([&](const Logged& l) { return show(transit::read(f.bytes, e, l.options())); }), alone)
+          << input << " as " << transit::encoding_name(e) << ", read()";
+      for (const EntryPoint& p : entry_points()) {
+        SCOPED_TRACE(std::string(input) + " as " + std::string(transit::encoding_name(e)) + ", " + p.name);
+        Outcome want = p.where == EntryPoint::alone ? alone : p.where == EntryPoint::in_array ? in_array : in_map;
+        Outcome got = shown_outcome([&](const Logged& l) { return show(p.read(f, l)); });
+        if (std::string_view(p.name).starts_with("from_value")) got.offset = want.offset;  // no bytes
+        EXPECT_EQ(got, want);
+      }
+    }
+}
+
+// Inside a tagged value a read handler decodes (whose rep it gets as a Value, built), and as a
+// cmap's key, a Record binds by structure too: read() makes it as read<Value> and from_value do.
+TEST(ReadBuilders, ARecordInARepOrACmapKeyBindsByStructure) {
+  const char* const inputs[][2] = {
+      {R"(["~#pt",[["~#inner31",["^ ","~:ys",[1],"~:w",[2]]],[3]]])",
+       "(:pt [Inner31{ys=[1] w=#built-array [2 ]} #built-array [3 ] ] )"},
+      {R"(["~#cmap",[["~#inner31",["^ ","~:ys",[1],"~:w",{"a":2}]],[3]]])",
+       "{Inner31{ys=[1] w=#built-map {\"a\" 2, }} #built-array [3 ], }"},
+  };
+  for (const auto& [input, shown] : inputs)
+    for (const Encoding e : kEncodings) {
+      const Form f = form_of(input, e);
+      const Outcome want = shown_outcome(
+          [&](const Logged& l) { return show(transit::read(f.bytes, e, l.options())); });
+      EXPECT_EQ(want.value, shown) << want;
+      for (const EntryPoint& p : entry_points()) {
+        SCOPED_TRACE(std::string(input) + " as " + std::string(transit::encoding_name(e)) + ", " + p.name);
+        EXPECT_EQ(shown_outcome([&](const Logged& l) { return show(p.read(f, l)); }), want);
+      }
+    }
 }
 
 // docs/custom-types.md, "Map and array builders".

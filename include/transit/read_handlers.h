@@ -36,6 +36,9 @@ struct TypedReader {
   void (*read_into)(const void* context, Cursor&, void* out) = nullptr;
   /// Reads the rep at the cursor into a new T (for polymorphic reads).
   void* (*create)(const void* context, Cursor&) = nullptr;
+  /// Reads the rep at the cursor into a Value::object<T>: what a read into Value makes of the
+  /// Record's tag, bound from the rep's structure as read<T> binds it.
+  Value (*make_value)(const void* context, Cursor&) = nullptr;
   void (*destroy)(void*) noexcept = nullptr;
   /// Copies a T that a Value holds (a read into Value made it) into `out`, which points at a
   /// T; null when T cannot be copy-assigned. from_value binds such a Value through it.
@@ -81,7 +84,8 @@ class ReadHandlers {
   /// into Value (as Value::object<T>). Defined in transit/typed.h.
   template <class T>
   ReadHandlers& add(const Record<T>& record);
-  /// What add(Record) registers: the typed reader for `tag`, and for the reader's type.
+  /// What add(Record) registers: the typed reader for `tag`, for the reader's type, and as the
+  /// tag's handler in reads into Value (replaced by a later add(tag, handler) there only).
   ReadHandlers& add_typed(std::string tag, std::shared_ptr<const detail::TypedReader> reader);
   ReadHandlers& set_default(DefaultReadHandler handler);
   /// Builds every map the input carries as a map (not a cmap, which the `cmap` handler takes)

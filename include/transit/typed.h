@@ -442,6 +442,11 @@ class Record {
       read_fields(*static_cast<const State*>(s), c, *obj);
       return obj.release();
     };
+    r->make_value = [](const void* s, detail::Cursor& c) -> Value {
+      T obj{};
+      read_fields(*static_cast<const State*>(s), c, obj);
+      return Value::object<T>(std::move(obj));
+    };
     r->destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
     if constexpr (std::is_copy_assignable_v<T>) r->copy_into = &copy_held;
     if constexpr (std::is_copy_constructible_v<T>) r->clone = &clone_held;
@@ -685,21 +690,7 @@ RegistryBuilder& RegistryBuilder::add(const Record<T>& record) {
 
 template <class T>
 ReadHandlers& ReadHandlers::add(const Record<T>& record) {
-  auto reader = record.reader();
-  // Reads into Value give the object too, decoded from the rep the same way.
-  add(record.tag(), [reader](const Value& rep) {
-    detail::Tape tape;
-    detail::tape_from_value(rep, tape);
-    detail::Cursor c(tape, nullptr);
-    T obj{};
-    try {
-      reader->read_into(reader->context.get(), c, &obj);
-    } catch (const detail::BindFailure& f) {
-      detail::throw_error(f.code, f.detail);
-    }
-    return Value::object<T>(std::move(obj));
-  });
-  return add_typed(record.tag(), std::move(reader));
+  return add_typed(record.tag(), record.reader());
 }
 
 // ---- the binders ------------------------------------------------------------------------------

@@ -395,30 +395,37 @@ Value Decoder::user_call(std::string_view what, const void* who, F&& f) {
 Value Decoder::decode_string(std::string_view raw) {
   const char t = raw[1];
   if (t == '~' || t == '^' || t == '`') return Value(raw.substr(1));
-  if (handlers_ && handlers_->has_char(t)) {
-    const ReadHandlerEntry& h = *ReadHandlersAccess::find(*handlers_, raw.substr(1, 1));
+  const ReadHandlers* const user = handlers_ ? user_handlers() : nullptr;
+  if (user && user->has_char(t)) {
+    const ReadHandlerEntry& h = *ReadHandlersAccess::find(*user, raw.substr(1, 1));
     return user_call(h.scalar_name, &h.handler, [&] { return h.handler(Value(raw.substr(2))); });
   }
   Value v = decode_scalar(t, raw.substr(2));
-  if (handlers_ && v.kind() == Kind::tagged)
-    if (const DefaultReadHandler* d = handlers_->default_handler())
+  if (user && v.kind() == Kind::tagged)
+    if (const DefaultReadHandler* d = user->default_handler())
       return user_call("default read handler", d, [&] { return (*d)(v.tag(), v.rep()); });
   return v;
 }
 
 Value Decoder::decode_tag(std::string_view tag, Value rep) {
-  if (handlers_)
-    if (const ReadHandlerEntry* h = ReadHandlersAccess::find(*handlers_, tag))
+  // The tagged value's frame is closed: in a Record's rep is in an outer one's.
+  const ReadHandlers* const user = handlers_ ? user_handlers() : nullptr;
+  if (user)
+    if (const ReadHandlerEntry* h = ReadHandlersAccess::find(*user, tag)) {
+      if (h->record)
+        return user_call(h->tagged_name, &h->handler, [&] { return bind_record(*h->record, rep, user); });
       return user_call(h->tagged_name, &h->handler, [&] { return h->handler(rep); });
+    }
   Value v = decode_tagged(tag, std::move(rep));
-  if (handlers_ && v.kind() == Kind::tagged)
-    if (const DefaultReadHandler* d = handlers_->default_handler())
+  if (user && v.kind() == Kind::tagged)
+    if (const DefaultReadHandler* d = user->default_handler())
       return user_call("default read handler", d, [&] { return (*d)(v.tag(), v.rep()); });
   return v;
 }
 
 Value Decoder::build_map(std::span<Value> flat, bool& moved_out) {
-  if (const MapBuilder* b = handlers_ ? handlers_->map_builder() : nullptr; b && !parent_is_tagged()) {
+  if (const MapBuilder* b = handlers_ ? handlers_->map_builder() : nullptr;
+      b && !parent_is_tagged() && !in_record_rep()) {
     moved_out = false;
     return user_call("map builder", b, [&] { return (*b)(flat); });
   }
@@ -524,7 +531,7 @@ void Decoder::array_end_frame() {
     case FrameKind::array_pending:
     case FrameKind::array:
       if (const ArrayBuilder* b = handlers_ ? handlers_->array_builder() : nullptr;
-          b && !parent_is_tagged()) {
+          b && !parent_is_tagged() && !in_record_rep()) {
         moved_out = false;  // a user's builder may keep items where they are
         v = user_call("array builder", b, [&] { return (*b)(items); });
       } else {

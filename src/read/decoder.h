@@ -1475,6 +1475,16 @@ class Decoder {
   void clear_user_calls() noexcept;
   void free_user_calls() noexcept;
   bool parent_is_tagged() const noexcept;
+  /// Whether the next value is inside the rep of a Record's tagged value (a tag whose handler
+  /// is a Record's, ReadHandlerEntry::record). Such a rep is read as a read without handlers
+  /// reads it, no builder nor handler run in it, and the Record binds it with the handlers at
+  /// its end, as from_value does (decode_tag): its C++ fields find the wire's maps and arrays,
+  /// and its Value fields are built as read<T> builds them, once. Only asked before user code.
+  bool in_record_rep() const noexcept;
+  /// handlers_, or null inside a Record's rep (in_record_rep), where no user code runs.
+  const ReadHandlers* user_handlers() const noexcept {
+    return handlers_ && !in_record_rep() ? handlers_ : nullptr;
+  }
   /// The map of `flat` (keys and values), by the user's map builder if there is one for it;
   /// `moved_out` says whether `flat` was taken over (node_of_stack) or not (a user's builder
   /// may keep any of it), so that its caller may drop the items unseen.

@@ -60,6 +60,13 @@ ReadHandlers& ReadHandlers::add_typed(std::string tag,
     detail::throw_error(Errc::invalid_argument,
                         "the tag \"" + tag + "\" is the spec's: a record needs a tag of its own");
   impl_->typed_by_type.insert_or_assign(std::type_index(*reader->type), std::pair{tag, reader});
+  // Its handler for reads into Value, for a caller of find(), which has no handlers to bind
+  // with; the library's reads take `record` (ReadHandlerEntry) and bind with theirs.
+  const detail::TypedReader* r = reader.get();
+  detail::ReadHandlerEntry entry{
+      [reader](const Value& rep) { return detail::bind_record(*reader, rep, nullptr); },
+      "read handler for ~#" + tag, {}, r};
+  impl_->by_tag.insert_or_assign(tag, std::move(entry));
   impl_->typed_by_tag.insert_or_assign(std::move(tag), std::move(reader));
   return *this;
 }
@@ -122,6 +129,10 @@ const ReadHandlerEntry* ReadHandlersAccess::find(const ReadHandlers& handlers,
   if (by_tag.empty()) return nullptr;
   auto it = by_tag.find(tag);
   return it == by_tag.end() ? nullptr : &it->second;
+}
+
+bool ReadHandlersAccess::has_records(const ReadHandlers& handlers) noexcept {
+  return !handlers.impl_->typed_by_tag.empty();
 }
 
 }  // namespace detail

@@ -17,11 +17,23 @@ struct ReadHandlerEntry {
   ReadHandler handler;
   std::string tagged_name;  // "read handler for ~#tag": for a tagged value `~#tag`
   std::string scalar_name;  // "read handler for ~X": for a `~X` string; empty unless the tag is one char
+  // A Record's (add(Record)): reads into Value bind its rep by structure through it, with the
+  // reader's handlers, rather than call `handler` with a rep built as a Value (whose maps and
+  // arrays the builders would have made what its C++ fields cannot bind).
+  const TypedReader* record = nullptr;
 };
+
+/// The Value::object a Record's typed reader `r` makes of `rep`, a Value holding the rep as a
+/// read without handlers makes it (no builder run, no tag but the ground ones decoded): bound
+/// as from_value binds it, so with `handlers` its Value fields are built and decoded as
+/// read<T> builds them. A bind failure is an Error with its code and detail.
+Value bind_record(const TypedReader& r, const Value& rep, const ReadHandlers* handlers);
 
 struct ReadHandlersAccess {
   /// The entry for `tag`, or nullptr.
   static const ReadHandlerEntry* find(const ReadHandlers& handlers, std::string_view tag) noexcept;
+  /// Whether any Record was added (add(Record), add_typed).
+  static bool has_records(const ReadHandlers& handlers) noexcept;
 };
 
 }  // namespace transit::detail

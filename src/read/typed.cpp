@@ -11,6 +11,7 @@
 #include "ground.h"
 #include "testing.h"
 #include "model/value_internal.h"
+#include "read/read_handlers_access.h"
 
 namespace transit::detail {
 
@@ -309,6 +310,14 @@ Value Cursor::read_value() {
     }
     case Op::tagged_begin: {
       const std::string tag(text(t));
+      // A Record's tag binds from its rep's tokens as read<T> binds them: its C++ fields by
+      // structure, its Value fields by read_value (so built), a bad field failed where it is.
+      if (handlers_)
+        if (const ReadHandlerEntry* e = ReadHandlersAccess::find(*handlers_, tag); e && e->record) {
+          Value v = e->record->make_value(e->record->context.get(), *this);
+          expect(Op::tagged_end, typeid(Value));
+          return v;
+        }
       Value rep = read_value();
       take();  // tagged_end, which may be where a bounded tape's batch ends
       const ReadHandler* h = handlers_ ? handlers_->find(tag) : nullptr;
@@ -491,6 +500,10 @@ std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::
       return Value::map(std::move(out));
     }
     case Kind::tagged: {
+      // A Record's tag (in the rep of a tag decoded here: any other is taped by structure):
+      // its rep bound as it is, which decodes what is in it as its fields need.
+      if (const ReadHandlerEntry* e = ReadHandlersAccess::find(h, v.tag()); e && e->record)
+        return run_user(at, "read handler for ~#", v.tag(), [&] { return bind_record(*e->record, v.rep(), &h); });
       std::optional<Value> r = decode_handled(v.rep(), h, at, true);
       const ReadHandler* handler = h.find(v.tag());
       const DefaultReadHandler* fallback = handler ? nullptr : h.default_handler();
@@ -504,6 +517,19 @@ std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::
 }
 
 }  // namespace
+
+Value bind_record(const TypedReader& r, const Value& rep, const ReadHandlers* handlers) {
+  Tape tape;
+  try {
+    tape_from_value(rep, tape, handlers);
+    Cursor c(tape, handlers);
+    HandlerCalls calls;  // a variant's alternatives run each handler once
+    c.keep_handler_calls(&calls);
+    return r.make_value(r.context.get(), c);
+  } catch (const BindFailure& f) {
+    throw_error(f.code, f.detail);
+  }
+}
 
 void tape_from_value(const Value& v, Tape& tape, const ReadHandlers* handlers) {
   // A tagged value that a read with the handlers decodes into a Value (a user tag of a read

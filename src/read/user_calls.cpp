@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "read/decoder.h"
+#include "read/read_handlers_access.h"
 #include "transit/error.h"
 
 namespace transit::detail {
@@ -117,6 +118,14 @@ bool Decoder::parent_is_tagged() const noexcept {
   const Frame& parent = frames_[frames_.size() - 2];
   return (parent.kind == FrameKind::tagged_array || parent.kind == FrameKind::tagged_object) &&
          parent.tag.as_string() != "'";
+}
+
+bool Decoder::in_record_rep() const noexcept {
+  for (const Frame& f : frames_)
+    if (f.kind == FrameKind::tagged_array || f.kind == FrameKind::tagged_object)
+      if (const ReadHandlerEntry* e = ReadHandlersAccess::find(*handlers_, f.tag.as_string()); e && e->record)
+        return true;
+  return false;
 }
 
 }  // namespace transit::detail
