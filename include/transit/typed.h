@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <forward_list>
 #include <limits>
 #include <list>
@@ -51,13 +52,13 @@ struct BindFailure {
   std::string detail;
 };
 
-/// What the read handlers and builders a binder ran returned (or the failure they made), by
-/// the position of the tagged value's token or the container's begin (see
-/// Cursor::keep_handler_calls).
+/// What the read handlers and builders a binder ran returned (or what they threw, a
+/// BindFailure or anything else), by the position of the tagged value's token or the
+/// container's begin (see Cursor::keep_handler_calls).
 struct HandlerCalls {
   struct Call {
     Value value;
-    std::optional<BindFailure> failure;
+    std::exception_ptr thrown;  // null: it returned `value`
   };
   std::map<std::size_t, Call> by_token;
 };
@@ -268,10 +269,6 @@ class Cursor {
  private:
   /// The typed reader for a type, memoized: a document holds few types, many times each.
   const TypedReader* typed_for(const std::type_info& type);
-  /// Throws `failure`, read_value's for the user code (a read handler, a builder) it ran for
-  /// the value at token `at`, keeping it for a bind again when `keep` (a user's code ran; see
-  /// keep_handler_calls).
-  [[noreturn]] void fail_handler_call(bool keep, std::size_t at, BindFailure failure);
   /// Whether read_value gives the map (or array) whose begin token is `at`, just taken, to the
   /// handlers' map (array) builder: there is one, and the container is no tagged value's rep.
   bool builds(std::size_t at, bool map) const noexcept;

@@ -70,9 +70,12 @@ bool written_as_cmap(const Value& v) noexcept {
   return false;
 }
 
-/// Runs a user's code (`call`), as the decoder does: a failure is a BindFailure at token `at`,
-/// an Error's code and detail, or bad_rep "<who><name> failed: ..." for any other exception
-/// (the name is joined only then, so a call that succeeds allocates nothing).
+/// Runs `call` for the value at token `at`: a user's code named `who` + `name`, or, with `who`
+/// empty, the library's decoding of a tagged value. As the decoder fails it: a transit::Error
+/// is a BindFailure at `at` with its code and detail; any other std::exception from user code
+/// is bad_rep "<who><name> failed: ..." (the name joined only then, so a call that succeeds
+/// allocates nothing); from the library's decoding (std::bad_alloc), it goes on as it is.
+/// The one conversion of a bind's failures in user code (and the decoding beside it).
 template <class Call>
 Value run_user(std::size_t at, std::string_view who, std::string_view name, Call call) {
   try {
@@ -80,9 +83,42 @@ Value run_user(std::size_t at, std::string_view who, std::string_view name, Call
   } catch (const Error& e) {
     throw BindFailure{at, e.code(), e.detail()};
   } catch (const std::exception& e) {
+    if (who.empty()) throw;
     std::string detail(who);
     detail.append(name).append(" failed: ").append(e.what());
     throw BindFailure{at, Errc::bad_rep, std::move(detail)};
+  }
+}
+
+/// What the user code run for token `at` in an earlier bind of this value returned or threw
+/// (see Cursor::keep_handler_calls), or null.
+const HandlerCalls::Call* kept_call(const HandlerCalls* calls, std::size_t at) {
+  if (!calls) return nullptr;
+  const auto it = calls->by_token.find(at);
+  return it == calls->by_token.end() ? nullptr : &it->second;
+}
+
+/// A kept call's result again: what it returned, or what it threw.
+Value replay(const HandlerCalls::Call& call) {
+  if (call.thrown) std::rethrow_exception(call.thrown);
+  return call.value;
+}
+
+/// run_user of a user's code for the value whose first token is `key` (failing at token
+/// `at`), kept in `calls` (if any) whatever it returns or throws, a BindFailure or anything
+/// else: a bind again (a variant's next alternative, a read in batches binding its value again
+/// whole after any exception) replays it (kept_call), so the code runs once per value.
+template <class Call>
+Value run_kept(HandlerCalls* calls, std::size_t key, std::size_t at, std::string_view who,
+               std::string_view name, Call call) {
+  if (!calls) return run_user(at, who, name, call);
+  try {
+    Value v = run_user(at, who, name, call);
+    calls->by_token.insert_or_assign(key, HandlerCalls::Call{v, nullptr});
+    return v;
+  } catch (...) {
+    calls->by_token.insert_or_assign(key, HandlerCalls::Call{Value(), std::current_exception()});
+    throw;
   }
 }
 
@@ -237,35 +273,28 @@ void* Cursor::read_derived(const std::type_info& base, const std::type_info& wan
   return upcast ? upcast(obj) : obj;
 }
 
-void Cursor::fail_handler_call(bool keep, std::size_t at, BindFailure failure) {
-  if (keep && calls_) calls_->by_token.insert_or_assign(at, HandlerCalls::Call{Value(), failure});
-  throw std::move(failure);
-}
-
 Value Cursor::build(std::size_t at, bool map) {
   const Op end = map ? Op::map_end : Op::array_end;
   const bool cmap = map && tokens_[at].kind == Kind::map;
   // Built in an earlier bind of this value: what the builder returned (or threw) then.
-  if (calls_)
-    if (const auto it = calls_->by_token.find(at); it != calls_->by_token.end()) {
-      while (peek().op != end) skip();
-      ++at_;
-      if (it->second.failure) throw *it->second.failure;
-      return it->second.value;
-    }
+  if (const HandlerCalls::Call* kept = kept_call(calls_, at)) {
+    while (peek().op != end) skip();
+    ++at_;
+    return replay(*kept);
+  }
   std::vector<Value> items;
   while (peek().op != end) items.push_back(read_value());
   ++at_;
-  try {
-    // A failure is placed as the decoder places it: a builder's at the container's end, in its
-    // path; a cmap handler's at the tagged value.
-    Value v = cmap ? run_handler(handlers_->find("cmap"), nullptr, "cmap", Value::array(std::move(items)), at)
-                   : run_builder(*handlers_, map, items, position() - 1);
-    if (calls_) calls_->by_token.insert_or_assign(at, HandlerCalls::Call{v, std::nullopt});
-    return v;
-  } catch (BindFailure& f) {
-    fail_handler_call(true, at, std::move(f));
+  // A failure is placed as the decoder places it: a builder's at the container's end, in its
+  // path; a cmap handler's at the tagged value.
+  if (cmap) {
+    const ReadHandler& h = *handlers_->find("cmap");
+    return run_kept(calls_, at, at, "read handler for ~#", "cmap",
+                    [&] { return h(Value::array(std::move(items))); });
   }
+  return run_kept(calls_, at, position() - 1, map ? "map builder" : "array builder", {}, [&] {
+    return map ? (*handlers_->map_builder())(items) : (*handlers_->array_builder())(items);
+  });
 }
 
 bool Cursor::builds(std::size_t at, bool map) const noexcept {
@@ -312,31 +341,25 @@ Value Cursor::read_value() {
       const std::string tag(text(t));
       // A Record's tag binds from its rep's tokens as read<T> binds them: its C++ fields by
       // structure, its Value fields by read_value (so built), a bad field failed where it is.
-      if (handlers_)
-        if (const ReadHandlerEntry* e = ReadHandlersAccess::find(*handlers_, tag); e && e->record) {
-          Value v = e->record->make_value(e->record->context.get(), *this);
-          expect(Op::tagged_end, typeid(Value));
-          return v;
+      const ReadHandlerEntry* const e = handlers_ ? ReadHandlersAccess::find(*handlers_, tag) : nullptr;
+      if (e && e->record) {
+        Value v = e->record->make_value(e->record->context.get(), *this);
+        expect(Op::tagged_end, typeid(Value));
+        return v;
+      }
+      // A handler's result (or what it threw) in an earlier bind of this value: its rep is not
+      // read again.
+      const ReadHandler* const h = e ? &e->handler : nullptr;
+      if (h)
+        if (const HandlerCalls::Call* kept = kept_call(calls_, at)) {
+          skip();
+          take();  // tagged_end
+          return replay(*kept);
         }
       Value rep = read_value();
       take();  // tagged_end, which may be where a bounded tape's batch ends
-      const ReadHandler* h = handlers_ ? handlers_->find(tag) : nullptr;
-      if (h && calls_)
-        if (const auto it = calls_->by_token.find(at); it != calls_->by_token.end()) {
-          if (it->second.failure) throw *it->second.failure;
-          return it->second.value;
-        }
-      try {
-        if (!h) return decode_tagged(tag, std::move(rep));
-        Value v = (*h)(rep);
-        if (calls_) calls_->by_token.insert_or_assign(at, HandlerCalls::Call{v, std::nullopt});
-        return v;
-      } catch (const Error& e) {
-        fail_handler_call(h != nullptr, at, BindFailure{at, e.code(), e.detail()});
-      } catch (const std::exception& e) {
-        fail_handler_call(
-            h != nullptr, at, BindFailure{at, Errc::bad_rep, "read handler for ~#" + tag + " failed: " + e.what()});
-      }
+      if (!h) return run_user(at, {}, {}, [&] { return decode_tagged(tag, std::move(rep)); });
+      return run_kept(calls_, at, at, "read handler for ~#", tag, [&] { return (*h)(rep); });
     }
     default:
       mismatch(typeid(Value), at);
