@@ -118,14 +118,13 @@ struct Outcome {
   }
 };
 
-// `wrapped`: what was read is in an array or map that read() built last, a call dropped.
-Outcome outcome_of(Logged::Fail fail, const std::function<Value(const Logged&)>& read, bool cmap_handler = false,
-                   bool wrapped = false, bool records = true) {
-  Logged l(cmap_handler, records);
-  l.fail = fail;
+// What `read` gave with `l`'s handlers (as the caller shows it) or its error, and the
+// builders' calls. `wrapped`: what was read is in an array or map that read() built last, a
+// call dropped.
+Outcome outcome_with(Logged& l, const std::function<std::string(const Logged&)>& read, bool wrapped) {
   Outcome o;
   try {
-    o.value = transit::to_edn(read(l));
+    o.value = read(l);
   } catch (const Error& e) {
     o.detail = e.detail();
     o.code = e.code();
@@ -140,6 +139,13 @@ Outcome outcome_of(Logged::Fail fail, const std::function<Value(const Logged&)>&
   if (wrapped && o.detail.empty()) o.log.pop_back();
   std::sort(o.log.begin(), o.log.end());
   return o;
+}
+
+Outcome outcome_of(Logged::Fail fail, const std::function<Value(const Logged&)>& read, bool cmap_handler = false,
+                   bool wrapped = false, bool records = true) {
+  Logged l(cmap_handler, records);
+  l.fail = fail;
+  return outcome_with(l, [&](const Logged& with) { return transit::to_edn(read(with)); }, wrapped);
 }
 
 // One input in one encoding, and the forms that hold it: in an array, and under "v" in a map.
@@ -430,22 +436,10 @@ std::string show(const Value& v) {
   }
 }
 
-// What `read` gave (shown, or its error) and the builders' calls, sorted (a typed read calls
-// them in another order, see outcome_of).
+// What `read` gave, shown by show(), or its error, and the builders' calls.
 Outcome shown_outcome(const std::function<std::string(const Logged&)>& read) {
   Logged l;
-  Outcome o;
-  try {
-    o.value = read(l);
-  } catch (const Error& e) {
-    o.detail = e.detail();
-    o.code = e.code();
-    o.path = e.path();
-    o.offset = e.offset();
-  }
-  o.log = l.log;
-  std::sort(o.log.begin(), o.log.end());
-  return o;
+  return outcome_with(l, read, false);
 }
 
 constexpr const char* kRecordInputs[] = {
