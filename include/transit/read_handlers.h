@@ -36,9 +36,6 @@ struct TypedReader {
   void (*read_into)(const void* context, Cursor&, void* out) = nullptr;
   /// Reads the rep at the cursor into a new T (for polymorphic reads).
   void* (*create)(const void* context, Cursor&) = nullptr;
-  /// Reads the rep at the cursor into a Value::object<T>: what a read into Value makes of the
-  /// Record's tag, bound from the rep's structure as read<T> binds it.
-  Value (*make_value)(const void* context, Cursor&) = nullptr;
   void (*destroy)(void*) noexcept = nullptr;
   /// Copies a T that a Value holds (a read into Value made it) into `out`, which points at a
   /// T; null when T cannot be copy-assigned. from_value binds such a Value through it.
@@ -48,6 +45,9 @@ struct TypedReader {
   void* (*clone)(const void* held) = nullptr;
   /// Pointer conversions from T* to each declared base, keyed by the base.
   std::vector<std::pair<std::type_index, void* (*)(void*)>> upcasts;
+  /// A Value::object<T> of the T `created` (by create), which it takes over and frees: what a
+  /// read into Value makes of the Record's tag, bound from the rep as read<T> binds it.
+  Value (*take_value)(void* created) = nullptr;
 };
 }  // namespace detail
 

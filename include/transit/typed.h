@@ -439,10 +439,9 @@ class Record {
       read_fields(*static_cast<const State*>(s), c, *obj);
       return obj.release();
     };
-    r->make_value = [](const void* s, detail::Cursor& c) -> Value {
-      T obj{};
-      read_fields(*static_cast<const State*>(s), c, obj);
-      return Value::object<T>(std::move(obj));
+    r->take_value = [](void* created) -> Value {
+      const std::unique_ptr<T> obj(static_cast<T*>(created));
+      return Value::object<T>(std::move(*obj));
     };
     r->destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
     if constexpr (std::is_copy_assignable_v<T>) r->copy_into = &copy_held;

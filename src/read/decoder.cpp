@@ -395,37 +395,35 @@ Value Decoder::user_call(std::string_view what, const void* who, F&& f) {
 Value Decoder::decode_string(std::string_view raw) {
   const char t = raw[1];
   if (t == '~' || t == '^' || t == '`') return Value(raw.substr(1));
-  const ReadHandlers* const user = handlers_ ? user_handlers() : nullptr;
-  if (user && user->has_char(t)) {
-    const ReadHandlerEntry& h = *ReadHandlersAccess::find(*user, raw.substr(1, 1));
+  // No user code in a Record's rep (in_record_rep), asked only where some would run.
+  if (handlers_ && handlers_->has_char(t) && !in_record_rep()) {
+    const ReadHandlerEntry& h = *ReadHandlersAccess::find(*handlers_, raw.substr(1, 1));
     return user_call(h.scalar_name, &h.handler, [&] { return h.handler(Value(raw.substr(2))); });
   }
   Value v = decode_scalar(t, raw.substr(2));
-  if (user && v.kind() == Kind::tagged)
-    if (const DefaultReadHandler* d = user->default_handler())
+  if (handlers_ && v.kind() == Kind::tagged)
+    if (const DefaultReadHandler* d = handlers_->default_handler(); d && !in_record_rep())
       return user_call("default read handler", d, [&] { return (*d)(v.tag(), v.rep()); });
   return v;
 }
 
 Value Decoder::decode_tag(std::string_view tag, Value rep) {
   // The tagged value's frame is closed: in a Record's rep is in an outer one's.
-  const ReadHandlers* const user = handlers_ ? user_handlers() : nullptr;
+  const bool user = handlers_ && !in_record_rep();
   if (user)
-    if (const ReadHandlerEntry* h = ReadHandlersAccess::find(*user, tag)) {
-      if (h->record)
-        return user_call(h->tagged_name, &h->handler, [&] { return bind_record(*h->record, rep, user); });
+    if (const ReadHandlerEntry* h = ReadHandlersAccess::find(*handlers_, tag)) {
+      if (h->record) return bind_record_rep(*h, rep);
       return user_call(h->tagged_name, &h->handler, [&] { return h->handler(rep); });
     }
   Value v = decode_tagged(tag, std::move(rep));
   if (user && v.kind() == Kind::tagged)
-    if (const DefaultReadHandler* d = user->default_handler())
+    if (const DefaultReadHandler* d = handlers_->default_handler())
       return user_call("default read handler", d, [&] { return (*d)(v.tag(), v.rep()); });
   return v;
 }
 
 Value Decoder::build_map(std::span<Value> flat, bool& moved_out) {
-  if (const MapBuilder* b = handlers_ ? handlers_->map_builder() : nullptr;
-      b && !parent_is_tagged() && !in_record_rep()) {
+  if (const MapBuilder* b = handlers_ ? handlers_->map_builder() : nullptr; b && !kept_plain()) {
     moved_out = false;
     return user_call("map builder", b, [&] { return (*b)(flat); });
   }
@@ -531,7 +529,7 @@ void Decoder::array_end_frame() {
     case FrameKind::array_pending:
     case FrameKind::array:
       if (const ArrayBuilder* b = handlers_ ? handlers_->array_builder() : nullptr;
-          b && !parent_is_tagged() && !in_record_rep()) {
+          b && !kept_plain()) {
         moved_out = false;  // a user's builder may keep items where they are
         v = user_call("array builder", b, [&] { return (*b)(items); });
       } else {

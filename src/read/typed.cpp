@@ -122,6 +122,9 @@ Value run_kept(HandlerCalls* calls, std::size_t key, std::size_t at, std::string
   }
 }
 
+/// The Value::object a Record's reader `r` makes of the rep at `c`.
+Value record_value(const TypedReader& r, Cursor& c) { return r.take_value(r.create(r.context.get(), c)); }
+
 /// Runs the read handler `h` (or the default handler `d`) of the tagged value `tag` `rep`, as
 /// the decoder does: a failure is a BindFailure at the tagged value's token `at`.
 Value run_handler(const ReadHandler* h, const DefaultReadHandler* d, std::string_view tag,
@@ -343,7 +346,7 @@ Value Cursor::read_value() {
       // structure, its Value fields by read_value (so built), a bad field failed where it is.
       const ReadHandlerEntry* const e = handlers_ ? ReadHandlersAccess::find(*handlers_, tag) : nullptr;
       if (e && e->record) {
-        Value v = e->record->make_value(e->record->context.get(), *this);
+        Value v = record_value(*e->record, *this);
         expect(Op::tagged_end, typeid(Value));
         return v;
       }
@@ -548,7 +551,7 @@ Value bind_record(const TypedReader& r, const Value& rep, const ReadHandlers* ha
     Cursor c(tape, handlers);
     HandlerCalls calls;  // a variant's alternatives run each handler once
     c.keep_handler_calls(&calls);
-    return r.make_value(r.context.get(), c);
+    return record_value(r, c);
   } catch (const BindFailure& f) {
     throw_error(f.code, f.detail);
   }

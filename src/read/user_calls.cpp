@@ -111,13 +111,24 @@ Value Decoder::run_user_call(std::string_view what, const void* who, Value (*cal
 // Builders make user containers; the rep of a tagged value stays a plain array or map, since
 // its tag's handler expects one. A quote's is no such rep: `["~#'", x]` is x, and no handler
 // may take the quote's tag (Cursor::read_value, whose tape holds no quote, builds it too).
+// Nor does a Record's rep build anything in it (in_record_rep).
 // Here, beside the builders' calls, rather than in decoder.cpp: its body there changed what
-// GCC made of Decoder::string() (typed twitter from MessagePack 0.1% more instructions).
-bool Decoder::parent_is_tagged() const noexcept {
-  if (frames_.size() < 2) return false;
-  const Frame& parent = frames_[frames_.size() - 2];
-  return (parent.kind == FrameKind::tagged_array || parent.kind == FrameKind::tagged_object) &&
-         parent.tag.as_string() != "'";
+// GCC made of Decoder::string() (typed twitter from MessagePack 0.1% more instructions), and
+// kept_plain's too.
+bool Decoder::kept_plain() const noexcept {
+  if (frames_.size() >= 2) {
+    const Frame& parent = frames_[frames_.size() - 2];
+    if ((parent.kind == FrameKind::tagged_array || parent.kind == FrameKind::tagged_object) &&
+        parent.tag.as_string() != "'")
+      return true;
+  }
+  return in_record_rep();
+}
+
+Value Decoder::bind_record_rep(const ReadHandlerEntry& h, const Value& rep) {
+  auto bind = [&] { return bind_record(*h.record, rep, handlers_); };
+  return run_user_call(h.tagged_name, &h.handler, [](void* fn) -> Value { return (*static_cast<decltype(bind)*>(fn))(); },
+                       &bind);
 }
 
 bool Decoder::in_record_rep() const noexcept {
