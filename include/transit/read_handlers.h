@@ -81,7 +81,8 @@ class ReadHandlers {
                [decode = std::move(decode)](const Value& rep) { return Value::object<T>(decode(rep)); });
   }
   /// Reads `tag` as the user type a Record describes, in typed reads (read<T>) and in reads
-  /// into Value (as Value::object<T>). Defined in transit/typed.h.
+  /// into Value (as Value::object<T>, bound as read<T> binds it: its C++ fields from the wire's
+  /// maps and arrays, its Value fields built by the builders). Defined in transit/typed.h.
   template <class T>
   ReadHandlers& add(const Record<T>& record);
   /// What add(Record) registers: the typed reader for `tag`, for the reader's type, and as the
