@@ -5,7 +5,6 @@
 #include <atomic>
 
 #include "backend.h"
-#include "read/read_handlers_access.h"
 #include "testing.h"
 #include "transit/typed.h"
 
@@ -103,14 +102,7 @@ Reader::~Reader() {
   }
 }
 
-std::optional<Value> Reader::next() {
-  // With Records, a read into Value is the typed read of a Value: a Record's tag binds from its
-  // rep's tokens as read<T> binds it (the builders only for its Value fields), and a bad field
-  // fails at its byte and path, as it does in read<T>. One way for every entry point.
-  if (handlers_ && detail::ReadHandlersAccess::has_records(*handlers_)) [[unlikely]]
-    return next<Value>();
-  return impl_->next();
-}
+std::optional<Value> Reader::next() { return impl_->next(); }
 std::size_t Reader::offset() const noexcept { return impl_->offset(); }
 
 bool Reader::next_tape() {
