@@ -131,10 +131,6 @@ const ReadHandlerEntry* ReadHandlersAccess::find(const ReadHandlers& handlers,
   return it == by_tag.end() ? nullptr : &it->second;
 }
 
-bool ReadHandlersAccess::has_records(const ReadHandlers& handlers) noexcept {
-  return !handlers.impl_->typed_by_tag.empty();
-}
-
 }  // namespace detail
 
 }  // namespace transit

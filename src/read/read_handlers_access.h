@@ -32,8 +32,6 @@ Value bind_record(const TypedReader& r, const Value& rep, const ReadHandlers* ha
 struct ReadHandlersAccess {
   /// The entry for `tag`, or nullptr.
   static const ReadHandlerEntry* find(const ReadHandlers& handlers, std::string_view tag) noexcept;
-  /// Whether any Record was added (add(Record), add_typed).
-  static bool has_records(const ReadHandlers& handlers) noexcept;
 };
 
 }  // namespace transit::detail
