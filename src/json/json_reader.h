@@ -1260,7 +1260,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
 
   [[noreturn]] void remember_and_throw(Errc code, std::string_view detail, std::size_t at) {
     try {
-      throw_error(code, detail, input_.locate(at), decoder_.path());
+      throw_error(code, detail, input_.locate(at), placed_path(decoder_));
     } catch (...) {
       failed_ = std::current_exception();
       throw;

@@ -790,7 +790,7 @@ class MsgpackReader final : public Reader::Impl {
       // The decoder knows what went wrong; where is the header of the item it was given, or
       // for a container's end, the byte after its last item.
       if (e.code() == Errc::truncated) fail_short(end, e.detail());
-      fail(e.code(), e.detail(), before_ + parser.at(), decoder_.path());
+      fail(e.code(), e.detail(), before_ + parser.at(), placed_path(decoder_));
     }
     if (parser.bad_byte() != Location::npos)
       fail(Errc::syntax, "0xc1 is not a MessagePack type", before_ + parser.bad_byte(),

@@ -553,7 +553,9 @@ Value bind_record(const TypedReader& r, const Value& rep, const ReadHandlers* ha
     c.keep_handler_calls(&calls);
     return record_value(r, c);
   } catch (const BindFailure& f) {
-    throw_error(f.code, f.detail);
+    // With the field's path in the rep (`$[:xs][1]`), which the decoder puts after the
+    // Record's (Decoder::bind_record_rep).
+    throw_error(f.code, f.detail, Location{}, tape_path(tape, f.token));
   }
 }
 
