@@ -26,6 +26,7 @@
 namespace transit::detail {
 
 struct ReadHandlerEntry;
+class Decoder;
 
 /// Where a reader places an error: `d.path()`, and below it, when the error being handled
 /// is the decoder's and says so, where in a tagged value's rep it is: a bad field of a Record,
@@ -33,7 +34,6 @@ struct ReadHandlerEntry;
 /// so the error reads `$[0]<#tag>[:xs][1]`, as read<T> says it. Out of line and asking
 /// std::current_exception, so that the readers' catch blocks, in their read loops, stay as
 /// they were (passing the error itself made GCC compile keywords' JSON walk 0.3% longer).
-class Decoder;
 [[gnu::cold, gnu::noinline]] std::string placed_path(const Decoder& d);
 
 class Decoder {
@@ -1497,8 +1497,8 @@ class Decoder {
   /// decode_tag of a Record's tag (`h`, ReadHandlerEntry::record), its rep read as
   /// in_record_rep says: bound with the handlers, a call of user code. In user_calls.cpp: in
   /// decoder.cpp, GCC compiled array_end_frame otherwise (3,576 instructions more on the Value
-  /// read of twitter, which has no handlers).
-  /// A bad field fails with its path below the Record (see placed_path).
+  /// read of twitter, which has no handlers). A bad field fails with its path below the
+  /// Record (see placed_path).
   Value bind_record_rep(const ReadHandlerEntry& h, const Value& rep);
   /// The map of `flat` (keys and values), by the user's map builder if there is one for it;
   /// `moved_out` says whether `flat` was taken over (node_of_stack) or not (a user's builder

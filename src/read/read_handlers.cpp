@@ -44,7 +44,7 @@ ReadHandlers& ReadHandlers::add(std::string tag, ReadHandler handler) {
   if (is_ground(tag))
     detail::throw_error(Errc::invalid_argument,
                         "the ground tag \"" + tag + "\" cannot have a custom read handler");
-  detail::ReadHandlerEntry entry{std::move(handler), "read handler for ~#" + tag, {}};
+  detail::ReadHandlerEntry entry{std::move(handler), detail::kTaggedHandlerName.data() + tag, {}};
   if (tag.size() == 1) {
     impl_->chars[static_cast<unsigned char>(tag[0])] = true;
     entry.scalar_name = "read handler for ~" + tag;
@@ -65,7 +65,7 @@ ReadHandlers& ReadHandlers::add_typed(std::string tag,
   const detail::TypedReader* r = reader.get();
   detail::ReadHandlerEntry entry{
       [reader](const Value& rep) { return detail::bind_record(*reader, rep, nullptr); },
-      "read handler for ~#" + tag, {}, r};
+      detail::kTaggedHandlerName.data() + tag, {}, r};
   impl_->by_tag.insert_or_assign(tag, std::move(entry));
   impl_->typed_by_tag.insert_or_assign(std::move(tag), std::move(reader));
   return *this;

@@ -12,6 +12,12 @@
 
 namespace transit::detail {
 
+/// What every error of a tagged value's read handler is named by, before its tag: the
+/// decoder's and the typed binder's alike, and ReadHandlerEntry::tagged_name, which
+/// Decoder::bind_record_rep reads the tag back from.
+/// (A literal: `.data()` is null-terminated, for `kTaggedHandlerName.data() + tag`.)
+inline constexpr std::string_view kTaggedHandlerName = "read handler for ~#";
+
 /// A handler as the registry keeps it.
 struct ReadHandlerEntry {
   ReadHandler handler;

@@ -129,7 +129,7 @@ Value record_value(const TypedReader& r, Cursor& c) { return r.take_value(r.crea
 /// the decoder does: a failure is a BindFailure at the tagged value's token `at`.
 Value run_handler(const ReadHandler* h, const DefaultReadHandler* d, std::string_view tag,
                   const Value& rep, std::size_t at) {
-  return run_user(at, "read handler for ~#", tag, [&] { return h ? (*h)(rep) : (*d)(tag, rep); });
+  return run_user(at, kTaggedHandlerName, tag, [&] { return h ? (*h)(rep) : (*d)(tag, rep); });
 }
 
 /// Runs the map (or array) builder of `h` on `items`, as the decoder does: a failure is a
@@ -292,7 +292,7 @@ Value Cursor::build(std::size_t at, bool map) {
   // path; a cmap handler's at the tagged value.
   if (cmap) {
     const ReadHandler& h = *handlers_->find("cmap");
-    return run_kept(calls_, at, at, "read handler for ~#", "cmap",
+    return run_kept(calls_, at, at, kTaggedHandlerName, "cmap",
                     [&] { return h(Value::array(std::move(items))); });
   }
   return run_kept(calls_, at, position() - 1, map ? "map builder" : "array builder", {}, [&] {
@@ -362,7 +362,7 @@ Value Cursor::read_value() {
       Value rep = read_value();
       take();  // tagged_end, which may be where a bounded tape's batch ends
       if (!h) return run_user(at, {}, {}, [&] { return decode_tagged(tag, std::move(rep)); });
-      return run_kept(calls_, at, at, "read handler for ~#", tag, [&] { return (*h)(rep); });
+      return run_kept(calls_, at, at, kTaggedHandlerName, tag, [&] { return (*h)(rep); });
     }
     default:
       mismatch(typeid(Value), at);
@@ -529,7 +529,7 @@ std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::
       // A Record's tag (in the rep of a tag decoded here: any other is taped by structure):
       // its rep bound as it is, which decodes what is in it as its fields need.
       if (const ReadHandlerEntry* e = ReadHandlersAccess::find(h, v.tag()); e && e->record)
-        return run_user(at, "read handler for ~#", v.tag(), [&] { return bind_record(*e->record, v.rep(), &h); });
+        return run_user(at, kTaggedHandlerName, v.tag(), [&] { return bind_record(*e->record, v.rep(), &h); });
       std::optional<Value> r = decode_handled(v.rep(), h, at, true);
       const ReadHandler* handler = h.find(v.tag());
       const DefaultReadHandler* fallback = handler ? nullptr : h.default_handler();
