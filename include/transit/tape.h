@@ -205,9 +205,6 @@ class TapeFeeder {
   ~TapeFeeder() = default;
 };
 
-/// One top-level value as the Decoder resolved it, in reading order. Plain strings are copied
-/// into one buffer, so that the tape costs no allocation per string, unless the input holds
-/// them for as long as the tape is bound (see Token::in_input).
 /// Which field of a Record (`owner`) a key's text named (see Cursor::remembered_field).
 struct KeyMemo {
   const void* owner = nullptr;
@@ -218,6 +215,9 @@ struct KeyMemo {
   std::uint32_t generation = 0;  ///< the Tape::generation it was noted in
 };
 
+/// One top-level value as the Decoder resolved it, in reading order. Plain strings are copied
+/// into one buffer, so that the tape costs no allocation per string, unless the input holds
+/// them for as long as the tape is bound (see Token::in_input).
 struct Tape {
   TokenBuffer tokens;
   std::string text;
@@ -234,6 +234,10 @@ struct Tape {
   static constexpr int kKeyMemoBits = 8;
   std::unique_ptr<std::array<KeyMemo, std::size_t{1} << kKeyMemoBits>> key_memo;
   std::uint32_t generation = 1;
+  /// The address of the input that in_input texts point into: the key memo places such a
+  /// key by its offset from here, as it places any other by its offset in `text`, so that
+  /// which keys share a slot does not depend on where the input sits in memory.
+  std::uintptr_t input_base = 0;
   /// Set while the tape is bounded and its value not yet all taped: the tokens end at an
   /// Op::refill token, and `feeder` writes the next ones.
   TapeFeeder* feeder = nullptr;

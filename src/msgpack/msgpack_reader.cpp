@@ -709,6 +709,7 @@ class MsgpackReader final : public Reader::Impl {
     // In memory, the strings stay in the caller's bytes for as long as this reader is read:
     // the tape refers to them. A Source's buffer moves as it is refilled: copied.
     decoder_.set_tape_input_stable(source_ == nullptr);
+    tape.input_base = reinterpret_cast<std::uintptr_t>(data_);
     // Marks (an item index per token) are written only when a bind fails: see remark.
     decoder_.set_tape_marks(false);
     const bool got = next().has_value();
