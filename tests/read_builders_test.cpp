@@ -322,7 +322,8 @@ TEST(ReadBuilders, ReadBuildsEveryMapAndArrayButARep) {
 TEST(ReadBuilders, AFailingBuilderFailsAlikeOnEveryEntryPoint) {
   for (const Logged::Fail fail : {Logged::std_exception, Logged::transit_error})
     for (const char* input : {R"({"a":1})", R"([1,2])", R"([0,[1,2]])", R"({"a":[1,2]})",
-                              R"(["^ ","b",{"a":1}])", R"(["~#set",[[1]]])", R"(["~#pt",[0,[1]]])"})
+                              R"(["^ ","b",{"a":1}])", R"(["~#set",[[1]]])", R"(["~#pt",[0,[1]]])",
+                              R"(["~#pt",[0,{"a":[1]}]])", R"(["~#pt",["~#set",[0,{"b":1}]]])"})
       for (const Encoding e : kEncodings) {
         const Form f = form_of(input, e);
         for (const EntryPoint& p : entry_points()) {
@@ -330,11 +331,7 @@ TEST(ReadBuilders, AFailingBuilderFailsAlikeOnEveryEntryPoint) {
           const auto [want, got] = both(f, p, fail);
           ASSERT_FALSE(want.detail.empty()) << want;
           EXPECT_EQ(want.code, fail == Logged::std_exception ? transit::Errc::bad_rep : transit::Errc::invalid_argument);
-          // A builder inside a tagged value that from_value decodes first fails at that value.
-          if (std::string_view(input).starts_with(R"(["~#pt")") && std::string_view(p.name).starts_with("from_value"))
-            EXPECT_EQ(std::tie(got.code, got.detail, got.log), std::tie(want.code, want.detail, want.log)) << got;
-          else
-            EXPECT_EQ(got, want);
+          EXPECT_EQ(got, want);
         }
       }
 }
@@ -520,6 +517,88 @@ TEST(ReadBuilders, ARecordsBadFieldFailsAsInReadT) {
           EXPECT_EQ(got, want);
       }
     }
+}
+
+// A Record in the rep of a tag a read handler decodes (`pt`, whose rep it gets as a Value):
+// its bad field fails at one path on every entry point, read()'s, below that tag and through
+// whatever holds the Record in the rep (`$<#pt>[0]<#inner31>[:ys]`). from_value, which decodes
+// the tag before it binds, said only the tag (`$`).
+TEST(ReadBuilders, ARecordsBadFieldInARepFailsAtItsPath) {
+  const char* const inputs[][2] = {
+      {R"(["~#pt",[["~#inner31",["^ ","~:ys",{"a":1},"~:w",[2]]],[3]]])", "$<#pt>[0]<#inner31>[:ys]"},
+      {R"(["~#pt",[0,{"k":["~#inner31",["^ ","~:ys",[1,"x"],"~:w",2]]}]])",
+       R"($<#pt>[1]["k"]<#inner31>[:ys][1])"},
+      {R"(["~#pt",["~#pt",[["~#set",[["~#inner31",["^ ","~:ys",[1,"x"],"~:w",2]]]]]]])",
+       "$<#pt><#pt>[0]<#set>[0]<#inner31>[:ys][1]"},
+      {R"(["~#pt",["~#cmap",[[1],["~#inner31",["^ ","~:ys",["x"],"~:w",2]]]]])",
+       "$<#pt><#cmap>[1]<#inner31>[:ys][0]"},
+      {R"(["~#pt",["~#cmap",[["~#inner31",["^ ","~:ys",["x"],"~:w",2]],[1]]]])",
+       "$<#pt><#cmap>[0]<key><#inner31>[:ys][0]"},
+      {R"(["~#pt",[["~#rec31",["^ ","~:xs",[],"~:extra",1,"~:m",{},"~:vs",[],)"
+       R"("~:inner",["~#inner31",["^ ","~:ys",[1,"x"],"~:w",2]]]]]])",
+       "$<#pt>[0]<#rec31>[:inner]<#inner31>[:ys][1]"},
+      {R"(["~#rec31",["^ ","~:xs",[],"~:extra",1,"~:m",{},)"
+       R"("~:vs",[["~#pt",[["~#inner31",["^ ","~:ys",[1,"x"],"~:w",2]]]]]]])",
+       "$<#rec31>[:vs][0]<#pt>[0]<#inner31>[:ys][1]"},
+  };
+  for (const auto& [input, path] : inputs)
+    for (const Encoding e : kEncodings) {
+      const Form f = form_of(input, e);
+      const auto read = [&](const std::string& bytes, auto part) {
+        return shown_outcome([&](const Logged& l) { return show(part(transit::read(bytes, e, l.options()))); });
+      };
+      const Outcome alone = read(f.bytes, [](const Value& v) { return v; });
+      const Outcome in_array = read(f.in_array, [](const Value& v) { return v[0]; });
+      const Outcome in_map = read(f.in_map, [](const Value& v) { return *v.find(Value("v")); });
+      EXPECT_EQ(alone.code, transit::Errc::type_mismatch) << alone;
+      EXPECT_EQ(alone.path, path) << input << " as " << transit::encoding_name(e);
+      EXPECT_EQ(in_array.path, "$[0]" + std::string(path).substr(1));
+      EXPECT_EQ(in_map.path, R"($["v"])" + std::string(path).substr(1));
+      for (const EntryPoint& p : entry_points()) {
+        SCOPED_TRACE(std::string(input) + " as " + std::string(transit::encoding_name(e)) + ", " + p.name);
+        const Outcome& want = p.where == EntryPoint::alone ? alone : p.where == EntryPoint::in_array ? in_array : in_map;
+        Outcome got = shown_outcome([&](const Logged& l) { return show(p.read(f, l)); });
+        // from_value has no bytes; read() places a Record it binds (rec31) at its rep's end, the
+        // typed entry points at the field's byte.
+        if (!std::string_view(p.name).starts_with("from_value")) {
+          EXPECT_LE(got.offset, want.offset);
+        }
+        got.offset = want.offset;
+        EXPECT_EQ(got, want);
+      }
+    }
+}
+
+// A read handler that fails in the rep of a tag that from_value decodes first fails at the
+// tagged value, as read() places it, not at the outer tag.
+TEST(ReadBuilders, AHandlerFailingInARepFailsAtItsTaggedValue) {
+  ReadHandlers h;
+  h.add("pt", [](const Value& rep) { return Value::list({Value::keyword("pt"), rep}); });
+  h.add("bad", [](const Value&) -> Value { throw std::runtime_error("no"); });
+  h.add("set", [](const Value&) -> Value { throw std::runtime_error("no set"); });
+  h.add("cmap", [](const Value&) -> Value { throw std::runtime_error("no cmap"); });
+  const char* const inputs[][2] = {
+      {R"([0,["~#pt",[1,["~#bad",[1]]]]])", "$[1]<#pt>[1]"},
+      {R"([0,["~#pt",[1,["~#set",[1]]]]])", "$[1]<#pt>[1]"},
+      {R"([0,["~#pt",[1,["~#cmap",[[1],2]]]]])", "$[1]<#pt>[1]"},
+      {R"([0,["~#pt",{"a":["~#pt",["~#bad",1]]}]])", R"($[1]<#pt>["a"]<#pt>)"},
+  };
+  for (const auto& row : inputs) {
+    const char* const input = row[0];  // not a structured binding: clang 14 captures none
+    const std::string_view path = row[1];
+    SCOPED_TRACE(input);
+    const auto failure = [](const auto& read) {
+      try {
+        (void)read();
+      } catch (const Error& e) {
+        return e.path() + ": " + e.detail();
+      }
+      return std::string("no error");
+    };
+    const std::string want = failure([&] { return transit::read(input, Encoding::json, {.handlers = &h}); });
+    EXPECT_TRUE(want.starts_with(std::string(path) + ": read handler for ~#")) << want;
+    EXPECT_EQ(failure([&] { return transit::from_value<Value>(transit::read(input), &h); }), want);
+  }
 }
 
 // Inside a tagged value a read handler decodes (whose rep it gets as a Value, built), and as a

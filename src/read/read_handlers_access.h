@@ -35,6 +35,10 @@ struct ReadHandlerEntry {
 /// read<T> builds them. A bind failure is an Error with its code and detail.
 Value bind_record(const TypedReader& r, const Value& rep, const ReadHandlers* handlers);
 
+/// The path of bind_record's failure `path` in the rep (`$[:xs][1]`) below the Record's tag
+/// (`<#tag>[:xs][1]`), which the reader puts after its own path.
+std::string path_below_record(std::string_view tag, std::string_view path);
+
 struct ReadHandlersAccess {
   /// The entry for `tag`, or nullptr.
   static const ReadHandlerEntry* find(const ReadHandlers& handlers, std::string_view tag) noexcept;

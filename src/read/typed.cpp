@@ -125,20 +125,6 @@ Value run_kept(HandlerCalls* calls, std::size_t key, std::size_t at, std::string
 /// The Value::object a Record's reader `r` makes of the rep at `c`.
 Value record_value(const TypedReader& r, Cursor& c) { return r.take_value(r.create(r.context.get(), c)); }
 
-/// Runs the read handler `h` (or the default handler `d`) of the tagged value `tag` `rep`, as
-/// the decoder does: a failure is a BindFailure at the tagged value's token `at`.
-Value run_handler(const ReadHandler* h, const DefaultReadHandler* d, std::string_view tag,
-                  const Value& rep, std::size_t at) {
-  return run_user(at, kTaggedHandlerName, tag, [&] { return h ? (*h)(rep) : (*d)(tag, rep); });
-}
-
-/// Runs the map (or array) builder of `h` on `items`, as the decoder does: a failure is a
-/// BindFailure at token `at` with the decoder's code and detail.
-Value run_builder(const ReadHandlers& h, bool map, std::span<Value> items, std::size_t at) {
-  return run_user(at, map ? "map builder" : "array builder", {},
-                  [&] { return map ? (*h.map_builder())(items) : (*h.array_builder())(items); });
-}
-
 }  // namespace
 
 void Cursor::skip() {
@@ -450,17 +436,94 @@ bool taped_by_structure(std::string_view tag, const ReadHandlers& h) noexcept {
   return tag == "set" || tag == "list" || tag == "cmap" || tag == "'" || h.find_typed(tag);
 }
 
-std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::size_t at,
-                                    bool rep = false);
+/// A failure in a Value that decode_handled decodes, with its path below that Value
+/// (`<#pt>[0]<#inner31>[:ys]`), where a read of its bytes places it: each level of
+/// decode_handled that it leaves puts its own step in front, and tape_from_value puts the
+/// Value's own path before it all. (The decoder knows its path as it goes; decode_handled
+/// makes it only on a failure.)
+struct FailedBelow {
+  Errc code;
+  std::string detail;
+  std::string below;
+};
 
-/// `n` items (`item(i)`) decoded by decode_handled, all of them, or nullopt when none changes:
-/// items are copied only from the first one that changes.
+/// `call()` with run_user's conversions, a failure placed at the value decode_handled is at
+/// (not at a token: the Value being decoded has none yet).
+template <class Call>
+Value run_here(std::string_view who, std::string_view name, Call call) {
+  try {
+    return run_user(0, who, name, call);
+  } catch (BindFailure& f) {
+    throw FailedBelow{f.code, std::move(f.detail), {}};
+  }
+}
+
+/// Runs the read handler `h` (or the default handler `d`) of the tagged value `tag` `rep`, as
+/// the decoder does: a failure is placed at the tagged value.
+Value run_handler(const ReadHandler* h, const DefaultReadHandler* d, std::string_view tag,
+                  const Value& rep) {
+  return run_here(kTaggedHandlerName, tag, [&] { return h ? (*h)(rep) : (*d)(tag, rep); });
+}
+
+/// Runs the map (or array) builder of `h` on `items`, as the decoder does: a failure is placed
+/// at the container's end (an array's `[n]`, past its items), with the decoder's code and
+/// detail.
+Value run_builder(const ReadHandlers& h, bool map, std::span<Value> items) {
+  try {
+    return run_here(map ? "map builder" : "array builder", {},
+                    [&] { return map ? (*h.map_builder())(items) : (*h.array_builder())(items); });
+  } catch (FailedBelow& f) {
+    if (!map) f.below = "[" + std::to_string(items.size()) + "]";
+    throw;
+  }
+}
+
+/// The step into item `i` of `v`, which decode_handled decodes, as the decoder's path says it:
+/// `[i]` of an array, `<#set>[i]` of a set or list; of a map's entry `i / 2` its key's
+/// `<key>` and its value's `["k"]`, and of a map written as a cmap its rep's
+/// `<#cmap>[i]<key>` and `<#cmap>[i]`.
+std::string step_into(const Value& v, std::size_t i) {
+  std::string step;
+  switch (v.kind()) {
+    case Kind::list:
+    case Kind::set:
+      step.append("<#").append(v.kind() == Kind::list ? "list" : "set").append(">");
+      [[fallthrough]];
+    case Kind::array:
+      return step.append("[").append(std::to_string(i)).append("]");
+    default:
+      break;
+  }
+  if (written_as_cmap(v)) {
+    step.append("<#cmap>[").append(std::to_string(i)).append("]");
+    return i % 2 ? step : step.append("<key>");
+  }
+  if (i % 2 == 0) return "<key>";
+  const Value& key = v.entries()[i / 2].first;
+  step.append("[");
+  if (key.kind() == Kind::string)
+    append_path_string(step, key.as_string());
+  else
+    append_edn(key, step, kPathKeyBytes);
+  return step.append("]");
+}
+
+std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, bool rep = false);
+
+/// The `n` items (`item(i)`) of `v` decoded by decode_handled, all of them, or nullopt when
+/// none changes: items are copied only from the first one that changes.
 template <class Item>
-std::optional<std::vector<Value>> decode_items(std::size_t n, Item item, const ReadHandlers& h,
-                                               std::size_t at) {
+std::optional<std::vector<Value>> decode_items(const Value& v, std::size_t n, Item item,
+                                               const ReadHandlers& h) {
   std::vector<Value> out;
   for (std::size_t i = 0; i < n; ++i) {
-    std::optional<Value> d = decode_handled(item(i), h, at);
+    std::optional<Value> d;
+    try {
+      d = decode_handled(item(i), h);
+    } catch (FailedBelow& f) {
+      f.below.insert(0, step_into(v, i));
+      throw;
+    }
     if (d && out.empty()) {
       out.reserve(n);
       for (std::size_t j = 0; j < i; ++j) out.push_back(item(j));
@@ -475,34 +538,33 @@ std::optional<std::vector<Value>> decode_items(std::size_t n, Item item, const R
 /// value (a set, list or cmap too) decoded by its read handler (or the default one), innermost
 /// first, and every map and array built by h's builders but the rep of a tagged value (`rep`);
 /// nullopt when nothing changes, so a Value with nothing to decode is not copied.
-std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::size_t at,
-                                    bool rep) {
+std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, bool rep) {
   switch (v.kind()) {
     case Kind::array:
     case Kind::list:
     case Kind::set: {
       const std::span<const Value> items = v.items();
       std::optional<std::vector<Value>> d =
-          decode_items(items.size(), [&](std::size_t i) -> const Value& { return items[i]; }, h, at);
+          decode_items(v, items.size(), [&](std::size_t i) -> const Value& { return items[i]; }, h);
       const auto all = [&] { return d ? std::move(*d) : std::vector<Value>(items.begin(), items.end()); };
       if (v.kind() == Kind::array) {
         if (rep || !h.array_builder()) return d ? std::optional(Value::array(std::move(*d))) : std::nullopt;
         std::vector<Value> built = all();
-        return run_builder(h, false, built, at);
+        return run_builder(h, false, built);
       }
       // ["~#set", [...]] or ["~#list", [...]]: a tagged value, whose rep stays plain.
       const std::string_view tag = v.kind() == Kind::list ? "list" : "set";
       if (const ReadHandler* handler = h.find(tag))
-        return run_handler(handler, nullptr, tag, Value::array(all()), at);
+        return run_handler(handler, nullptr, tag, Value::array(all()));
       if (!d) return std::nullopt;
       return v.kind() == Kind::list ? Value::list(std::move(*d)) : Value::set(std::move(*d));
     }
     case Kind::map: {
       const std::span<const Entry> entries = v.entries();
       std::optional<std::vector<Value>> d = decode_items(
-          2 * entries.size(),
+          v, 2 * entries.size(),
           [&](std::size_t i) -> const Value& { return i % 2 ? entries[i / 2].second : entries[i / 2].first; },
-          h, at);
+          h);
       const auto flat = [&] {
         if (d) return std::move(*d);
         std::vector<Value> out;
@@ -514,10 +576,10 @@ std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::
         // ["~#cmap", [k, v, ...]]: a tagged value, which its handler (if any) builds, not the
         // map builder.
         if (const ReadHandler* handler = h.find("cmap"))
-          return run_handler(handler, nullptr, "cmap", Value::array(flat()), at);
+          return run_handler(handler, nullptr, "cmap", Value::array(flat()));
       } else if (!rep && h.map_builder()) {
         std::vector<Value> built = flat();
-        return run_builder(h, true, built, at);
+        return run_builder(h, true, built);
       }
       if (!d) return std::nullopt;
       std::vector<Entry> out;
@@ -527,13 +589,27 @@ std::optional<Value> decode_handled(const Value& v, const ReadHandlers& h, std::
     }
     case Kind::tagged: {
       // A Record's tag (in the rep of a tag decoded here: any other is taped by structure):
-      // its rep bound as it is, which decodes what is in it as its fields need.
+      // its rep bound as it is, which decodes what is in it as its fields need, a bad field
+      // placed below the Record's tag as the decoder places it (Decoder::bind_record_rep).
       if (const ReadHandlerEntry* e = ReadHandlersAccess::find(h, v.tag()); e && e->record)
-        return run_user(at, kTaggedHandlerName, v.tag(), [&] { return bind_record(*e->record, v.rep(), &h); });
-      std::optional<Value> r = decode_handled(v.rep(), h, at, true);
+        return run_here(kTaggedHandlerName, v.tag(), [&] {
+          try {
+            return bind_record(*e->record, v.rep(), &h);
+          } catch (const Error& failed) {
+            if (!failed.path().starts_with('$')) throw;
+            throw FailedBelow{failed.code(), failed.detail(), path_below_record(v.tag(), failed.path())};
+          }
+        });
+      std::optional<Value> r;
+      try {
+        r = decode_handled(v.rep(), h, true);
+      } catch (FailedBelow& f) {
+        f.below.insert(0, "<#" + std::string(v.tag()) + ">");
+        throw;
+      }
       const ReadHandler* handler = h.find(v.tag());
       const DefaultReadHandler* fallback = handler ? nullptr : h.default_handler();
-      if (handler || fallback) return run_handler(handler, fallback, v.tag(), r ? *r : v.rep(), at);
+      if (handler || fallback) return run_handler(handler, fallback, v.tag(), r ? *r : v.rep());
       if (!r) return std::nullopt;
       return Value::tagged(v.tag(), std::move(*r));
     }
@@ -559,12 +635,25 @@ Value bind_record(const TypedReader& r, const Value& rep, const ReadHandlers* ha
   }
 }
 
+std::string path_below_record(std::string_view tag, std::string_view path) {
+  std::string below = "<#";
+  below.append(tag).append(">").append(path.substr(1));
+  return below;
+}
+
 void tape_from_value(const Value& v, Tape& tape, const ReadHandlers* handlers) {
   // A tagged value that a read with the handlers decodes into a Value (a user tag of a read
   // handler, an unknown tag the default handler takes) is taped decoded, as the decoder tapes
   // it: from_value binds a Value read without the handlers as read<T> binds its bytes.
   if (handlers && v.kind() == Kind::tagged && !taped_by_structure(v.tag(), *handlers)) {
-    if (std::optional<Value> d = decode_handled(v, *handlers, tape.tokens.size())) {
+    std::optional<Value> d;
+    try {
+      d = decode_handled(v, *handlers);
+    } catch (const FailedBelow& f) {
+      // At the path of the token the decoded value would have been.
+      throw_error(f.code, f.detail, Location{}, tape_path(tape, tape.tokens.size()).append(f.below));
+    }
+    if (d) {
       tape.put_value(tape.tokens.emplace_back(), *d);
       return;
     }

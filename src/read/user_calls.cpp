@@ -138,11 +138,9 @@ Value Decoder::bind_record_rep(const ReadHandlerEntry& h, const Value& rep) {
     // decode_tag passing it made GCC compile decoder.cpp's hot paths otherwise (twitter's
     // Value read 3,576 instructions more, with no Record in it).
     if (!e.path().starts_with('$')) throw;
-    std::string below = "<#";
-    below.append(std::string_view(h.tagged_name).substr(kTaggedHandlerName.size()))
-        .append(">")
-        .append(std::string_view(e.path()).substr(1));
-    throw Error(e.code(), Location{}, std::move(below), e.detail());
+    throw Error(e.code(), Location{},
+                path_below_record(std::string_view(h.tagged_name).substr(kTaggedHandlerName.size()), e.path()),
+                e.detail());
   }
 }
 
