@@ -711,12 +711,25 @@ TEST(ValueValidation, BigDecimalText) {
   }
 }
 
+// Value::character says what Value(char32_t) and the typed writer say: the code point, and
+// whether it is a surrogate or past U+10FFFF.
 TEST(ValueValidation, CharacterIsAUnicodeScalarValue) {
-  for (char32_t bad : {char32_t{0xD800}, char32_t{0xDBFF}, char32_t{0xDC00}, char32_t{0xDFFF},
-                       char32_t{0x110000}, char32_t{0xFFFFFFFF}}) {
-    expect_error([&] { (void)Value::character(bad); }, Errc::invalid_argument,
-                 "transit: invalid_argument: character is not a Unicode scalar value");
+  const std::pair<char32_t, const char*> cases[] = {
+      {0xD800, "char32_t 0xD800 is not a Unicode character: a surrogate code point"},
+      {0xDBFF, "char32_t 0xDBFF is not a Unicode character: a surrogate code point"},
+      {0xDC00, "char32_t 0xDC00 is not a Unicode character: a surrogate code point"},
+      {0xDFFF, "char32_t 0xDFFF is not a Unicode character: a surrogate code point"},
+      {0x110000, "char32_t 0x110000 is not a Unicode character: a code point past U+10FFFF"},
+      {0xFFFFFFFF, "char32_t 0xFFFFFFFF is not a Unicode character: a code point past U+10FFFF"},
+  };
+  for (const auto& [bad, why] : cases) {
+    expect_error([bad = bad] { (void)Value::character(bad); }, Errc::invalid_argument,
+                 std::string("transit: invalid_argument: ") + why);
+    expect_error([bad = bad] { (void)Value(bad); }, Errc::invalid_argument,
+                 std::string("transit: invalid_argument: ") + why);
   }
+  EXPECT_EQ(Value::character(0x10FFFF).as_char(), char32_t{0x10FFFF});
+  EXPECT_EQ(Value::character(0xE000).as_char(), char32_t{0xE000});
 }
 
 TEST(ValueValidation, TagsAndLinks) {

@@ -248,7 +248,9 @@ class Value {
   /// A keyword, without the leading ':' (`keyword("a/b")` prints as `:a/b`).
   static Value keyword(std::string_view name);
   static Value symbol(std::string_view name);
-  /// One Unicode code point; throws Error(invalid_argument) on surrogates and values > 0x10FFFF.
+  /// One Unicode code point, as `Value(c)`: throws what it throws, Error(invalid_argument)
+  /// naming the value and why ("char32_t 0xD800 is not a Unicode character: a surrogate code
+  /// point"; a value past U+10FFFF).
   static Value character(char32_t c);
   /// Milliseconds since 1970-01-01T00:00:00Z.
   static Value instant(std::int64_t ms) noexcept;

@@ -573,11 +573,10 @@ Value Value::uri(std::string_view text) {
 }
 
 Value Value::character(char32_t c) {
-  if (!detail::is_unicode_scalar(c))
-    detail::throw_error(Errc::invalid_argument, "character is not a Unicode scalar value");
+  // The check and the message of Value(char32_t) and the typed writer.
   Value v;
   v.wide_.kind = Kind::character;
-  v.wide_.u.c = c;
+  v.wide_.u.c = detail::code_point_of(c);
   return v;
 }
 
