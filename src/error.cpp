@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -168,7 +167,7 @@ class Shortener {
       }
       const std::size_t b = arg.find_first_not_of(' ');
       const std::size_t e = arg.find_last_not_of(' ');
-      arg = b == std::string::npos ? std::string() : east_const(arg.substr(b, e - b + 1));
+      arg = b == std::string::npos ? std::string() : east_const(unsuffixed(arg.substr(b, e - b + 1)));
       if (!arg.empty() || s_[i_] == ',' || !args.empty()) args.push_back(std::move(arg));
       if (s_[i_++] == '>') break;
     }
@@ -185,6 +184,21 @@ class Shortener {
       out += args[k];
     }
     out += '>';
+  }
+
+  // An integer literal argument as a user writes it, `3` for the demangler's `3ul` (`u`, `l`,
+  // `ll` and their unsigned forms, any case), its sign kept. Only a whole argument: a name
+  // (`foo3ul`) or a cast (`(short)-3`, `(Color)1`, which no literal spells) stays.
+  static std::string unsuffixed(std::string arg) {
+    std::size_t digits = arg.starts_with('-') ? 1 : 0;
+    const std::size_t first = digits;
+    while (digits < arg.size() && arg[digits] >= '0' && arg[digits] <= '9') ++digits;
+    if (digits == first || digits == arg.size()) return arg;
+    std::string suffix = arg.substr(digits);
+    for (char& c : suffix) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    for (std::string_view known : {"u", "l", "ul", "lu", "ll", "ull", "llu"})
+      if (suffix == known) return arg.substr(0, digits);
+    return arg;
   }
 
   // `T const` as `const T` when T is a plain (possibly qualified, possibly template) name: not
@@ -205,7 +219,7 @@ class Shortener {
 
   // The standard templates whose trailing arguments have defaults, from position `first` on,
   // each default spelled with $0 and $1 for the first two arguments, $c for `const $0` as
-  // east_const writes it, $n for std::dynamic_extent.
+  // east_const writes it, $n for std::dynamic_extent as unsuffixed writes it.
   struct Defaults {
     std::string_view name;
     std::size_t first;
@@ -246,11 +260,8 @@ class Shortener {
         case '0': out += args[0]; break;
         case '1': out += args[1]; break;
         case 'c': out += east_const(args[0] + " const"); break;
-        default:  // 'n': std::dynamic_extent as the demangler writes a size_t
+        default:  // 'n'
           out += std::to_string(static_cast<std::size_t>(-1));
-          out += std::is_same_v<std::size_t, unsigned long>        ? "ul"
-                 : std::is_same_v<std::size_t, unsigned long long> ? "ull"
-                                                                   : "u";
       }
     }
     return out;

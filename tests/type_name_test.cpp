@@ -4,6 +4,9 @@
 // allocator of the user's own is kept, and function and pointer types are left as they are.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <bitset>
+#include <cstddef>
 #include <deque>
 #include <forward_list>
 #include <functional>
@@ -40,6 +43,14 @@ struct ByFn {};
 // Not a standard template: its arguments are the user's, whatever they look like.
 template <class T, class C>
 struct Box {};
+template <std::size_t N, int M>
+struct Grid {};
+template <long L>
+struct Offset {};
+enum class Color { red, green };
+template <Color C>
+struct Painted {};
+struct v3ul {};  // digits and `ul` in a name, which stay
 }  // namespace names_test
 
 namespace {
@@ -77,6 +88,18 @@ TEST(TypeName, ReadsAsTheUserWroteIt) {
       {typeid(std::pair<int* const, int>), "std::pair<int* const, int>"},
       {typeid(std::priority_queue<int>), "std::priority_queue<int>"},
       {typeid(std::span<const int>), "std::span<const int>"},
+      // Integer arguments as written, without the demangler's `3ul`, a sign kept; an enum's
+      // value as the demangler casts it.
+      {typeid(std::array<int, 3>), "std::array<int, 3>"},
+      {typeid(std::bitset<8>), "std::bitset<8>"},
+      {typeid(std::span<int, 4>), "std::span<int, 4>"},
+      {typeid(names_test::Grid<16, -2>), "names_test::Grid<16, -2>"},
+      {typeid(names_test::Offset<-7>), "names_test::Offset<-7>"},
+      {typeid(std::vector<std::array<names_test::Grid<0, 5>, 12>>),
+       "std::vector<std::array<names_test::Grid<0, 5>, 12>>"},
+      {typeid(names_test::Box<names_test::v3ul, std::array<names_test::v3ul, 2>>),
+       "names_test::Box<names_test::v3ul, std::array<names_test::v3ul, 2>>"},
+      {typeid(names_test::Painted<names_test::Color::green>), "names_test::Painted<(names_test::Color)1>"},
       // What the user chose stays: a comparator, an allocator, a container.
       {typeid(std::map<int, int, std::greater<int>>), "std::map<int, int, std::greater<int>>"},
       {typeid(std::set<names_test::Foo, names_test::ByName>),

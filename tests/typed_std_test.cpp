@@ -331,7 +331,7 @@ TEST(TypedStd, ByteArraysAndByteStringsReadTheirBytes) {
             "[\"^ \",\"k\",\"~bAAAA\"]");
   EXPECT_EQ(read_error<Bytes3>("[\"~#'\",\"~bAQ==\"]"),
             "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected "
-            "std::array<std::byte, 3ul>, got bytes #bytes \"AQ==\" (has 1 bytes, wants 3)");
+            "std::array<std::byte, 3>, got bytes #bytes \"AQ==\" (has 1 bytes, wants 3)");
 }
 
 // A std::reference_wrapper was a class with no handler: no_handler at run time. It is written
