@@ -573,10 +573,13 @@ Value Value::uri(std::string_view text) {
 }
 
 Value Value::character(char32_t c) {
-  // The check and the message of Value(char32_t) and the typed writer.
+  // The check and the message of Value(char32_t) and the typed writer, made before the Value:
+  // with a Value alive across the call that may throw, each `~c` read saved and restored two
+  // registers for its destructor.
+  const char32_t cp = detail::code_point_of(c);
   Value v;
   v.wide_.kind = Kind::character;
-  v.wide_.u.c = detail::code_point_of(c);
+  v.wide_.u.c = cp;
   return v;
 }
 
