@@ -87,6 +87,26 @@ TEST(TypedRead, IntegersAreRangeChecked) {
             "big_integer 9223372036854775808N (out of range)");
 }
 
+// A peer's big integer holding a small value (Clojure's 5N, which transit-clj writes as
+// "~n5"; a Java BigInteger) read into a std::uint64_t only: every other integer type said
+// "(out of range)" of 5N. It reads into any integer type that holds its value.
+TEST(TypedRead, ABigIntegerInRangeReadsIntoAnyIntegerType) {
+  EXPECT_EQ(transit::read<std::int64_t>("[\"~#'\",\"~n5\"]"), 5);
+  EXPECT_EQ(transit::read<std::int64_t>("[\"~#'\",\"~n-9223372036854775808\"]"),
+            std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(transit::read<int>("[\"~#'\",\"~n-7\"]"), -7);
+  EXPECT_EQ(transit::read<std::uint32_t>("[\"~#'\",\"~n4294967295\"]"), 4294967295u);
+  EXPECT_EQ(transit::read<std::vector<std::int16_t>>("[\"~n12\",\"~n-12\"]"),
+            (std::vector<std::int16_t>{12, -12}));
+  EXPECT_EQ(transit::from_value<std::int64_t>(transit::Value::big_integer("42")), 42);
+  EXPECT_EQ((error_of<std::uint8_t>("[\"~#'\",\"~n256\"]")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected unsigned char, "
+            "got big_integer 256N (out of range)");
+  EXPECT_EQ((error_of<std::uint32_t>("[\"~#'\",\"~n-1\"]")),
+            "transit: type_mismatch at byte 7 (line 1, column 8) in $: expected unsigned int, "
+            "got big_integer -1N (out of range)");
+}
+
 // Reading char16_t, char32_t and wchar_t did not compile (std::in_range refuses every type but
 // the standard integers). They are written as characters now
 // (TypedStd.WideCharactersAreTransitCharacters); the integers older versions wrote for them

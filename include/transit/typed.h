@@ -731,14 +731,15 @@ T read_integer(Cursor& c) {
     return static_cast<T>(i);
   }
   if (t.op == Op::value && t.kind == Kind::big_integer) {
-    if constexpr (std::is_unsigned_v<T> && sizeof(T) == sizeof(std::uint64_t)) {
-      const std::string_view digits = c.value(t).as_string();
-      std::uint64_t u = 0;
-      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u);
-      if (ec == std::errc() && end == digits.data() + digits.size()) {
-        c.take_peeked();
-        return static_cast<T>(u);
-      }
+    // A std::uint64_t above INT64_MAX is written as one; and a peer writes one holding any
+    // value (Clojure's 5N, a Java BigInteger), which reads into whatever type holds it.
+    using Wide = std::conditional_t<std::is_unsigned_v<Range>, std::uint64_t, std::int64_t>;
+    const std::string_view digits = c.value(t).as_string();
+    Wide w = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), w);
+    if (ec == std::errc() && end == digits.data() + digits.size() && std::in_range<Range>(w)) {
+      c.take_peeked();
+      return static_cast<T>(w);
     }
     c.mismatch(typeid(T), at, "out of range");
   }
