@@ -7,6 +7,7 @@
 #endif
 
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -304,23 +305,66 @@ class Shortener {
 
 std::string type_name(const std::type_info& type) { return type_name(type.name()); }
 
-std::string type_name(const char* mangled) {
+namespace {
+
+// The demangler's text for a type, with the library's inline namespaces, which no user
+// writes, dropped; nothing when it cannot be demangled.
+std::optional<std::string> demangle(const char* mangled) {
 #if __has_include(<cxxabi.h>)
   int status = 0;
   const std::unique_ptr<char, void (*)(void*)> demangled(
       abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
-  if (status != 0 || !demangled) return mangled;
+  if (status != 0 || !demangled) return std::nullopt;
   std::string name(demangled.get());
 #else
   std::string name(mangled);  // MSVC's names are readable already
 #endif
-  // The library's inline namespaces, which no user writes.
   for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"std::__cxx11::", "std::"},
                                  {"std::filesystem::__cxx11::", "std::filesystem::"},
+                                 {"std::chrono::_V2::", "std::chrono::"},
                                  {"std::__1::", "std::"},
                                  {"decltype(nullptr)", "std::nullptr_t"}}) {
     for (std::size_t at = name.find(from); at != std::string::npos; at = name.find(from, at))
       name.replace(at, from.size(), to);
+  }
+  return name;
+}
+
+// The standard durations as the demangler spells them on this platform
+// (`std::chrono::duration<long, std::ratio<1l, 1000l>>`), each with the name a user writes.
+const std::vector<std::pair<std::string, std::string_view>>& duration_names() {
+  static const auto names = [] {
+    std::vector<std::pair<std::string, std::string_view>> out;
+    const auto add = [&out](const std::type_info& type, std::string_view name) {
+      if (std::optional<std::string> spelled = demangle(type.name()))
+        out.emplace_back(*std::move(spelled), name);
+    };
+    add(typeid(std::chrono::nanoseconds), "std::chrono::nanoseconds");
+    add(typeid(std::chrono::microseconds), "std::chrono::microseconds");
+    add(typeid(std::chrono::milliseconds), "std::chrono::milliseconds");
+    add(typeid(std::chrono::seconds), "std::chrono::seconds");
+    add(typeid(std::chrono::minutes), "std::chrono::minutes");
+    add(typeid(std::chrono::hours), "std::chrono::hours");
+    add(typeid(std::chrono::days), "std::chrono::days");
+    add(typeid(std::chrono::weeks), "std::chrono::weeks");
+    add(typeid(std::chrono::months), "std::chrono::months");
+    add(typeid(std::chrono::years), "std::chrono::years");
+    return out;
+  }();
+  return names;
+}
+
+}  // namespace
+
+std::string type_name(const char* mangled) {
+  std::optional<std::string> demangled = demangle(mangled);
+  if (!demangled) return mangled;
+  std::string name = *std::move(demangled);
+  if (name.find("std::chrono::duration<") != std::string::npos) {
+    for (const auto& [from, to] : duration_names()) {
+      for (std::size_t at = name.find(from); at != std::string::npos; at = name.find(from, at))
+        name.replace(at, from.size(), to);
+    }
   }
   if (std::optional<std::string> shorter = Shortener(name).run()) return *std::move(shorter);
   return name;

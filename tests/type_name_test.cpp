@@ -6,6 +6,7 @@
 
 #include <array>
 #include <bitset>
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <forward_list>
@@ -120,6 +121,31 @@ TEST(TypeName, ReadsAsTheUserWroteIt) {
       {typeid(std::nullptr_t), "std::nullptr_t"},
   };
   for (const auto& [type, name] : table) EXPECT_EQ(type_name(type), name) << type.name();
+}
+
+// A time point read from the wrong value named libstdc++'s inline namespace and the
+// durations' ratios: "std::chrono::time_point<std::chrono::_V2::system_clock,
+// std::chrono::duration<long, std::ratio<1l, 1000000000l>>>". The standard durations go by
+// the names a user writes.
+TEST(TypeName, TimePointsAndDurationsByTheirStandardNames) {
+  EXPECT_EQ(type_name(typeid(std::chrono::system_clock)), "std::chrono::system_clock");
+  EXPECT_EQ(type_name(typeid(std::chrono::milliseconds)), "std::chrono::milliseconds");
+  EXPECT_EQ(type_name(typeid(std::chrono::sys_time<std::chrono::milliseconds>)),
+            "std::chrono::time_point<std::chrono::system_clock, std::chrono::milliseconds>");
+  EXPECT_EQ(type_name(typeid(std::vector<std::chrono::sys_days>)),
+            "std::vector<std::chrono::time_point<std::chrono::system_clock, std::chrono::days>>");
+  EXPECT_EQ(type_name(typeid(std::chrono::hours)), "std::chrono::hours");
+  EXPECT_EQ(type_name(typeid(std::chrono::seconds)), "std::chrono::seconds");
+  EXPECT_EQ(type_name(typeid(std::chrono::steady_clock)), "std::chrono::steady_clock");
+  try {
+    (void)transit::read<std::chrono::sys_time<std::chrono::seconds>>("1");
+    ADD_FAILURE() << "bound";
+  } catch (const transit::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "transit: type_mismatch at byte 0 (line 1, column 1) in $: expected "
+                 "std::chrono::time_point<std::chrono::system_clock, std::chrono::seconds>, got "
+                 "integer 1");
+  }
 }
 
 // A typed bind's error names the type as the user wrote it, and an object in the value by its
