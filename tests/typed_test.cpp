@@ -626,6 +626,39 @@ TEST(TypedRead, AStreamGoesOnPastAMismatchAndStaysAtBadInput) {
   }
 }
 
+struct StreamTick {
+  std::int64_t n = 0;
+};
+
+// As docs/errors.md says: a Record that does not fit, read by next() into a Value, stops the
+// stream there (the decoder binds the Record as it meets the rep); next<Value>() reads the
+// value whole first and goes on past it, as next<T>() does.
+TEST(TypedRead, ARecordThatDoesNotFitIsSkippedByNextValueOnly) {
+  const auto tick = transit::Record<StreamTick>("tick").field(&StreamTick::n, "n");
+  transit::ReadHandlers handlers;
+  handlers.add(tick);
+  const auto one = [](Value n) { return Value::tagged("tick", Value::map({{transit::kw("n"), n}})); };
+  for (Encoding e : kAll) {
+    const std::string bytes = transit::write(one(1), e) + transit::write(one("x"), e) +
+                              transit::write(one(3), e);
+    transit::Reader by_value(bytes, e, {.handlers = &handlers});
+    EXPECT_EQ(by_value.next<Value>()->as<StreamTick>().n, 1);  // the object the Record made
+    EXPECT_THROW((void)by_value.next<Value>(), transit::Error);
+    EXPECT_EQ(by_value.next<Value>()->as<StreamTick>().n, 3);
+    EXPECT_EQ(by_value.next<Value>(), std::nullopt);
+    transit::Reader untyped(bytes, e, {.handlers = &handlers});
+    EXPECT_EQ(untyped.next()->as<StreamTick>().n, 1);
+    for (int i = 0; i < 2; ++i) {
+      try {
+        (void)untyped.next();
+        FAIL();
+      } catch (const transit::Error& err) {
+        EXPECT_EQ(err.code(), Errc::type_mismatch);
+      }
+    }
+  }
+}
+
 TEST(TypedRead, ReadChecksForTrailingData) {
   try {
     (void)transit::read<int>("[\"~#'\",1] 2");
