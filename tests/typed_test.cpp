@@ -659,6 +659,23 @@ TEST(TypedRead, ARecordThatDoesNotFitIsSkippedByNextValueOnly) {
   }
 }
 
+// typed-data.md said the caches "live across a stream's values"; they are reset at every value,
+// as the Writer's and the spec's rule is, so a value of a stream reads alone.
+TEST(TypedWrite, EachValueOfAStreamHasItsOwnCache) {
+  std::string out;
+  transit::StringSink sink(out);
+  transit::Writer writer(sink, Encoding::json);
+  const std::vector<transit::Keyword> twice{{"abcd"}, {"abcd"}};
+  writer.write(twice);
+  writer.write(twice);
+  writer.flush();
+  EXPECT_EQ(out, R"(["~:abcd","^0"]["~:abcd","^0"])");
+  transit::Reader reader(out);
+  EXPECT_EQ(reader.next<std::vector<transit::Keyword>>(), twice);
+  EXPECT_EQ(reader.next<std::vector<transit::Keyword>>(), twice);
+  EXPECT_EQ(transit::read<std::vector<transit::Keyword>>(out.substr(out.size() / 2)), twice);
+}
+
 TEST(TypedRead, ReadChecksForTrailingData) {
   try {
     (void)transit::read<int>("[\"~#'\",1] 2");
