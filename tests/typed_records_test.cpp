@@ -452,6 +452,50 @@ TEST(Record, PolymorphicReadsChooseTheTypeByTag) {
             "namespace)::Event)");
 }
 
+struct Refund : Cancelled {
+  double amount = 0;
+};
+
+// A Record declares its direct base; the base's Record declares its own. A read into a pointer
+// to the base's base (a Refund into std::unique_ptr<Event>) was refused ("which its Record does
+// not declare to derive from Event"), though Refund derives from Event and the write side
+// walks the same declarations up the chain.
+TEST(Record, PolymorphicReadsFollowTheBasesRecordsDeclare) {
+  auto cancelled =
+      Record<Cancelled>("cancelled").field(&Cancelled::id, "id").field(&Cancelled::reason, "reason").derives<Event>();
+  auto refund = Record<Refund>("refund")
+                    .field(&Refund::id, "id")
+                    .field(&Refund::reason, "reason")
+                    .field(&Refund::amount, "amount")
+                    .derives<Cancelled>();
+  transit::RegistryBuilder b;
+  b.add(cancelled).add(refund);
+  const transit::Registry registry = std::move(b).freeze();
+  transit::ReadHandlers read;
+  read.add(cancelled).add(refund);
+  std::vector<std::unique_ptr<Event>> events;
+  auto r = std::make_unique<Refund>();
+  r->id = "r1", r->reason = "broken", r->amount = 9.5;
+  events.push_back(std::move(r));
+  events.push_back(std::make_unique<Cancelled>());
+  for (Encoding e : kAll) {
+    const std::string bytes = transit::write(events, e, {.registry = &registry});
+    const auto back = transit::read<std::vector<std::unique_ptr<Event>>>(bytes, e, {.handlers = &read});
+    ASSERT_EQ(back.size(), 2u);
+    const auto* refunded = dynamic_cast<const Refund*>(back[0].get());
+    ASSERT_NE(refunded, nullptr);
+    EXPECT_EQ(refunded->id, "r1");
+    EXPECT_EQ(refunded->reason, "broken");
+    EXPECT_EQ(refunded->amount, 9.5);
+    EXPECT_NE(dynamic_cast<const Cancelled*>(back[1].get()), nullptr);
+    // The same through a Value the read made (a held Refund bound into the base's base).
+    const Value held = transit::read(bytes, e, {.handlers = &read});
+    const auto bound = transit::from_value<std::vector<std::shared_ptr<Event>>>(held, &read);
+    ASSERT_NE(dynamic_cast<const Refund*>(bound[0].get()), nullptr);
+    EXPECT_EQ(dynamic_cast<const Refund&>(*bound[0]).amount, 9.5);
+  }
+}
+
 // A key that is a whole value (a MessagePack map's array key, a cmap read as a Value) names no
 // field, and all of it is skipped with its value. The typed fuzzer found the first token of
 // such a key taken as the whole key: the cursor then read the key's items as keys and values

@@ -102,7 +102,7 @@ class ReadHandlers {
   /// The typed reader for `tag`, or nullptr.
   const detail::TypedReader* find_typed(std::string_view tag) const noexcept;
   /// The typed reader for a C++ type, and its tag; nullptr when the type has none.
-  const detail::TypedReader* typed_for(const std::type_info& type, std::string_view* tag) const noexcept;
+  const detail::TypedReader* typed_for(std::type_index type, std::string_view* tag) const noexcept;
   /// True when a one-character tag such as ':' has a handler (a fast check for `~X` strings).
   bool has_char(char tag) const noexcept;
   const DefaultReadHandler* default_handler() const noexcept;

@@ -77,9 +77,9 @@ const detail::TypedReader* ReadHandlers::find_typed(std::string_view tag) const 
   return it == impl_->typed_by_tag.end() ? nullptr : it->second.get();
 }
 
-const detail::TypedReader* ReadHandlers::typed_for(const std::type_info& type,
+const detail::TypedReader* ReadHandlers::typed_for(std::type_index type,
                                                    std::string_view* tag) const noexcept {
-  auto it = impl_->typed_by_type.find(std::type_index(type));
+  auto it = impl_->typed_by_type.find(type);
   if (it == impl_->typed_by_type.end()) return nullptr;
   if (tag) *tag = it->second.first;
   return it->second.second.get();

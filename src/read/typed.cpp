@@ -5,6 +5,9 @@
 #include "transit/typed.h"
 
 #include <algorithm>
+#include <array>
+#include <typeindex>
+#include <vector>
 
 #include "codec/codec.h"
 #include "model/edn.h"
@@ -211,20 +214,59 @@ namespace {
 
 using UpcastFn = void* (*)(void*);
 
-/// The conversion of `r`'s objects to `base`: null when they are `base`; a mismatch for
-/// `what` + `name` (a tag, a held object) when their Record does not declare them to derive
-/// from it.
-UpcastFn upcast_to(const Cursor& c, const TypedReader& r, const std::type_info& base,
-                   const std::type_info& wanted, std::size_t at, std::string_view what,
-                   std::string_view name) {
-  if (*r.type == base) return nullptr;
-  const auto it = std::find_if(r.upcasts.begin(), r.upcasts.end(),
-                               [&](const auto& u) { return u.first == std::type_index(base); });
-  if (it == r.upcasts.end())
-    c.mismatch(wanted, at,
-               std::string(what) + std::string(name) + " reads " + type_name(*r.type) +
-                   ", which its Record does not declare to derive from " + type_name(base));
-  return it->second;
+/// The conversions of an object's pointer to a base's, applied in order.
+struct Upcasts {
+  static constexpr std::size_t kMost = 8;  // Record declarations up a hierarchy
+  std::array<UpcastFn, kMost> fns{};
+  std::size_t n = 0;
+  void* operator()(void* p) const {
+    for (std::size_t i = 0; i < n; ++i) p = fns[i](p);
+    return p;
+  }
+};
+
+/// The conversion of `r`'s objects to `base`: none when they are `base`; the one their Record
+/// declares; else the chain through the Records (in `handlers`) of the bases it declares, and
+/// theirs, nearest first (a Refund to its Cancelled to Cancelled's Event), as the write side
+/// walks the same declarations. A mismatch for `what` + `name` (a tag, a held object) when no
+/// chain of declarations reaches `base`.
+Upcasts upcast_to(const Cursor& c, const ReadHandlers* handlers, const TypedReader& r,
+                  const std::type_info& base, const std::type_info& wanted, std::size_t at,
+                  std::string_view what, std::string_view name) {
+  Upcasts out;
+  if (*r.type == base) return out;
+  const std::type_index target(base);
+  for (const auto& [type, fn] : r.upcasts)
+    if (type == target) {
+      out.fns[out.n++] = fn;
+      return out;
+    }
+  // Breadth first over the declared bases that have Records; each step keeps the one it came
+  // from, to rebuild the chain.
+  struct Step {
+    const TypedReader* reader;
+    std::size_t from;
+    UpcastFn fn;
+    std::size_t depth;
+  };
+  std::vector<Step> steps{{&r, 0, nullptr, 0}};
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    for (const auto& [type, fn] : steps[i].reader->upcasts) {
+      if (type == target) {
+        out.n = steps[i].depth + 1;
+        std::size_t k = out.n;
+        out.fns[--k] = fn;
+        for (std::size_t j = i; j != 0; j = steps[j].from) out.fns[--k] = steps[j].fn;
+        return out;
+      }
+      if (steps[i].depth + 2 > Upcasts::kMost || !handlers) continue;
+      if (const TypedReader* next = handlers->typed_for(type, nullptr))
+        steps.push_back({next, i, fn, steps[i].depth + 1});
+    }
+  }
+  c.mismatch(wanted, at,
+             std::string(what) + std::string(name) + " reads " + type_name(*r.type) +
+                 ", which its Record does not declare to derive from " + type_name(base));
 }
 
 }  // namespace
@@ -235,11 +277,11 @@ void* Cursor::clone_held(const std::type_info& base, const std::type_info& wante
   const Value& held = value(t);
   const TypedReader* r = handlers_->typed_for(held.object_type_info(), nullptr);
   if (!r || !r->clone) return nullptr;
-  const UpcastFn upcast =
-      upcast_to(*this, *r, base, wanted, position(), "a held ", type_name(held.object_type_info()));
+  const Upcasts upcast = upcast_to(*this, handlers_, *r, base, wanted, position(), "a held ",
+                                   type_name(held.object_type_info()));
   void* obj = r->clone(held.object_address());
   ++at_;
-  return upcast ? upcast(obj) : obj;
+  return upcast(obj);
 }
 
 void* Cursor::read_derived(const std::type_info& base, const std::type_info& wanted) {
@@ -250,7 +292,7 @@ void* Cursor::read_derived(const std::type_info& base, const std::type_info& wan
   const std::string_view tag = text(t);
   const TypedReader* r = handlers_->find_typed(tag);
   if (!r) return nullptr;
-  const UpcastFn upcast = upcast_to(*this, *r, base, wanted, at, "~#", tag);
+  const Upcasts upcast = upcast_to(*this, handlers_, *r, base, wanted, at, "~#", tag);
   ++at_;
   void* obj = r->create(r->context.get(), *this);
   try {
@@ -259,7 +301,7 @@ void* Cursor::read_derived(const std::type_info& base, const std::type_info& wan
     r->destroy(obj);
     throw;
   }
-  return upcast ? upcast(obj) : obj;
+  return upcast(obj);
 }
 
 Value Cursor::build(std::size_t at, bool map) {
