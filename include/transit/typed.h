@@ -306,8 +306,8 @@ class Cursor {
   /// The slot of a key's text for the record whose State::memo_seed is `seed`. Placed by
   /// offsets and a hash of the record's tag, not by addresses: with the addresses of the
   /// Record and the input, which keys collided (and so a typed read's speed) changed with
-  /// where memory put them: 2% of a typed read of twitter's MessagePack, from one run or
-  /// build to the next.
+  /// where memory put them: 2% of a typed read of twitter's MessagePack (callgrind), from one
+  /// build or memory layout to the next.
   KeyMemo& memo_slot(std::uint64_t seed, const Token& key) const noexcept {
     const std::uint64_t at = key.text - (key.in_input ? tape_->input_base : 0);
     const std::uint64_t h = (at ^ key.size ^ seed) * 0x9E3779B97F4A7C15ull;

@@ -236,6 +236,8 @@ Upcasts upcast_to(const Cursor& c, const ReadHandlers* handlers, const TypedRead
   Upcasts out;
   if (*r.type == base) return out;
   const std::type_index target(base);
+  // The common case, a base r's Record declares, before the search (and its vector): the
+  // search's first step would find it too.
   for (const auto& [type, fn] : r.upcasts)
     if (type == target) {
       out.fns[out.n++] = fn;
