@@ -139,6 +139,49 @@ TEST(TypedRead, FloatingPointTakesExactIntegers) {
             "string \"3\"");
 }
 
+// "An integer is taken when it is exact", by T's own significand and range: a float is not a
+// double, 2^60 is exact, a big integer (Clojure's 5N) is an integer too, and a double past a
+// float's range is not made an infinity.
+TEST(TypedRead, FloatingPointTakesWhatItHoldsExactly) {
+  const auto quoted = [](std::string_view rep) { return "[\"~#'\"," + std::string(rep) + "]"; };
+  const auto fails = [&](auto wanted, std::string_view rep) {
+    return error_of<decltype(wanted)>(quoted(rep)).substr(std::string_view(
+        "transit: type_mismatch at byte 7 (line 1, column 8) in $: ").size());
+  };
+  EXPECT_EQ(transit::read<double>(quoted("16777217")), 16777217.0);
+  EXPECT_EQ(fails(float{}, "16777217"),
+            "expected float, got integer 16777217 (not exact as floating point)");
+  EXPECT_EQ(transit::read<float>(quoted("16777216")), 16777216.0f);
+  EXPECT_EQ(transit::read<double>(quoted("1152921504606846976")), 0x1p60);
+  EXPECT_EQ(transit::read<float>(quoted("-1152921504606846976")), -0x1p60f);
+  EXPECT_EQ(transit::read<double>(quoted("\"~i-9223372036854775808\"")), -0x1p63);
+  EXPECT_EQ(transit::read<long double>(quoted("\"~i9223372036854775807\"")),
+            9223372036854775807.0L);
+
+  EXPECT_EQ(transit::read<double>(quoted("\"~n5\"")), 5.0);
+  EXPECT_EQ(transit::read<float>(quoted("\"~n-5\"")), -5.0f);
+  EXPECT_EQ(transit::read<double>(quoted("\"~n1267650600228229401496703205376\"")), 0x1p100);
+  EXPECT_EQ(transit::read<long double>(quoted("\"~n18446744073709551616\"")), 0x1p64L);
+  EXPECT_EQ(fails(double{}, "\"~n1267650600228229401496703205377\""),
+            "expected double, got big_integer 1267650600228229401496703205377N (not exact as "
+            "floating point)");
+  EXPECT_EQ(fails(0.0L, "\"~n18446744073709551617\""),
+            "expected long double, got big_integer 18446744073709551617N (not exact as "
+            "floating point)");
+  EXPECT_EQ(fails(float{}, "\"~n2000000000000000000000000000000000000000\""),
+            "expected float, got big_integer 2000000000000000000000000000000000000... (out of "
+            "range)");
+  EXPECT_EQ(transit::from_value<double>(Value::big_integer("-9007199254740992")), -0x1p53);
+  EXPECT_THROW((void)transit::from_value<double>(Value::big_integer("-9007199254740993")),
+               transit::Error);
+
+  // A double rounds to the nearest float, the largest included; past it is out of range.
+  EXPECT_EQ(transit::read<float>(quoted("0.1")), 0.1f);
+  EXPECT_EQ(transit::read<float>(quoted("3.4028235e38")), std::numeric_limits<float>::max());
+  EXPECT_EQ(fails(float{}, "-1e300"), "expected float, got floating -1.0E300 (out of range)");
+  EXPECT_EQ(transit::read<float>(quoted("\"~zINF\"")), std::numeric_limits<float>::infinity());
+}
+
 TEST(TypedRead, Containers) {
   expect_round_trip(std::vector<int>{1, 2, 3});
   expect_round_trip(std::vector<std::string>{});

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <typeindex>
 #include <chrono>
@@ -773,16 +774,53 @@ T read_character(Cursor& c) {
   return static_cast<T>(cp);
 }
 
+/// A big integer's digits as a float, double or long double: what it is exactly, or nothing
+/// with why not ("out of range", "not exact as floating point"). In typed.cpp: rare, and its
+/// check prints the number.
+std::optional<float> big_integer_as(std::string_view digits, float*, std::string_view& why);
+std::optional<double> big_integer_as(std::string_view digits, double*, std::string_view& why);
+std::optional<long double> big_integer_as(std::string_view digits, long double*,
+                                          std::string_view& why);
+
 template <class T>
 T read_floating(Cursor& c) {
   const std::size_t at = c.position();
-  if (const Token* t = c.scalar(Kind::floating)) return static_cast<T>(t->floating);
+  if (const Token* t = c.scalar(Kind::floating)) {
+    const double d = t->floating;
+    if constexpr (std::numeric_limits<T>::max() < std::numeric_limits<double>::max()) {
+      // Rounded to the nearest T, as any conversion is; but a double past T's range would
+      // become an infinity, which is not near it.
+      constexpr double kMax = std::numeric_limits<double>::max();
+      constexpr T kTMax = std::numeric_limits<T>::max();
+      const T f = static_cast<T>(d);
+      if ((f > kTMax || f < -kTMax) && d <= kMax && d >= -kMax)
+        c.mismatch(typeid(T), at, "out of range");
+      return f;
+    }
+    return static_cast<T>(d);
+  }
   if (const Token* t = c.scalar(Kind::integer)) {
-    // Exactly: every integer of at most 53 bits is a double.
-    constexpr std::int64_t kExact = std::int64_t{1} << 53;
+    // Exactly: an integer whose significant bits fit T's significand (53 for a double, 24
+    // for a float), whatever its magnitude (2^60 is a double).
     const std::int64_t i = t->integer;
-    if (i < -kExact || i > kExact) c.mismatch(typeid(T), at, "not exact as floating point");
+    const std::uint64_t magnitude =
+        i < 0 ? 0 - static_cast<std::uint64_t>(i) : static_cast<std::uint64_t>(i);
+    if (magnitude != 0 &&
+        static_cast<int>(std::bit_width(magnitude)) - std::countr_zero(magnitude) >
+            std::numeric_limits<T>::digits)
+      c.mismatch(typeid(T), at, "not exact as floating point");
     return static_cast<T>(i);
+  }
+  const Token& t = c.peek();
+  if (t.op == Op::value && t.kind == Kind::big_integer) {
+    // What a peer writes for Clojure's 5N or a Java BigInteger: taken by the same rule.
+    std::string_view why;
+    if (const std::optional<T> f =
+            big_integer_as(c.value(t).as_string(), static_cast<T*>(nullptr), why)) {
+      c.take_peeked();
+      return *f;
+    }
+    c.mismatch(typeid(T), at, why);
   }
   c.mismatch(typeid(T), at);
 }

@@ -6,7 +6,11 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <limits>
+#include <optional>
 #include <typeindex>
+#include <utility>
 #include <vector>
 
 #include "codec/codec.h"
@@ -754,6 +758,51 @@ void tape_from_value(const Value& v, Tape& tape, const ReadHandlers* handlers) {
       tape.put_value(tape.tokens.emplace_back(), v);
       break;
   }
+}
+
+namespace {
+
+// A big integer's digits as a T, when the T holds exactly that integer: parsed (to the
+// nearest T) and printed back whole, the two texts compared without leading zeros.
+template <class T>
+std::optional<T> exact_floating(std::string_view digits, std::string_view& why) {
+  T f{};
+  const char* const last = digits.data() + digits.size();
+  const auto [end, ec] = std::from_chars(digits.data(), last, f, std::chars_format::fixed);
+  if (ec == std::errc::result_out_of_range) {
+    why = "out of range";
+    return std::nullopt;
+  }
+  why = "not exact as floating point";
+  if (ec != std::errc() || end != last) return std::nullopt;
+  // The longest integer a T holds: its largest finite value's digits, and a sign.
+  std::array<char, std::numeric_limits<T>::max_exponent10 + 3> printed;
+  const auto out =
+      std::to_chars(printed.data(), printed.data() + printed.size(), f, std::chars_format::fixed, 0);
+  if (out.ec != std::errc()) return std::nullopt;
+  const auto without_zeros = [](std::string_view s) {
+    const bool minus = !s.empty() && s.front() == '-';
+    if (minus) s.remove_prefix(1);
+    const std::size_t first = s.find_first_not_of('0');
+    s.remove_prefix(first == s.npos ? s.size() - (s.empty() ? 0 : 1) : first);
+    return std::pair{minus && s != "0", s};
+  };
+  if (without_zeros(digits) != without_zeros(std::string_view(printed.data(), out.ptr)))
+    return std::nullopt;
+  return f;
+}
+
+}  // namespace
+
+std::optional<float> big_integer_as(std::string_view digits, float*, std::string_view& why) {
+  return exact_floating<float>(digits, why);
+}
+std::optional<double> big_integer_as(std::string_view digits, double*, std::string_view& why) {
+  return exact_floating<double>(digits, why);
+}
+std::optional<long double> big_integer_as(std::string_view digits, long double*,
+                                          std::string_view& why) {
+  return exact_floating<long double>(digits, why);
 }
 
 }  // namespace transit::detail
