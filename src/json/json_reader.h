@@ -977,6 +977,11 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       // Only a lazy cache's walk may be followed by another (a walk caching from the start
       // refuses what it refuses for good, and its tape has its marks).
       decoder_.walk_value_at(start, cache_lazily_);
+      decoder_.place_user_calls({[](const void* self) {
+                                   const Input& in = static_cast<const JsonReader*>(self)->input_;
+                                   return in.locate(in.token_start());
+                                 },
+                                 this});
       // Without user handlers no user code runs while the document is built: build it in one
       // arena (see ArenaScope).
       std::optional<ArenaScope> arena;
@@ -1001,6 +1006,11 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
                            e.code() == Errc::io ? input_.Tell() : input_.token_start());
       }
       if (decoder_.caching()) cache_lazily_ = false;
+      // User code refused the value (see Decoder::walk_value_at): read whole, it fails this
+      // call alone.
+      if constexpr (!kTape)
+        if (decoder_.refused()) [[unlikely]]
+          decoder_.throw_refusal();
       return true;
     }
   }
@@ -1206,6 +1216,10 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       } catch (const Error&) {
         return std::nullopt;
       }
+      // A refusal this walk could not place: RapidJSON reads the value again, and places it.
+      if constexpr (!kTape)
+        if (decoder_.refused()) [[unlikely]]
+          return std::nullopt;
       if (decoder_.caching()) cache_lazily_ = false;
       return decoder_.take();
     }
@@ -1258,11 +1272,15 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     remember_and_throw(Errc::syntax, rapidjson::GetParseError_En(code), at);
   }
 
+  // An error of the input ends the reading for good. When user code refused the value
+  // before it (Decoder::walk_value_at), this call throws the refusal, which comes first in
+  // the input, and the calls after it the input's error.
   [[noreturn]] void remember_and_throw(Errc code, std::string_view detail, std::size_t at) {
     try {
       throw_error(code, detail, input_.locate(at), placed_path(decoder_));
     } catch (...) {
       failed_ = std::current_exception();
+      if (decoder_.refused()) decoder_.throw_refusal();
       throw;
     }
   }

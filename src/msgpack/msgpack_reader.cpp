@@ -772,6 +772,10 @@ class MsgpackReader final : public Reader::Impl {
       value_begin_ = begin_;
       value_end_ = off;
       begin_ = off;
+      // User code refused the value (see Decoder::walk_value_at): read whole, it fails this
+      // call alone.
+      if (decoder_.refused()) [[unlikely]]
+        decoder_.throw_refusal();
       return decoder_.take();
     }
     // Any other failure was thrown: what is left is running out of input.
@@ -784,6 +788,16 @@ class MsgpackReader final : public Reader::Impl {
   template <bool kTape>
   bool feed(std::size_t end, std::size_t available, std::size_t& off) {
     Parser<kTape> parser(decoder_, available, end - begin_, limits_, stack_);
+    // A refusal of user code is placed as an error of the decoder is, below.
+    const struct Where {
+      const Parser<kTape>& parser;
+      std::size_t before;
+    } where{parser, before_};
+    decoder_.place_user_calls({[](const void* w) {
+                                 const Where& at = *static_cast<const Where*>(w);
+                                 return Location{at.before + at.parser.at(), 0, 0};
+                               },
+                               &where});
     try {
       if (parser.run(data_, end, off)) return true;
     } catch (const Error& e) {
@@ -854,6 +868,8 @@ class MsgpackReader final : public Reader::Impl {
       throw_error(code, detail, Location{at, 0, 0}, std::move(path));
     } catch (...) {
       failed_ = std::current_exception();
+      // As JSON's remember_and_throw: a refusal before the error is this call's error.
+      if (decoder_.refused()) decoder_.throw_refusal();
       throw;
     }
   }

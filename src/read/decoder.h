@@ -595,10 +595,39 @@ class Decoder {
   /// (a Source's byte-at-a-time read, a MessagePack value in memory that the limit does not
   /// cut): it replays the record, and runs and records nothing more (a call costs about 70
   /// instructions more recorded).
+  ///
+  /// In an untyped read, user code that fails in a walk a reader announced does not stop the
+  /// walk: its error (a transit::Error, what call_user makes of any std::exception) is kept,
+  /// placed where the token the reader is at starts (place_user_calls), and every later call
+  /// of user code in the value returns null without running; the walk reads the value to its
+  /// end, checking all else as ever, and the reader then throws the kept error (refused,
+  /// throw_refusal) without failing for good, so that its next call reads the value after
+  /// it, as a typed read goes on past a value that did not bind. A typed read (a tape) binds
+  /// its user code once the value is taped whole (typed.cpp), and its calls here fail the
+  /// walk as before.
   void walk_value_at(std::size_t start, bool record) noexcept {
     if (handlers_) [[unlikely]]
       walk_user_calls_at(start, record);
   }
+  /// Where a refused call is placed: `where(reader)` says where the token the reader is at
+  /// starts (with the line and column, for JSON). Asked only when user code fails.
+  struct TokenPlace {
+    Location (*where)(const void* reader) = nullptr;
+    const void* reader = nullptr;
+  };
+  /// Sets how the walk walk_value_at announced last places a refusal, for as long as the
+  /// walk runs (`place.reader` must live that long). With none set (a walk of simdjson's
+  /// document, which has no offsets), a refusal is kept unplaced: the reader then reads the
+  /// value again with a parser that places it (the record replays the refusal there).
+  void place_user_calls(TokenPlace place) noexcept {
+    if (user_calls_) [[unlikely]]
+      set_user_call_place(place);
+  }
+  /// Whether user code failed in the walk of this value (see walk_value_at).
+  bool refused() const noexcept { return user_calls_ && refusal_kept(); }
+  /// Throws what the user code that failed in this walk threw, placed as place_user_calls
+  /// says.
+  [[noreturn]] void throw_refusal() const;
   /// Lets the record of walk_value_at go: the value was read whole, or its read failed for
   /// good. (A typed read keeps it until the next value, for Backend::remark and retape.)
   void forget_user_calls() noexcept {
@@ -1485,6 +1514,12 @@ class Decoder {
   void walk_user_calls_at(std::size_t start, bool record) noexcept;
   void clear_user_calls() noexcept;
   void free_user_calls() noexcept;
+  void set_user_call_place(TokenPlace place) noexcept;
+  bool refusal_kept() const noexcept;
+  /// The body of run_user_call before a refusal: the call, its record and replay.
+  Value recorded_user_call(std::string_view what, const void* who, Value (*call)(void*), void* fn);
+  /// Keeps the Error being handled, a call's refusal, placed (see walk_value_at).
+  [[gnu::cold]] void keep_refusal();
   /// Whether the innermost container, ending, stays a plain array or map, built by no
   /// builder: a tagged value's rep, or anything in a Record's rep (in_record_rep).
   bool kept_plain() const noexcept;
@@ -1557,11 +1592,10 @@ class Decoder {
     Value pair_rep_;
   };
   // The user code's calls in the walks of one top-level value (see walk_value_at); made by
-  // the first call of user code in a walk a reader announced, else null. Owned; a pointer,
+  // the first walk a reader announces with handlers set, else null. Owned; a pointer,
   // not a member, so that a Decoder with no handlers destroys nothing more than before.
   UserCalls* user_calls_ = nullptr;
-  std::size_t walk_start_ = SIZE_MAX;  // the value walk_value_at announced last, if any
-  bool walk_records_ = false;          // and whether its walk records the calls it makes
+  bool walk_records_ = false;  // whether the walk walk_value_at announced last records its calls
 };
 
 }  // namespace transit::detail

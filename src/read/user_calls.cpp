@@ -45,6 +45,10 @@ struct Decoder::UserCalls {
   // What the call after the last result threw (the walk stopped there), and its callee.
   std::exception_ptr thrown;
   const void* thrown_by = nullptr;
+  // The error of the first call that failed in this walk (see keep_refusal), placed as
+  // `place` says; null while none failed. Every call after it is muted.
+  std::exception_ptr refused;
+  TokenPlace place;
 };
 
 void Decoder::free_user_calls() noexcept { delete user_calls_; }
@@ -54,6 +58,7 @@ void Decoder::clear_user_calls() noexcept {
   c.start = SIZE_MAX;
   c.next = 0;
   c.thrown = nullptr;
+  c.refused = nullptr;
   // What a large value needed is given back, not held for the rest of the stream.
   if (c.results.capacity() > kKeptCalls)
     std::vector<std::pair<const void*, Value>>().swap(c.results);
@@ -62,26 +67,65 @@ void Decoder::clear_user_calls() noexcept {
 }
 
 void Decoder::walk_user_calls_at(std::size_t start, bool record) noexcept {
-  walk_start_ = start;
   walk_records_ = record;
-  // The record is made by the first call (a reader of Records alone never makes one).
-  if (!user_calls_) return;
+  // Made once per reader: it keeps a refusal and its place, walks that record nothing too.
+  if (!user_calls_) user_calls_ = new UserCalls;
   if (user_calls_->start != start) {
     clear_user_calls();
     user_calls_->start = start;
   }
   user_calls_->next = 0;
+  // A walk again meets the refusal again (the record replays it), and places it then.
+  user_calls_->refused = nullptr;
+  user_calls_->place = {};
+}
+
+void Decoder::set_user_call_place(TokenPlace place) noexcept { user_calls_->place = place; }
+
+bool Decoder::refusal_kept() const noexcept { return user_calls_->refused != nullptr; }
+
+void Decoder::throw_refusal() const { std::rethrow_exception(user_calls_->refused); }
+
+void Decoder::keep_refusal() {
+  UserCalls& c = *user_calls_;
+  try {
+    throw;
+  } catch (const Error& e) {
+    // Unplaced where the walk cannot place it (simdjson's document); as the reader placed it
+    // when the call's error ended the read: at the token the reader is at, with the path of
+    // the decoder there (and below a Record's tag, the field's: placed_path). An error that
+    // says where already (a read in the user's code) stays as it is, as it did.
+    if (!c.place.where || e.offset() != Location::npos) {
+      c.refused = std::current_exception();
+      return;
+    }
+    try {
+      throw_error(e.code(), e.detail(), c.place.where(c.place.reader), placed_path(*this));
+    } catch (const Error&) {
+      c.refused = std::current_exception();
+    }
+  }
 }
 
 Value Decoder::run_user_call(std::string_view what, const void* who, Value (*call)(void*),
                              void* fn) {
-  // No walk announced (a Decoder driven by hand): nothing to replay.
-  if (walk_start_ == SIZE_MAX) return call_user(what, call, fn);
-  if (!user_calls_) {
-    if (!walk_records_) return call_user(what, call, fn);
-    user_calls_ = new UserCalls;
-    user_calls_->start = walk_start_;
+  // Muted: a call before it in this value failed (see walk_value_at). Null stands for what it
+  // would have made; the value is not delivered.
+  if (user_calls_ && user_calls_->refused) return Value();
+  try {
+    return recorded_user_call(what, who, call, fn);
+  } catch (const Error&) {
+    // No walk announced (a Decoder driven by hand), or a typed read: the error ends the walk.
+    if (!user_calls_ || tape_) throw;
+    keep_refusal();
+    return Value();
   }
+}
+
+Value Decoder::recorded_user_call(std::string_view what, const void* who, Value (*call)(void*),
+                                  void* fn) {
+  // No walk announced (a Decoder driven by hand): nothing to replay.
+  if (!user_calls_) return call_user(what, call, fn);
   UserCalls* const c = user_calls_;
   if (c->next < c->results.size()) {
     if (c->results[c->next].first == who) return c->results[c->next++].second;
@@ -126,22 +170,25 @@ bool Decoder::kept_plain() const noexcept {
 }
 
 Value Decoder::bind_record_rep(const ReadHandlerEntry& h, const Value& rep) {
-  auto bind = [&] { return bind_record(*h.record, rep, handlers_); };
-  try {
-    return run_user_call(h.tagged_name, &h.handler,
-                         [](void* fn) -> Value { return (*static_cast<decltype(bind)*>(fn))(); }, &bind);
-  } catch (const Error& e) {
-    // bind_record says the field's path in the rep (`$[:xs][1]`); it goes below the Record's
-    // tag (`<#tag>[:xs][1]`), which the reader puts after its own path (placed_path). A call
-    // replayed in a read again (see run_user_call) throws bind_record's error again, and comes
-    // here again. The tag is read from the entry's name (kTaggedHandlerName, then the tag):
-    // decode_tag passing it made GCC compile decoder.cpp's hot paths otherwise (twitter's
-    // Value read 3,576 instructions more, with no Record in it).
-    if (!e.path().starts_with('$')) throw;
-    throw Error(e.code(), Location{},
-                path_below_record(std::string_view(h.tagged_name).substr(kTaggedHandlerName.size()), e.path()),
-                e.detail());
-  }
+  auto bind = [&]() -> Value {
+    try {
+      return bind_record(*h.record, rep, handlers_);
+    } catch (const Error& e) {
+      // bind_record says the field's path in the rep (`$[:xs][1]`); it goes below the
+      // Record's tag (`<#tag>[:xs][1]`), which the reader puts after its own path
+      // (placed_path). Here, in the call, so that the record keeps (and a refusal places)
+      // the error as the reader sees it. The tag is read from the entry's name
+      // (kTaggedHandlerName, then the tag): decode_tag passing it made GCC compile
+      // decoder.cpp's hot paths otherwise (twitter's Value read 3,576 instructions more,
+      // with no Record in it).
+      if (!e.path().starts_with('$')) throw;
+      throw Error(e.code(), Location{},
+                  path_below_record(std::string_view(h.tagged_name).substr(kTaggedHandlerName.size()), e.path()),
+                  e.detail());
+    }
+  };
+  return run_user_call(h.tagged_name, &h.handler,
+                       [](void* fn) -> Value { return (*static_cast<decltype(bind)*>(fn))(); }, &bind);
 }
 
 std::string placed_path(const Decoder& d) {

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: Apache-2.0
+// A value that user code refuses (a Record's bind, a read handler, the default handler, a map
+// or array builder throws while next() reads it into a Value) fails that call alone: the error
+// is the one the refusal always gave (code, message, byte, line, column, path), the value is
+// read to its end, and the next call reads the value after it, as next<T>() does after a
+// type_mismatch (docs/errors.md, "A `Reader` that has thrown"). An error of the input met in
+// the rest of the refused value stays the input's: sticky, thrown by every later call. Every
+// way a reader reads a value is checked: JSON and JSON-Verbose in memory (simdjson's walk and
+// RapidJSON alone), from a Source in place and a byte at a time, in chunks that split the
+// values; MessagePack in memory and from a Source.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <utility>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend.h"
+#include "support/step_source.h"
+#include "testing.h"
+#include "transit/transit.h"
+
+namespace {
+
+using transit::Encoding;
+using transit::Errc;
+using transit::Error;
+using transit::ReadOptions;
+using transit::Value;
+
+struct Tick {
+  std::int64_t n = 0;
+};
+
+// A compact text of what a read gave, user objects included (a Tick reads `#tick n`).
+std::string show(const Value& v) {
+  switch (v.kind()) {
+    case transit::Kind::null:
+      return "nil";
+    case transit::Kind::integer:
+      return std::to_string(v.as_int());
+    case transit::Kind::string:
+      return "\"" + std::string(v.as_string()) + "\"";
+    case transit::Kind::keyword:
+      return ":" + std::string(v.as_string());
+    case transit::Kind::object:
+      return "#tick " + std::to_string(v.as<Tick>().n);
+    case transit::Kind::tagged:
+      return "#" + std::string(v.tag()) + " " + show(v.rep());
+    case transit::Kind::array:
+    case transit::Kind::list:
+    case transit::Kind::set: {
+      std::string out = "[";
+      for (const Value& item : v.items()) out += show(item) + " ";
+      return out + "]";
+    }
+    case transit::Kind::map: {
+      std::string out = "{";
+      for (const transit::Entry& e : v.entries()) out += show(e.first) + " " + show(e.second) + ", ";
+      return out + "}";
+    }
+    default:
+      return transit::to_edn(v);
+  }
+}
+
+std::string show(const Error& e) {
+  return "error " + std::string(transit::code_name(e.code())) + " byte " + std::to_string(e.offset()) +
+         " line " + std::to_string(e.line()) + " column " + std::to_string(e.column()) + " path " +
+         e.path() + ": " + e.what();
+}
+
+// What each call of next() gave, to the end of the input or at most `calls` calls.
+template <class R>
+std::vector<std::string> calls_of(R& reader, int calls = 8) {
+  std::vector<std::string> out;
+  for (int i = 0; i < calls; ++i) {
+    try {
+      const std::optional<Value> v = reader.next();
+      if (!v) {
+        out.push_back("end");
+        break;
+      }
+      out.push_back(show(*v));
+    } catch (const Error& e) {
+      out.push_back(show(e));
+    }
+  }
+  return out;
+}
+
+Value tick(Value n) { return Value::tagged("tick", Value::map({{transit::kw("n"), std::move(n)}})); }
+
+// Handlers whose user code refuses some values: the Record `tick` (a field `n` that is not an
+// integer), the tag `pt` (a rep "bad": a std::runtime_error), the default handler (the tag
+// `nope`), and when asked, a map builder (a map with the key "bad") and an array builder (an
+// array whose first item is "bad"). Each counts its calls.
+struct Refusing {
+  transit::ReadHandlers handlers;
+  int pt_calls = 0;
+  int default_calls = 0;
+
+  explicit Refusing(bool builders = false) {
+    handlers.add(transit::Record<Tick>("tick").field(&Tick::n, "n"));
+    handlers.add("pt", [this](const Value& rep) {
+      ++pt_calls;
+      if (rep.kind() == transit::Kind::string && rep.as_string() == "bad") throw std::runtime_error("bad point");
+      return Value::array({Value("pt"), rep});
+    });
+    handlers.set_default([this](std::string_view tag, const Value& rep) {
+      ++default_calls;
+      if (tag == "nope") throw Error(Errc::bad_rep, transit::Location{}, "", "no nope");
+      return Value::array({Value(std::string(tag)), rep});
+    });
+    if (builders) {
+      handlers.set_map_builder([](std::span<Value> flat) {
+        std::vector<transit::Entry> entries;
+        for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {
+          if (flat[i].kind() == transit::Kind::string && flat[i].as_string() == "bad")
+            throw std::runtime_error("bad key");
+          entries.emplace_back(flat[i], flat[i + 1]);
+        }
+        return Value::map(std::move(entries));
+      });
+      handlers.set_array_builder([](std::span<Value> items) {
+        if (!items.empty() && items[0].kind() == transit::Kind::string && items[0].as_string() == "bad")
+          throw std::runtime_error("bad array");
+        return Value::array(std::vector<Value>(items.begin(), items.end()));
+      });
+    }
+  }
+  ReadOptions options() const { return {.handlers = &handlers}; }
+};
+
+struct InPlace {
+  explicit InPlace(bool on) { transit::detail::testing::set_json_in_place(on); }
+  ~InPlace() { transit::detail::testing::set_json_in_place(true); }
+};
+
+// Runs `bytes` through every way and checks each gives `want`, with `handlers` made afresh for
+// each (their counts are checked by `check`, when given, after each way).
+void expect_every_way(const std::string& bytes, Encoding encoding, const std::vector<std::string>& want,
+                      bool builders = false, const std::function<void(const Refusing&)>& check = {}) {
+  const bool json = encoding != Encoding::msgpack;
+  std::vector<std::size_t> steps{1, 3, 7, bytes.size() / 2 + 1, bytes.size()};
+  for (const bool in_place : {true, false}) {
+    if (!json && !in_place) continue;
+    const InPlace scope(in_place);
+    for (const std::size_t step : steps) {
+      SCOPED_TRACE("from a Source, step " + std::to_string(step) + (in_place ? ", in place" : ", byte at a time"));
+      Refusing r(builders);
+      transit::test::StepSource source(bytes, step);
+      transit::Reader reader(source, encoding, r.options());
+      EXPECT_EQ(calls_of(reader, static_cast<int>(want.size())), want);
+      if (check) check(r);
+    }
+  }
+  {
+    SCOPED_TRACE("in memory");
+    Refusing r(builders);
+    transit::Reader reader(bytes, encoding, r.options());
+    EXPECT_EQ(calls_of(reader, static_cast<int>(want.size())), want);
+    if (check) check(r);
+  }
+  if (json) {
+    SCOPED_TRACE("in memory, RapidJSON alone");
+    Refusing r(builders);
+    const auto reader = transit::detail::make_json_reader(bytes, r.options(), false);
+    EXPECT_EQ(calls_of(*reader, static_cast<int>(want.size())), want);
+    if (check) check(r);
+  }
+}
+
+std::string stream(const std::vector<Value>& values, Encoding encoding) {
+  std::string out;
+  for (const Value& v : values) out += transit::write(v, encoding);
+  return out;
+}
+
+constexpr Encoding kAll[] = {Encoding::json, Encoding::json_verbose, Encoding::msgpack};
+
+// The error each encoding gives for `tick("x")` at the start of the stream at `at` (the
+// value's first byte), as next() gave it before it went on past it: the Record's bind places
+// it at the tagged value's end, the token after its rep.
+std::string tick_error(Encoding encoding, std::size_t at) {
+  std::string where;
+  std::size_t off = 0, line = 0, column = 0;
+  switch (encoding) {
+    case Encoding::json:  // ["~#tick",["^ ","~:n","x"]]
+      off = at + 26, line = 1, column = off + 1;
+      break;
+    case Encoding::json_verbose:  // {"~#tick":{"~:n":"x"}}
+      off = at + 21, line = 1, column = off + 1;
+      break;
+    case Encoding::msgpack:  // 92 a6 "~#tick" 81 a3 "~:n" a1 "x": at the "x"
+      off = at + 15;
+      break;
+  }
+  const std::string place = "byte " + std::to_string(off) +
+                            (encoding == Encoding::msgpack ? "" : " (line 1, column " + std::to_string(column) + ")");
+  return "error type_mismatch byte " + std::to_string(off) + " line " + std::to_string(line) + " column " +
+         std::to_string(column) + " path $<#tick>[:n]: transit: type_mismatch at " + place +
+         " in $<#tick>[:n]: expected long, got string \"x\"";
+}
+
+// The error text show() gives for an error of `code` at `off` (JSON: line 1, column off + 1)
+// in `path`, saying `detail`.
+std::string error_text(Encoding encoding, std::string_view code, std::size_t off, std::string_view path,
+                       std::string_view detail) {
+  const bool json = encoding != Encoding::msgpack;
+  const std::string at = std::to_string(off), column = std::to_string(off + 1);
+  return "error " + std::string(code) + " byte " + at + (json ? " line 1 column " + column : " line 0 column 0") +
+         " path " + std::string(path) + ": transit: " + std::string(code) + " at byte " + at +
+         (json ? " (line 1, column " + column + ")" : "") + " in " + std::string(path) + ": " + std::string(detail);
+}
+
+// Per encoding (JSON, JSON-Verbose, MessagePack), a number.
+std::size_t per(Encoding e, std::size_t json, std::size_t verbose, std::size_t msgpack) {
+  return e == Encoding::json ? json : e == Encoding::json_verbose ? verbose : msgpack;
+}
+
+TEST(RefusedValue, ARecordThatDoesNotFitFailsOneCallFirstMiddleOrLast) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const std::string one = transit::write(tick(1), e);
+    const std::string bad = transit::write(tick("x"), e);
+    expect_every_way(stream({tick("x"), tick(2), tick(3)}, e), e,
+                     {tick_error(e, 0), "#tick 2", "#tick 3", "end"});
+    expect_every_way(stream({tick(1), tick("x"), tick(3)}, e), e,
+                     {"#tick 1", tick_error(e, one.size()), "#tick 3", "end"});
+    expect_every_way(stream({tick(1), tick(2), tick("x")}, e), e,
+                     {"#tick 1", "#tick 2", tick_error(e, 2 * one.size()), "end"});
+    expect_every_way(stream({tick("x"), tick("x")}, e), e,
+                     {tick_error(e, 0), tick_error(e, bad.size()), "end"});
+  }
+}
+
+TEST(RefusedValue, TheFirstRefusalOfAValueIsItsErrorAndNoUserCodeRunsAfterIt) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const Value twice = Value::array({Value::tagged("pt", Value("bad")), tick("x"), Value::tagged("pt", Value(1))});
+    const std::string bytes = stream({twice, Value::tagged("pt", Value(2))}, e);
+    std::vector<std::string> got;
+    {
+      Refusing r;
+      transit::Reader reader(bytes, e, r.options());
+      got = calls_of(reader);
+      EXPECT_EQ(r.pt_calls, 2);  // the refused value's first point, then the next value's
+    }
+    // At the point's end, as the first call's error ended the read before.
+    EXPECT_EQ(got, (std::vector<std::string>{
+                       error_text(e, "bad_rep", per(e, 14, 14, 11), "$[0]", "read handler for ~#pt failed: bad point"),
+                       "[\"pt\" 2 ]", "end"}));
+    expect_every_way(bytes, e, got, false, [](const Refusing& r) { EXPECT_EQ(r.pt_calls, 2); });
+  }
+}
+
+// A JSON value read caching lazily that turns out to need the cache is walked again from its
+// start (Decoder::reset): the walk again meets the refusal where the first did (the record
+// replays it), runs no user code after it, and places it the same.
+TEST(RefusedValue, ARefusalBeforeAWalkAgainForTheCache) {
+  const std::string bytes = R"([{"~#pt":"bad"},["~#pt",1],{"^0":2}] ["~#pt",3])";
+  const std::vector<std::string> want{
+      error_text(Encoding::json, "bad_rep", 14, "$[0]", "read handler for ~#pt failed: bad point"),
+      "[\"pt\" 3 ]", "end"};
+  expect_every_way(bytes, Encoding::json, want, false, [](const Refusing& r) { EXPECT_EQ(r.pt_calls, 2); });
+}
+
+TEST(RefusedValue, ARecordInAMapInAnArray) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const auto nested = [](Value n) {
+      return Value::array({Value(0), Value::map({{Value("k"), tick(std::move(n))}})});
+    };
+    const std::string bytes = stream({nested(1), nested(Value::array({})), nested(3)}, e);
+    std::vector<std::string> got;
+    {
+      Refusing r;
+      transit::Reader reader(bytes, e, r.options());
+      got = calls_of(reader);
+    }
+    const std::string first = transit::write(nested(1), e);
+    EXPECT_EQ(got, (std::vector<std::string>{
+                       "[0 {\"k\" #tick 1, } ]",
+                       error_text(e, "type_mismatch", first.size() + per(e, 38, 28, 19), "$[1][\"k\"]<#tick>[:n]",
+                                  "expected long, got an array"),
+                       "[0 {\"k\" #tick 3, } ]", "end"}));
+    expect_every_way(bytes, e, got);
+  }
+}
+
+TEST(RefusedValue, DefaultHandlerAndBuildersThatThrow) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const std::vector<Value> values{
+        Value::array({Value(1), Value::tagged("nope", Value(1))}),
+        Value::array({Value(2), Value::map({{Value("bad"), Value(1)}})}),
+        Value::array({Value(3), Value::array({Value("bad")})}),
+        Value::array({Value(4), Value::tagged("fine", Value(4))}),
+    };
+    const std::string bytes = stream(values, e);
+    std::vector<std::string> got;
+    {
+      Refusing r(true);
+      transit::Reader reader(bytes, e, r.options());
+      got = calls_of(reader);
+    }
+    // Each at its tagged value's, map's or array's end; the default handler's own Error as
+    // it threw it, a std::exception as what call_user makes of it.
+    EXPECT_EQ(got, (std::vector<std::string>{
+                       error_text(e, "bad_rep", per(e, 14, 14, 11), "$[1]", "no nope"),
+                       error_text(e, "bad_rep", per(e, 32, 27, 19), "$[1]", "map builder failed: bad key"),
+                       error_text(e, "bad_rep", per(e, 43, 38, 26), "$[1][1]", "array builder failed: bad array"),
+                       "[4 [\"fine\" 4 ] ]", "end"}));
+    expect_every_way(bytes, e, got, true);
+  }
+}
+
+// The rest of a refused value is read as any value is: an error of the input in it is thrown
+// by the next call, and every call after (it is sticky as ever); the call reading the value
+// throws the refusal, which comes first in the input.
+TEST(RefusedValue, AnInputErrorAfterARefusalIsThrownByTheNextCall) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const std::string good = transit::write(tick(1), e);
+    std::string bad = transit::write(Value::array({tick("x"), Value(2)}), e);
+    // An unassigned cache code where the 2 was.
+    if (e == Encoding::msgpack)
+      bad.back() = '\xa2', bad += "^9";
+    else
+      bad.replace(bad.size() - 2, 1, "\"^9\"");
+    const std::string bytes = good + bad + good;
+    std::vector<std::string> got;
+    {
+      Refusing r;
+      transit::Reader reader(bytes, e, r.options());
+      got = calls_of(reader, 4);
+    }
+    const std::string refusal = error_text(e, "type_mismatch", per(e, 52, 42, 30), "$[0]<#tick>[:n]",
+                                           "expected long, got string \"x\"");
+    const std::string bad_code =
+        error_text(e, "bad_cache_code", per(e, 54, 44, 30), "$[1]",
+                   "cache code \"^9\" (slot 9) is not assigned: the cache holds 1 entry");
+    EXPECT_EQ(got, (std::vector<std::string>{"#tick 1", refusal, bad_code, bad_code}));
+    expect_every_way(bytes, e, got);
+    // A value cut short after its refusal: truncated, at the end of the input.
+    const std::string cut = good + bad.substr(0, bad.size() - 3);
+    std::vector<std::string> cut_got;
+    {
+      Refusing r;
+      transit::Reader reader(cut, e, r.options());
+      cut_got = calls_of(reader, 4);
+    }
+    const std::string truncated =
+        error_text(e, "truncated", per(e, 56, 46, 30), "$[1]", "input ends inside a value");
+    EXPECT_EQ(cut_got, (std::vector<std::string>{"#tick 1", refusal, truncated, truncated}));
+    expect_every_way(cut, e, cut_got);
+  }
+  // A syntax error after the refusal (JSON), a 0xc1 byte (MessagePack).
+  for (const auto& [bytes, e] : std::vector<std::pair<std::string, Encoding>>{
+           {R"(["~#tick",["^ ","~:n",1]] [["~#tick",["^ ","~:n","x"]],1,,] 3)", Encoding::json},
+           {transit::write(tick(1), Encoding::msgpack) + "\x93" +
+                transit::write(tick("x"), Encoding::msgpack) + "\xc1\x01" +
+                transit::write(tick(1), Encoding::msgpack),
+            Encoding::msgpack}}) {
+    std::vector<std::string> got;
+    {
+      Refusing r;
+      transit::Reader reader(bytes, e, r.options());
+      got = calls_of(reader, 4);
+    }
+    const std::string syntax = e == Encoding::msgpack
+                                   ? error_text(e, "syntax", 30, "$[1]", "0xc1 is not a MessagePack type")
+                                   : error_text(e, "syntax", 57, "$[2]", "Invalid value.");
+    EXPECT_EQ(got, (std::vector<std::string>{
+                       "#tick 1",
+                       error_text(e, "type_mismatch", per(e, 53, 0, 30), "$[0]<#tick>[:n]",
+                                  "expected long, got string \"x\""),
+                       syntax, syntax}));
+    expect_every_way(bytes, e, got);
+  }
+}
+
+}  // namespace
