@@ -273,6 +273,44 @@ TEST(RefusedValue, ARefusalBeforeAWalkAgainForTheCache) {
   expect_every_way(bytes, Encoding::json, want, false, [](const Refusing& r) { EXPECT_EQ(r.pt_calls, 2); });
 }
 
+// A refused call makes null in the rest of its value. A ground tag whose rep that null is
+// (an instant, which no writer makes of a user's tagged value) fails its rep check, as an
+// error of the input: the call throws the refusal, the calls after it that error. A ground tag
+// that takes any rep (a set's items) reads on; an error of the input in a ground tag's rep of
+// its own is the input's as ever.
+TEST(RefusedValue, AGroundTagAroundARefusedValue) {
+  const Value bad_point = Value::tagged("pt", Value("bad"));
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    for (const Value& inside : {Value::tagged("m", bad_point), Value::tagged("m", Value("x"))}) {
+      const std::string bytes =
+          stream({Value::array({Value::tagged("set", Value::array({bad_point})), inside}), Value(2)}, e);
+      std::vector<std::string> got;
+      {
+        Refusing r;
+        transit::Reader reader(bytes, e, r.options());
+        got = calls_of(reader, 3);
+        EXPECT_EQ(r.pt_calls, 1);
+      }
+      ASSERT_EQ(got.size(), 3u);
+      EXPECT_EQ(got[0].substr(0, 14), "error bad_rep ") << got[0];
+      EXPECT_NE(got[0].find(" in $[0]<#set>[0]: read handler for ~#pt failed: bad point"), std::string::npos) << got[0];
+      EXPECT_EQ(got[1].substr(0, 14), "error bad_rep ") << got[1];
+      EXPECT_NE(got[1].find(" in $[1]"), std::string::npos) << got[1];
+      EXPECT_EQ(got[2], got[1]);
+      expect_every_way(bytes, e, got);
+    }
+    // The set alone reads on.
+    const std::string bytes = stream({Value::tagged("set", Value::array({bad_point})), Value(2)}, e);
+    Refusing r;
+    transit::Reader reader(bytes, e, r.options());
+    const std::vector<std::string> got = calls_of(reader, 3);
+    ASSERT_EQ(got.size(), 3u);
+    EXPECT_EQ(got[1], "2");
+    EXPECT_EQ(got[2], "end");
+  }
+}
+
 TEST(RefusedValue, ARecordInAMapInAnArray) {
   for (const Encoding e : kAll) {
     SCOPED_TRACE(std::string(transit::encoding_name(e)));

@@ -111,7 +111,9 @@ class Reader {
   Reader& operator=(const Reader&) = delete;
 
   /// The next value, or nullopt at the end of the input. Throws Error with the byte offset
-  /// (and line and column for JSON) on malformed input.
+  /// (and line and column for JSON) on malformed input, and every later call throws it again;
+  /// and when user code (a read handler, a Record, a builder) refuses the value, its Error,
+  /// after which the next call reads the value after it (docs/errors.md).
   std::optional<Value> next();
   /// The next value read straight into a T (see transit/typed.h for the types it takes), or
   /// nullopt at the end of the input. Throws Error(type_mismatch) naming the byte offset, the

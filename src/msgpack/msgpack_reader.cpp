@@ -10,7 +10,9 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend.h"
@@ -758,6 +760,9 @@ class MsgpackReader final : public Reader::Impl {
     // Read again only by a typed read's remark, or in memory where the limit cut the input
     // short of its end (fail_short, fail_at).
     decoder_.walk_value_at(before_ + begin_, tape_ || (!source_ && end < size_));
+    // A refusal of user code ends this walk, placed as any error of the decoder: see
+    // skip_refused.
+    if (!tape_) decoder_.pass_refusals();
     // Without user handlers no user code runs while the document is built: build it in one
     // arena (see ArenaScope).
     std::optional<ArenaScope> arena;
@@ -772,10 +777,6 @@ class MsgpackReader final : public Reader::Impl {
       value_begin_ = begin_;
       value_end_ = off;
       begin_ = off;
-      // User code refused the value (see Decoder::walk_value_at): read whole, it fails this
-      // call alone.
-      if (decoder_.refused()) [[unlikely]]
-        decoder_.throw_refusal();
       return decoder_.take();
     }
     // Any other failure was thrown: what is left is running out of input.
@@ -788,16 +789,6 @@ class MsgpackReader final : public Reader::Impl {
   template <bool kTape>
   bool feed(std::size_t end, std::size_t available, std::size_t& off) {
     Parser<kTape> parser(decoder_, available, end - begin_, limits_, stack_);
-    // A refusal of user code is placed as an error of the decoder is, below.
-    const struct Where {
-      const Parser<kTape>& parser;
-      std::size_t before;
-    } where{parser, before_};
-    decoder_.place_user_calls({[](const void* w) {
-                                 const Where& at = *static_cast<const Where*>(w);
-                                 return Location{at.before + at.parser.at(), 0, 0};
-                               },
-                               &where});
     try {
       if (parser.run(data_, end, off)) return true;
     } catch (const Error& e) {
@@ -835,9 +826,57 @@ class MsgpackReader final : public Reader::Impl {
                             std::size_t available = static_cast<std::size_t>(-1)) {
     decoder_.reset();
     decoder_.walk_value_at(before_ + begin_, false);  // in memory, parse() walked it first
+    if (skipping_) {
+      // The refused value's error is this one (skip_refused): no user code runs again.
+      decoder_.mute_user_calls();
+    } else {
+      // From a Source, the first walk of the value: a refusal in it ends it (skip_refused),
+      // and this error then comes after it.
+      decoder_.pass_refusals();
+      pending_ = Pending{code, std::string(detail), at, available};
+    }
     std::size_t off = begin_;
     (void)feed<false>(at, available, off);
     fail(code, detail, before_ + at, decoder_.path());
+  }
+
+  // User code refused the value at begin_ (Decoder::walk_value_at), and its error, placed as
+  // any error of the decoder (the parse loop gives no one its place: the parser's address
+  // given away, or the loop given a second caller, made GCC compile it otherwise, keywords'
+  // MessagePack Value read 2% more instructions with no handlers), is being handled. The
+  // value is read again with no user code run (Decoder::mute_user_calls) to its end, and the
+  // next call reads the value after it; or to an error of the input in it (or, from fail_at,
+  // the error it was placing), which stays this reader's failure. Then the refusal is thrown.
+  [[noreturn, gnu::cold, gnu::noinline]] void skip_refused() {
+    const std::exception_ptr refusal = std::current_exception();
+    struct Skipping {
+      MsgpackReader& r;
+      ~Skipping() {
+        r.skipping_ = false;
+        r.pending_.reset();
+      }
+    } skipping{*this};
+    skipping_ = true;
+    try {
+      if (pending_) {
+        // From fail_at: its error, with the rest of the value before it read as any value is.
+        const Pending p = *pending_;
+        fail_at(p.code, p.detail, p.at, p.available);
+      }
+      const std::size_t end = source_ ? scan_.pos : std::min(size_, saturating_end(begin_, limits_.max_value_bytes));
+      decoder_.reset();
+      decoder_.walk_value_at(before_ + begin_, false);
+      decoder_.mute_user_calls();
+      std::size_t off = begin_;
+      if (!feed<false>(end, size_ - begin_, off)) fail_short(end, "input ends inside a value");
+      decoder_.drop_frames();
+      value_begin_ = begin_;
+      value_end_ = off;
+      begin_ = off;
+    } catch (const Error&) {
+      // The input's error, kept in failed_ by fail().
+    }
+    std::rethrow_exception(refusal);
   }
 
   static Limits limits_of(const ReadOptions& o) noexcept {
@@ -869,7 +908,11 @@ class MsgpackReader final : public Reader::Impl {
     } catch (...) {
       failed_ = std::current_exception();
       // As JSON's remember_and_throw: a refusal before the error is this call's error.
-      if (decoder_.refused()) decoder_.throw_refusal();
+      if (decoder_.refused() && !skipping_) [[unlikely]] {
+        // The error is a refusal of user code: it fails this call alone.
+        failed_ = nullptr;
+        skip_refused();
+      }
       throw;
     }
   }
@@ -885,6 +928,16 @@ class MsgpackReader final : public Reader::Impl {
   std::size_t before_ = 0;  // bytes dropped before data_[0]
   Scan scan_;
   std::exception_ptr failed_;
+  // While skip_refused reads a refused value again; and the error fail_at was placing when a
+  // refusal came first.
+  bool skipping_ = false;
+  struct Pending {
+    Errc code;
+    std::string detail;
+    std::size_t at;
+    std::size_t available;
+  };
+  std::optional<Pending> pending_;
   bool tape_ = false;           // next() records a tape (see next_tape)
   std::size_t value_begin_ = 0;  // the last value read, in data_
   std::size_t value_end_ = 0;

@@ -602,9 +602,11 @@ class Decoder {
   /// of user code in the value returns null without running; the walk reads the value to its
   /// end, checking all else as ever, and the reader then throws the kept error (refused,
   /// throw_refusal) without failing for good, so that its next call reads the value after
-  /// it, as a typed read goes on past a value that did not bind. A typed read (a tape) binds
-  /// its user code once the value is taped whole (typed.cpp), and its calls here fail the
-  /// walk as before.
+  /// it, as a typed read goes on past a value that did not bind. (MessagePack, whose parse
+  /// loop gives no one its place, lets the refusal end the walk instead, placed as any error,
+  /// and reads the value again with user code muted: pass_refusals, mute_user_calls.) A typed
+  /// read (a tape) binds its user code once the value is taped whole (typed.cpp), and its
+  /// calls here fail the walk as before.
   void walk_value_at(std::size_t start, bool record) noexcept {
     if (handlers_) [[unlikely]]
       walk_user_calls_at(start, record);
@@ -623,8 +625,21 @@ class Decoder {
     if (user_calls_) [[unlikely]]
       set_user_call_place(place);
   }
-  /// Whether user code failed in the walk of this value (see walk_value_at).
-  bool refused() const noexcept { return user_calls_ && refusal_kept(); }
+  /// In the walk walk_value_at announced last, a refusal ends the walk, as any error of the
+  /// decoder does, instead of being kept (refused() says it was one): for a reader that
+  /// places it so (MessagePack), then reads the value again with mute_user_calls.
+  void pass_refusals() noexcept {
+    if (user_calls_) [[unlikely]]
+      set_pass_refusals();
+  }
+  /// In the walk walk_value_at announced last, no user code runs: every call makes null, as
+  /// the calls after a refusal do.
+  void mute_user_calls() noexcept {
+    if (user_calls_) [[unlikely]]
+      refused_ = true;
+  }
+  /// Whether user code failed in the walk of this value (see walk_value_at), or is muted.
+  bool refused() const noexcept { return refused_; }
   /// Throws what the user code that failed in this walk threw, placed as place_user_calls
   /// says.
   [[noreturn]] void throw_refusal() const;
@@ -1515,7 +1530,7 @@ class Decoder {
   void clear_user_calls() noexcept;
   void free_user_calls() noexcept;
   void set_user_call_place(TokenPlace place) noexcept;
-  bool refusal_kept() const noexcept;
+  void set_pass_refusals() noexcept;
   /// The body of run_user_call before a refusal: the call, its record and replay.
   Value recorded_user_call(std::string_view what, const void* who, Value (*call)(void*), void* fn);
   /// Keeps the Error being handled, a call's refusal, placed (see walk_value_at).
@@ -1596,6 +1611,9 @@ class Decoder {
   // not a member, so that a Decoder with no handlers destroys nothing more than before.
   UserCalls* user_calls_ = nullptr;
   bool walk_records_ = false;  // whether the walk walk_value_at announced last records its calls
+  // User code refused the value in this walk (UserCalls::refused holds its error), or is
+  // muted: a flag here, so that the reader's test of each value reads one byte.
+  bool refused_ = false;
 };
 
 }  // namespace transit::detail

@@ -49,6 +49,7 @@ struct Decoder::UserCalls {
   // `place` says; null while none failed. Every call after it is muted.
   std::exception_ptr refused;
   TokenPlace place;
+  bool pass = false;  // see pass_refusals
 };
 
 void Decoder::free_user_calls() noexcept { delete user_calls_; }
@@ -59,6 +60,7 @@ void Decoder::clear_user_calls() noexcept {
   c.next = 0;
   c.thrown = nullptr;
   c.refused = nullptr;
+  refused_ = false;
   // What a large value needed is given back, not held for the rest of the stream.
   if (c.results.capacity() > kKeptCalls)
     std::vector<std::pair<const void*, Value>>().swap(c.results);
@@ -77,12 +79,14 @@ void Decoder::walk_user_calls_at(std::size_t start, bool record) noexcept {
   user_calls_->next = 0;
   // A walk again meets the refusal again (the record replays it), and places it then.
   user_calls_->refused = nullptr;
+  refused_ = false;
   user_calls_->place = {};
+  user_calls_->pass = false;
 }
 
-void Decoder::set_user_call_place(TokenPlace place) noexcept { user_calls_->place = place; }
+void Decoder::set_pass_refusals() noexcept { user_calls_->pass = true; }
 
-bool Decoder::refusal_kept() const noexcept { return user_calls_->refused != nullptr; }
+void Decoder::set_user_call_place(TokenPlace place) noexcept { user_calls_->place = place; }
 
 void Decoder::throw_refusal() const { std::rethrow_exception(user_calls_->refused); }
 
@@ -97,30 +101,36 @@ void Decoder::keep_refusal() {
     // says where already (a read in the user's code) stays as it is, as it did.
     if (!c.place.where || e.offset() != Location::npos) {
       c.refused = std::current_exception();
-      return;
-    }
-    try {
-      throw_error(e.code(), e.detail(), c.place.where(c.place.reader), placed_path(*this));
-    } catch (const Error&) {
-      c.refused = std::current_exception();
+    } else {
+      try {
+        throw_error(e.code(), e.detail(), c.place.where(c.place.reader), placed_path(*this));
+      } catch (const Error&) {
+        c.refused = std::current_exception();
+      }
     }
   }
+  refused_ = true;
 }
 
 Value Decoder::run_user_call(std::string_view what, const void* who, Value (*call)(void*),
                              void* fn) {
   // Muted: a call before it in this value failed (see walk_value_at). Null stands for what it
   // would have made; the value is not delivered.
-  if (user_calls_ && user_calls_->refused) return Value();
+  if (refused_) return Value();
   try {
     return recorded_user_call(what, who, call, fn);
   } catch (const Error&) {
     // No walk announced (a Decoder driven by hand), or a typed read: the error ends the walk.
     if (!user_calls_ || tape_) throw;
+    if (user_calls_->pass) {
+      refused_ = true;
+      throw;
+    }
     keep_refusal();
     return Value();
   }
 }
+
 
 Value Decoder::recorded_user_call(std::string_view what, const void* who, Value (*call)(void*),
                                   void* fn) {
