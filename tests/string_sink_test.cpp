@@ -165,6 +165,40 @@ TEST(ChunkSinkWrite, AUserSinkStillReceivesChunksAndSpilledBytesStay) {
   EXPECT_GT(chunks.joined().size(), 100'000u);
 }
 
+TEST(ChunkSinkWrite, NoValueIsWrittenAfterThePartOfOneThatFailed) {
+  // A value written after a partial one would be lost to every reader (a JSON reader stops at
+  // the junction with a syntax error, a MessagePack one reads its bytes as the rest of the
+  // partial value), while the writer said it was written: the writer refuses it instead.
+  for (const Encoding encoding : kAll) {
+    SCOPED_TRACE(static_cast<int>(encoding));
+    ChunkSink chunks;
+    transit::Writer writer(chunks, encoding);
+    writer.write(std::vector<int>{1, 2});
+    EXPECT_THROW(writer.write(fails_late()), transit::Error);
+    const std::size_t held = chunks.joined().size();
+    try {
+      writer.write(std::string("after"));
+      ADD_FAILURE() << "a value was written after a partial one";
+    } catch (const transit::Error& e) {
+      EXPECT_EQ(e.code(), transit::Errc::io);
+      EXPECT_NE(std::string(e.what()).find("the output ends with the first "), std::string::npos)
+          << e.what();
+    }
+    EXPECT_THROW(writer.write(Value("after")), transit::Error);
+    writer.flush();
+    EXPECT_EQ(chunks.joined().size(), held);
+  }
+  // A value that fails within the buffer leaves nothing, and the writer goes on.
+  ChunkSink chunks;
+  transit::WriteOptions options;
+  options.max_depth = 5;
+  transit::Writer writer(chunks, Encoding::json, options);
+  EXPECT_THROW(writer.write(nested(10)), transit::Error);
+  writer.write(std::vector<int>{1, 2});
+  writer.flush();
+  EXPECT_EQ(chunks.joined(), "[1,2]");
+}
+
 /// A user sink with memory of its own: a vector that grows by doubling, as a caller's arena or
 /// ring buffer might.
 struct VectorSink final : transit::Sink {

@@ -26,9 +26,9 @@ struct WriteOptions {
   bool float32 = false;
   /// The deepest nesting of arrays and maps written, counted on the wire as a reader counts it
   /// (a cmap, set, list or tagged value takes two levels; a MessagePack date one, a UUID two).
-  /// A value nested deeper fails with Error(too_deep) and leaves nothing of itself, rather than
-  /// being written for a reader with the same limit (ReadOptions::max_depth, 512 by default) to
-  /// reject. SIZE_MAX lifts it.
+  /// A value nested deeper fails with Error(too_deep) rather than being written for a reader
+  /// with the same limit (ReadOptions::max_depth, 512 by default) to reject; it leaves in the
+  /// output what any failed value leaves (see Writer::write). SIZE_MAX lifts it.
   std::size_t max_depth = 512;
   /// Handlers for user types (Value::object and C++ objects written directly). Null: only the
   /// built-in types can be written. Must outlive the writer.
@@ -60,8 +60,9 @@ class Writer {
   /// Writes one top-level value. Scalars are wrapped in the quote tag (`["~#'", v]`).
   /// Throws Error(no_handler) for a user object with no handler, Error(too_large) beyond
   /// WriteOptions::max_output_bytes, Error(io) from the sink; a value that fails leaves
-  /// nothing of itself in the output (unless it was larger than the buffer and the sink is
-  /// not a StringSink).
+  /// nothing of itself in the output, unless it was larger than the buffer and the sink is
+  /// not a StringSink: then its first bytes are in the output, and every later write throws
+  /// Error(io), since no reader could find a value written after them.
   void write(const Value& v);
   /// Writes a C++ value directly, with no intermediate Value: bool, integers, floating point,
   /// strings, std containers (sequences as arrays, std::list as lists, sets, maps or cmaps),

@@ -87,6 +87,7 @@ class OutBuffer {
   /// bytes already spilled (a single value larger than the buffer) cannot be taken back, but
   /// what is still buffered of it (all of the buffer since the spill) is dropped.
   void rollback() noexcept {
+    if (spilled_in_value_ != 0) partial_ = spilled_in_value_;
     cur_ = base_ + mark_;
     if (direct_ && base_ != nullptr) close_region(mark_);
   }
@@ -101,6 +102,10 @@ class OutBuffer {
     sink_.flush();
   }
   std::size_t buffered() const noexcept { return static_cast<std::size_t>(cur_ - base_); }
+  /// The bytes the sink holds of a value that failed after some of it was spilled (see
+  /// rollback), or 0 while the sink holds complete values only. No reader can find the next
+  /// value after a partial one, so a writer writes no more once this is set.
+  std::size_t partial() const noexcept { return partial_; }
 
  private:
   void spill() {
@@ -197,6 +202,7 @@ class OutBuffer {
   char* region_end_ = nullptr;  // of the sink's region
   std::size_t mark_ = 0;
   std::size_t spilled_in_value_ = 0;
+  std::size_t partial_ = 0;
   const char* track_first_ = nullptr;  // nullptr: no container tracked
   const char* track_at_ = nullptr;
   const char* track_last_ = nullptr;

@@ -636,6 +636,11 @@ class Encoder final : public ObjectEncoder {
   std::size_t unclaimed_ = 0;    // resolved_[unclaimed_...] await the next map or top-level value
 };
 
+/// Throws Error(io) for a value begun after one that failed when `bytes` of it had already
+/// reached the sink (OutBuffer::partial): written after those bytes, it would be lost to every
+/// reader. Out of line: the writer's begin_value only tests for it.
+[[noreturn]] void throw_partial_output(std::size_t bytes);
+
 /// A Writer::Impl for any backend: `Buffer` collects bytes and spills them to the sink,
 /// `Emitter` turns encoder events into the backend's bytes.
 template <class Buffer, class Emitter>
@@ -654,6 +659,8 @@ class BackendWriter final : public Writer::Impl {
     end_value();
   }
   ObjectEncoder& begin_value() override {
+    if (out_.partial() != 0) [[unlikely]]
+      throw_partial_output(out_.partial());
     out_.mark();
     encoder_.begin_value();
     if (profiler_) started_ = std::chrono::steady_clock::now();

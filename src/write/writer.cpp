@@ -1,9 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transit/writer.h"
 
+#include <string>
+
 #include "backend.h"
+#include "write/encoder.h"
 
 namespace transit {
+
+namespace detail {
+void throw_partial_output(std::size_t bytes) {
+  throw_error(Errc::io, "the output ends with the first " + std::to_string(bytes) +
+                            " bytes of a value that failed (a value larger than "
+                            "WriteOptions::buffer_size reaches the sink before it ends); no "
+                            "reader could find a value written after them");
+}
+}  // namespace detail
 
 Writer::Writer(Sink& sink, Encoding encoding, WriteOptions options) {
   switch (encoding) {
