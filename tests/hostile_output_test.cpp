@@ -204,6 +204,51 @@ TEST(HostileWriteDepth, MsgpackDatesAndUuidsCountTheirArrays) {
             date);
 }
 
+// An object whose handler's tag says "write the rep as it is" (_ ? i d s array map) puts no
+// array or map around its rep, so a rep that is the object again nested where max_depth counts
+// nothing: writing it, or printing it with to_edn(v, registry), overflowed the stack.
+struct Countdown {
+  int n;
+};
+
+TEST(HostileWriteDepth, ObjectsWrittenAsTheirRepsCannotNestWithoutEnd) {
+  for (const char* tag : {"s", "i", "_", "array", "map"}) {
+    SCOPED_TRACE(tag);
+    for (const bool verbose_rep : {false, true}) {
+      transit::RegistryBuilder b;
+      auto rep = [](const Countdown& c) { return c; };
+      if (verbose_rep)
+        transit::add(b, transit::Handler<Countdown>(tag).rep(rep).verbose_rep(rep));
+      else
+        transit::add<Countdown>(b, tag, rep);
+      const transit::Registry registry = std::move(b).freeze();
+      transit::WriteOptions options;
+      options.registry = &registry;
+      for (const Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+        try {
+          (void)transit::write(Countdown{1}, e, options);
+          ADD_FAILURE() << "written";
+        } catch (const Error& err) {
+          EXPECT_EQ(err.code(), Errc::too_deep) << err.what();
+        }
+      }
+      EXPECT_THROW((void)transit::to_edn(Value::object(Countdown{1}), registry), Error);
+    }
+  }
+  // A chain that ends is written as its last rep, up to max_depth objects deep.
+  transit::RegistryBuilder b;
+  transit::add<Countdown>(b, "s", [](const Countdown& c) {
+    return c.n == 0 ? Value("liftoff") : Value::object(Countdown{c.n - 1});
+  });
+  const transit::Registry registry = std::move(b).freeze();
+  transit::WriteOptions options;
+  options.registry = &registry;
+  EXPECT_EQ(transit::write(Countdown{511}, Encoding::json, options), R"(["~#'","liftoff"])");
+  EXPECT_THROW((void)transit::write(Countdown{512}, Encoding::json, options), Error);
+  options.max_depth = 600;
+  EXPECT_EQ(transit::write(Countdown{512}, Encoding::json, options), R"(["~#'","liftoff"])");
+}
+
 // ---- memory per value ---------------------------------------------------------------------------
 
 using transit::test::kAsan;

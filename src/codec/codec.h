@@ -222,6 +222,9 @@ std::string tag_of_object(const ErasedHandler& h, const std::type_info& type, co
 /// transit-java's verbose handlers write it: the verbose rep wherever the rep would go (see
 /// Handler::verbose_rep). In registry.cpp, for the reason tag_of_object is: in the encoder it
 /// cost the MessagePack writes of Value trees, which never come here, 0.7%-1.7%.
+/// Throws Error(too_deep) for objects written as their reps (is_direct_tag) nested more than
+/// `max_depth` deep. In registry.cpp, out of the encoder's code.
+[[noreturn]] void direct_reps_too_deep(std::size_t max_depth);
 void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::string& tag,
                           const void* obj, bool as_key);
 

@@ -143,9 +143,9 @@ class Encoder final : public ObjectEncoder {
       return;
     }
     const std::string tag = h.tag_of ? detail::tag_of_object(h, type, obj) : h.tag;
+    if (is_direct_tag(tag)) return write_direct(h, obj, as_key);
     if (verbose_ && h.write_verbose_rep) [[unlikely]]
       return detail::write_verbose_object(*this, h, tag, obj, as_key);
-    if (is_direct_tag(tag)) return h.write_rep(obj, *this, as_key);
     if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep)
       return emit_prefixed(tag[0], h.string_rep(obj), as_key);
     tagged_begin(tag);
@@ -192,6 +192,7 @@ class Encoder final : public ObjectEncoder {
   void top_begin(bool scalar) override {
     out_.next_root();
     depth_ = 0;
+    direct_depth_ = 0;
     cache_.reset();
     map_forms_.clear();
     claim_resolved();
@@ -481,6 +482,17 @@ class Encoder final : public ObjectEncoder {
     --depth_;
     out_.map_end();
   }
+  // An object whose tag says "write the rep as it is" (is_direct_tag) puts no array or map of
+  // its own around its rep, so the wire's depth does not see a rep that is an object of the
+  // same kind again, and one that never ends (a handler returning its own object) overflowed
+  // the stack. Such reps nest at most max_depth deep, counted apart from the wire's levels.
+  void write_direct(const ErasedHandler& h, const void* obj, bool as_key) {
+    if (direct_depth_ == max_depth_) direct_reps_too_deep(max_depth_);
+    ++direct_depth_;
+    (verbose_ && h.write_verbose_rep ? h.write_verbose_rep : h.write_rep)(obj, *this, as_key);
+    --direct_depth_;
+  }
+
   void enter() {
     if (depth_ == max_depth_)
       throw_error(Errc::too_deep, "value nests deeper than " + std::to_string(max_depth_) +
@@ -628,6 +640,7 @@ class Encoder final : public ObjectEncoder {
   WriteCache cache_;
   std::size_t max_depth_;
   std::size_t depth_ = 0;  // arrays and maps open in the output
+  std::size_t direct_depth_ = 0;  // objects open in write_direct
   std::string scratch_;          // "~X" + text for the string being written; reused
   std::vector<bool> map_forms_;  // per open map: keys are scalars (else it is a cmap)
   std::vector<Resolved> resolved_;

@@ -237,9 +237,14 @@ void time_point_out_of_range(const std::type_info& type) {
                   " holds no int64 count of milliseconds since 1970, which Transit's instants are");
 }
 
+void direct_reps_too_deep(std::size_t max_depth) {
+  throw_error(Errc::too_deep, "objects whose handler's tag writes the rep as it is (_ ? i d s array map) "
+                              "nest more than " + std::to_string(max_depth) +
+                                  " deep (WriteOptions::max_depth): does a rep hold its own object?");
+}
+
 void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::string& tag,
                           const void* obj, bool as_key) {
-  if (is_direct_tag(tag)) return h.write_verbose_rep(obj, e, as_key);
   if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep) {
     // "~X" + a string: a tagged Value of a string rep is written so, as a value or a key.
     if (h.verbose_string_rep) return e.value(Value::tagged(tag, Value(h.verbose_string_rep(obj))), as_key);
