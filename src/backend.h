@@ -23,12 +23,17 @@ class Writer::Impl {
   virtual ~Impl() = default;
   virtual void write(const Value& v) = 0;
   /// A top-level value written token by token from C++ objects: begin, tokens, end; or
-  /// abandon when writing it failed, dropping its bytes.
+  /// abandon when writing it failed, dropping its bytes. abandon_value returns how many of
+  /// them the sink already holds (a value larger than the buffer): 0 when none.
   virtual detail::ObjectEncoder& begin_value() = 0;
   virtual void end_value() = 0;
-  virtual void abandon_value() noexcept = 0;
+  virtual std::size_t abandon_value() noexcept = 0;
   virtual void flush() = 0;
   Encoding encoding = Encoding::json;
+  /// The bytes of a failed value that the sink holds, once one has left any: no reader could
+  /// find a value written after them, so Writer writes none (kept here, out of the backends'
+  /// code).
+  std::size_t partial = 0;
 };
 
 class Reader::Impl {

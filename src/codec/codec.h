@@ -222,9 +222,19 @@ std::string tag_of_object(const ErasedHandler& h, const std::type_info& type, co
 /// transit-java's verbose handlers write it: the verbose rep wherever the rep would go (see
 /// Handler::verbose_rep). In registry.cpp, for the reason tag_of_object is: in the encoder it
 /// cost the MessagePack writes of Value trees, which never come here, 0.7%-1.7%.
-/// Throws Error(too_deep) for objects written as their reps (is_direct_tag) nested more than
-/// `max_depth` deep. In registry.cpp, out of the encoder's code.
-[[noreturn]] void direct_reps_too_deep(std::size_t max_depth);
+/// How deep objects written as their reps (is_direct_tag) are nested, and how deep they may.
+struct DirectDepth {
+  std::size_t open = 0;
+  std::size_t max;
+};
+/// Writes `obj` as its handler's rep (is_direct_tag), its verbose rep in JSON-Verbose (`verbose`). Such an
+/// object puts no array or map of its own around its rep, so the wire's depth does not see a
+/// rep that is such an object again, and one that never ended (a handler returning its own
+/// object) overflowed the stack: they nest at most `depth.max` deep (WriteOptions::max_depth),
+/// counted apart from the wire's levels, or Error(too_deep). In registry.cpp, for the reason
+/// tag_of_object is.
+void write_direct_object(ObjectEncoder& e, const ErasedHandler& h, const void* obj, bool as_key,
+                         bool verbose, DirectDepth& depth);
 void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::string& tag,
                           const void* obj, bool as_key);
 

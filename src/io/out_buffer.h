@@ -85,11 +85,12 @@ class OutBuffer {
   /// Drops a value that failed half-way, so the sink only ever sees complete values. In the
   /// sink's memory nothing of it was output, however large it grew. With a buffer of our own,
   /// bytes already spilled (a single value larger than the buffer) cannot be taken back, but
-  /// what is still buffered of it (all of the buffer since the spill) is dropped.
-  void rollback() noexcept {
-    if (spilled_in_value_ != 0) partial_ = spilled_in_value_;
+  /// what is still buffered of it (all of the buffer since the spill) is dropped. Returns how
+  /// many bytes of it the sink holds: 0 when it holds complete values only.
+  std::size_t rollback() noexcept {
     cur_ = base_ + mark_;
     if (direct_ && base_ != nullptr) close_region(mark_);
+    return spilled_in_value_;
   }
 
   /// Hands every byte written so far to the sink and flushes it.
@@ -102,10 +103,6 @@ class OutBuffer {
     sink_.flush();
   }
   std::size_t buffered() const noexcept { return static_cast<std::size_t>(cur_ - base_); }
-  /// The bytes the sink holds of a value that failed after some of it was spilled (see
-  /// rollback), or 0 while the sink holds complete values only. No reader can find the next
-  /// value after a partial one, so a writer writes no more once this is set.
-  std::size_t partial() const noexcept { return partial_; }
 
  private:
   void spill() {
@@ -202,7 +199,6 @@ class OutBuffer {
   char* region_end_ = nullptr;  // of the sink's region
   std::size_t mark_ = 0;
   std::size_t spilled_in_value_ = 0;
-  std::size_t partial_ = 0;
   const char* track_first_ = nullptr;  // nullptr: no container tracked
   const char* track_at_ = nullptr;
   const char* track_last_ = nullptr;

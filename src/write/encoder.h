@@ -58,7 +58,8 @@ class Encoder final : public ObjectEncoder {
         msgpack_(mode == Mode::msgpack),
         registry_(registry),
         profiler_(profiler),
-        max_depth_(max_depth) {}
+        max_depth_(max_depth),
+        direct_depth_{0, max_depth} {}
 
   /// One top-level value, with a fresh cache.
   void write_top(const Value& v) {
@@ -143,7 +144,8 @@ class Encoder final : public ObjectEncoder {
       return;
     }
     const std::string tag = h.tag_of ? detail::tag_of_object(h, type, obj) : h.tag;
-    if (is_direct_tag(tag)) return write_direct(h, obj, as_key);
+    if (is_direct_tag(tag))
+      return detail::write_direct_object(*this, h, obj, as_key, verbose_, direct_depth_);
     if (verbose_ && h.write_verbose_rep) [[unlikely]]
       return detail::write_verbose_object(*this, h, tag, obj, as_key);
     if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep)
@@ -192,7 +194,6 @@ class Encoder final : public ObjectEncoder {
   void top_begin(bool scalar) override {
     out_.next_root();
     depth_ = 0;
-    direct_depth_ = 0;
     cache_.reset();
     map_forms_.clear();
     claim_resolved();
@@ -482,17 +483,6 @@ class Encoder final : public ObjectEncoder {
     --depth_;
     out_.map_end();
   }
-  // An object whose tag says "write the rep as it is" (is_direct_tag) puts no array or map of
-  // its own around its rep, so the wire's depth does not see a rep that is an object of the
-  // same kind again, and one that never ends (a handler returning its own object) overflowed
-  // the stack. Such reps nest at most max_depth deep, counted apart from the wire's levels.
-  void write_direct(const ErasedHandler& h, const void* obj, bool as_key) {
-    if (direct_depth_ == max_depth_) direct_reps_too_deep(max_depth_);
-    ++direct_depth_;
-    (verbose_ && h.write_verbose_rep ? h.write_verbose_rep : h.write_rep)(obj, *this, as_key);
-    --direct_depth_;
-  }
-
   void enter() {
     if (depth_ == max_depth_)
       throw_error(Errc::too_deep, "value nests deeper than " + std::to_string(max_depth_) +
@@ -640,19 +630,14 @@ class Encoder final : public ObjectEncoder {
   WriteCache cache_;
   std::size_t max_depth_;
   std::size_t depth_ = 0;  // arrays and maps open in the output
-  std::size_t direct_depth_ = 0;  // objects open in write_direct
   std::string scratch_;          // "~X" + text for the string being written; reused
   std::vector<bool> map_forms_;  // per open map: keys are scalars (else it is a cmap)
   std::vector<Resolved> resolved_;
   std::vector<Claim> claims_;    // per open map and top-level value that claimed anything
   std::size_t claim_depth_ = 0;  // open maps and top-level values
   std::size_t unclaimed_ = 0;    // resolved_[unclaimed_...] await the next map or top-level value
+  DirectDepth direct_depth_;     // objects open in write_direct_object
 };
-
-/// Throws Error(io) for a value begun after one that failed when `bytes` of it had already
-/// reached the sink (OutBuffer::partial): written after those bytes, it would be lost to every
-/// reader. Out of line: the writer's begin_value only tests for it.
-[[noreturn]] void throw_partial_output(std::size_t bytes);
 
 /// A Writer::Impl for any backend: `Buffer` collects bytes and spills them to the sink,
 /// `Emitter` turns encoder events into the backend's bytes.
@@ -672,8 +657,6 @@ class BackendWriter final : public Writer::Impl {
     end_value();
   }
   ObjectEncoder& begin_value() override {
-    if (out_.partial() != 0) [[unlikely]]
-      throw_partial_output(out_.partial());
     out_.mark();
     encoder_.begin_value();
     if (profiler_) started_ = std::chrono::steady_clock::now();
@@ -683,9 +666,10 @@ class BackendWriter final : public Writer::Impl {
     out_.end_value();
     if (profiler_) add_writer_time();
   }
-  void abandon_value() noexcept override {
-    out_.rollback();
+  std::size_t abandon_value() noexcept override {
+    const std::size_t in_sink = out_.rollback();
     if (profiler_) add_writer_time();
+    return in_sink;
   }
   void flush() override { out_.flush_sink(); }
 

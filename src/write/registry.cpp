@@ -237,10 +237,18 @@ void time_point_out_of_range(const std::type_info& type) {
                   " holds no int64 count of milliseconds since 1970, which Transit's instants are");
 }
 
-void direct_reps_too_deep(std::size_t max_depth) {
-  throw_error(Errc::too_deep, "objects whose handler's tag writes the rep as it is (_ ? i d s array map) "
-                              "nest more than " + std::to_string(max_depth) +
-                                  " deep (WriteOptions::max_depth): does a rep hold its own object?");
+void write_direct_object(ObjectEncoder& e, const ErasedHandler& h, const void* obj, bool as_key,
+                         bool verbose, DirectDepth& depth) {
+  if (depth.open == depth.max)
+    throw_error(Errc::too_deep, "objects whose handler's tag writes the rep as it is (_ ? i d s "
+                                "array map) nest more than " + std::to_string(depth.max) +
+                                    " deep (WriteOptions::max_depth): does a rep hold its own object?");
+  struct Open {
+    DirectDepth& depth;
+    explicit Open(DirectDepth& d) : depth(d) { ++depth.open; }
+    ~Open() { --depth.open; }
+  } open(depth);
+  (verbose && h.write_verbose_rep ? h.write_verbose_rep : h.write_rep)(obj, e, as_key);
 }
 
 void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::string& tag,

@@ -4,18 +4,17 @@
 #include <string>
 
 #include "backend.h"
-#include "write/encoder.h"
 
 namespace transit {
 
-namespace detail {
-void throw_partial_output(std::size_t bytes) {
-  throw_error(Errc::io, "the output ends with the first " + std::to_string(bytes) +
-                            " bytes of a value that failed (a value larger than "
-                            "WriteOptions::buffer_size reaches the sink before it ends); no "
-                            "reader could find a value written after them");
+namespace {
+[[noreturn, gnu::cold]] void throw_partial_output(std::size_t bytes) {
+  detail::throw_error(Errc::io, "the output ends with the first " + std::to_string(bytes) +
+                                    " bytes of a value that failed (a value larger than "
+                                    "WriteOptions::buffer_size reaches the sink before it ends); "
+                                    "no reader could find a value written after them");
 }
-}  // namespace detail
+}  // namespace
 
 Writer::Writer(Sink& sink, Encoding encoding, WriteOptions options) {
   switch (encoding) {
@@ -41,17 +40,25 @@ Writer::~Writer() {
 }
 
 void Writer::write(const Value& v) {
+  if (impl_->partial != 0) [[unlikely]]
+    throw_partial_output(impl_->partial);
   try {
     impl_->write(v);
   } catch (...) {
-    impl_->abandon_value();
+    abandon_value();
     throw;
   }
 }
 
-detail::ObjectEncoder& Writer::begin_value() { return impl_->begin_value(); }
+detail::ObjectEncoder& Writer::begin_value() {
+  if (impl_->partial != 0) [[unlikely]]
+    throw_partial_output(impl_->partial);
+  return impl_->begin_value();
+}
 void Writer::end_value() { impl_->end_value(); }
-void Writer::abandon_value() noexcept { impl_->abandon_value(); }
+void Writer::abandon_value() noexcept {
+  if (const std::size_t in_sink = impl_->abandon_value(); in_sink != 0) impl_->partial = in_sink;
+}
 void Writer::flush() { impl_->flush(); }
 Encoding Writer::encoding() const noexcept { return impl_->encoding; }
 
