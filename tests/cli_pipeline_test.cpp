@@ -190,6 +190,22 @@ TEST_F(CliPipeline, MaxOutputBytesStopsAnAmplifyingValue) {
   EXPECT_EQ(tool.wait(), 1);
 }
 
+// A value that reads within the reader's depth but writes deeper (a JSON date is a string, a
+// MessagePack one an array) is refused by the writer: the message says which value, as
+// too_large's does (it said only "value nests deeper than 512 levels as written ...").
+TEST_F(CliPipeline, AValueTooDeepToWriteIsNamed) {
+  std::string deep = "\"~m5\"";
+  for (int i = 0; i < 512; ++i) deep = "[" + deep + "]";
+  Tool tool({"convert", "--to", "msgpack"});
+  tool.send("[1,2]\n" + deep + "\n[3]\n");
+  tool.close_input();
+  EXPECT_EQ(tool.rest_of_stdout(), transit::write(Value::array({1, 2}), Encoding::msgpack));
+  EXPECT_EQ(tool.stderr_text(),
+            "transit: too_deep: value 2: value nests deeper than 512 levels as written "
+            "(WriteOptions::max_depth), which a reader with the same max_depth rejects\n");
+  EXPECT_EQ(tool.wait(), 1);
+}
+
 TEST_F(CliPipeline, MaxOutputBytesLargeEnoughLetsItThrough) {
   const fs::path in = write_file("in.json", amplifying_input());
   Tool tool({"convert", "--to", "json-verbose", "--max-output-bytes", "200M", in.string(), "/dev/null"});

@@ -530,6 +530,9 @@ int convert(Args args) {
         try {
           writer.write(v);
         } catch (const Error& e) {
+          // A value refused by the writer is one the reader read whole: say which it was.
+          if (e.code() == Errc::too_deep)
+            throw Error(Errc::too_deep, {}, {}, "value " + std::to_string(written + 1) + ": " + e.detail());
           if (e.code() != Errc::too_large) throw;
           throw Error(Errc::too_large, {}, {},
                       "value " + std::to_string(written + 1) + " expands to more than " +
