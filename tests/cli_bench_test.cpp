@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -242,6 +243,27 @@ TEST_F(CliBench, UsageNamesTheClockAndTheOrder) {
   EXPECT_NE(r.out.find("page\nfaults"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(ours, floor, ours, floor ...)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mmap and trim thresholds"), std::string::npos) << r.out;
+}
+
+// Every option of the usage line is listed, its description in one column (--runs and --from
+// were in the prose only, and --min-time's lines were indented apart from the others').
+TEST_F(CliBench, UsageListsEveryOptionInOneColumn) {
+  const CliRun r = run_cli("bench --help");
+  ASSERT_EQ(r.status, 0);
+  for (const char* option : {"--from ENC", "--runs N", "--min-time S", "--json", "--svg OUT",
+                             "--quiet, -q"}) {
+    const std::size_t at = r.out.find(std::string("\n  ") + option + " ");
+    ASSERT_NE(at, std::string::npos) << option << "\n" << r.out;
+    const std::size_t text = r.out.find_first_not_of(' ', at + 3 + std::strlen(option));
+    EXPECT_EQ(text - at - 1, 16u) << option;
+  }
+  const std::size_t list = r.out.find("\n  --from ENC");
+  for (std::size_t line = r.out.find('\n', list + 1); line != std::string::npos && line + 1 < r.out.size();
+       line = r.out.find('\n', line + 1)) {
+    if (r.out.compare(line + 1, 4, "  --") != 0) {
+      EXPECT_EQ(r.out.find_first_not_of(' ', line + 1) - line - 1, 16u) << r.out.substr(line + 1, 40);
+    }
+  }
 }
 
 TEST_F(CliBench, ExitStatuses) {

@@ -41,16 +41,19 @@ constexpr Usage kBenchUsage{
     "just under 32 MiB is freed: glibc then keeps its mmap and trim thresholds at their top,\n"
     "as in a process that has run a while, whatever the loading of FILE freed.\n"
     "\n"
+    "  --from ENC    the encoding of FILE: json (default), json-verbose or msgpack\n"
+    "  --runs N      runs of each write and each read, and of their floor's (default 10)\n"
     "  --min-time S  run each write and each read at least N times and, with their floor's\n"
-    "             runs, for at least S seconds of CPU time (default 0: N runs): a median of many\n"
-    "             short runs is not one moment of a machine whose speed drifts\n"
-    "  --json     print one JSON object instead: {\"file\": FILE, \"values\": COUNT, \"results\":\n"
-    "             [{\"encoding\": ENC, \"op\": \"read\" or \"write\", \"median_ns\": NS, \"bytes\": B,\n"
-    "             \"runs\": R}, ...], \"floors\": [{\"encoding\": ENC, \"library\": LIB, \"op\": OP,\n"
-    "             \"median_ns\": NS}, ...]}, one result and one floor per encoding and op\n"
-    "  --svg OUT  also draw the times and sizes as a bar chart in the SVG file OUT\n"
-    "  --quiet    no progress line on stderr (drawn only when stderr is a terminal and the run\n"
-    "             takes more than a second)"};
+    "                runs, for at least S seconds of CPU time (default 0: N runs): a median of\n"
+    "                many short runs is not one moment of a machine whose speed drifts\n"
+    "  --json        print one JSON object instead: {\"file\": FILE, \"values\": COUNT,\n"
+    "                \"results\": [{\"encoding\": ENC, \"op\": \"read\" or \"write\", \"median_ns\":\n"
+    "                NS, \"bytes\": B, \"runs\": R}, ...], \"floors\": [{\"encoding\": ENC,\n"
+    "                \"library\": LIB, \"op\": OP, \"median_ns\": NS}, ...]}, one result and one\n"
+    "                floor per encoding and op\n"
+    "  --svg OUT     also draw the times and sizes as a bar chart in the SVG file OUT\n"
+    "  --quiet, -q   no progress line on stderr (drawn only when stderr is a terminal and the\n"
+    "                run takes more than a second)"};
 
 constexpr std::array kEncodings = {Encoding::json, Encoding::json_verbose, Encoding::msgpack};
 
