@@ -162,8 +162,16 @@ TEST_F(CliPipeline, VersionAndHelp) {
   {
     Tool tool({"help", "frobnicate"});
     tool.close_input();
-    EXPECT_NE(tool.stderr_text(), "");
+    // It said "help takes one command name", which it had been given.
+    EXPECT_EQ(tool.stderr_text().substr(0, 45), "transit: help: unknown command 'frobnicate'\nu");
     EXPECT_EQ(tool.wait(), 2);
+  }
+  {
+    Tool tool({"help", "help"});  // as `transit help`: the list of commands
+    tool.close_input();
+    EXPECT_EQ(tool.stderr_text(), "");
+    EXPECT_NE(tool.rest_of_stdout().find("commands:"), std::string::npos);
+    EXPECT_EQ(tool.wait(), 0);
   }
 }
 

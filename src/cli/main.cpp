@@ -75,14 +75,19 @@ int run(int argc, char** argv) {
     std::cout << "transit " << TRANSIT_VERSION << "\n";
     return transit::cli::kOk;
   }
-  if (name == "--help" || name == "-h" || (name == "help" && argc == 2)) {
+  if (name == "--help" || name == "-h" ||
+      (name == "help" && (argc == 2 || (argc == 3 && std::string_view(argv[2]) == "help")))) {
     std::cout << kUsage;
     return transit::cli::kOk;
   }
   if (name == "help") {
     const Command* command = argc == 3 ? find_command(argv[2]) : nullptr;
     if (command == nullptr) {
-      std::cerr << "transit: help takes one command name\n" << kUsage;
+      // It was given one name, and no command has it: say so, not that it takes one.
+      if (argc == 3)
+        std::cerr << "transit: help: unknown command '" << argv[2] << "'\n" << kUsage;
+      else
+        std::cerr << "transit: help takes one command name\n" << kUsage;
       return transit::cli::kBadUsage;
     }
     const std::vector<std::string_view> help{"--help"};
