@@ -16,10 +16,10 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <utility>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "backend.h"

@@ -131,7 +131,6 @@ Value Decoder::run_user_call(std::string_view what, const void* who, Value (*cal
   }
 }
 
-
 Value Decoder::recorded_user_call(std::string_view what, const void* who, Value (*call)(void*),
                                   void* fn) {
   // No walk announced (a Decoder driven by hand): nothing to replay.
