@@ -1533,8 +1533,8 @@ class Decoder {
   void set_pass_refusals() noexcept;
   /// The body of run_user_call before a refusal: the call, its record and replay.
   Value recorded_user_call(std::string_view what, const void* who, Value (*call)(void*), void* fn);
-  /// Keeps the Error being handled, a call's refusal, placed (see walk_value_at).
-  [[gnu::cold]] void keep_refusal();
+  /// Keeps `e`, the Error being handled (a call's refusal), placed (see walk_value_at).
+  [[gnu::cold]] void keep_refusal(const Error& e);
   /// Whether the innermost container, ending, stays a plain array or map, built by no
   /// builder: a tagged value's rep, or anything in a Record's rep (in_record_rep).
   bool kept_plain() const noexcept;

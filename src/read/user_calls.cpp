@@ -90,25 +90,16 @@ void Decoder::set_user_call_place(TokenPlace place) noexcept { user_calls_->plac
 
 void Decoder::throw_refusal() const { std::rethrow_exception(user_calls_->refused); }
 
-void Decoder::keep_refusal() {
+void Decoder::keep_refusal(const Error& e) {
   UserCalls& c = *user_calls_;
-  try {
-    throw;
-  } catch (const Error& e) {
-    // Unplaced where the walk cannot place it (simdjson's document); as the reader placed it
-    // when the call's error ended the read: at the token the reader is at, with the path of
-    // the decoder there (and below a Record's tag, the field's: placed_path). An error that
-    // says where already (a read in the user's code) stays as it is, as it did.
-    if (!c.place.where || e.offset() != Location::npos) {
-      c.refused = std::current_exception();
-    } else {
-      try {
-        throw_error(e.code(), e.detail(), c.place.where(c.place.reader), placed_path(*this));
-      } catch (const Error&) {
-        c.refused = std::current_exception();
-      }
-    }
-  }
+  // Unplaced where the walk cannot place it (simdjson's document); as the reader placed it
+  // when the call's error ended the read: at the token the reader is at, with the path of
+  // the decoder there (and below a Record's tag, the field's: placed_path). An error that
+  // says where already (a read in the user's code) stays as it is, as it did.
+  c.refused = !c.place.where || e.offset() != Location::npos
+                  ? std::current_exception()
+                  : std::make_exception_ptr(Error(e.code(), c.place.where(c.place.reader),
+                                                  placed_path(*this), e.detail()));
   refused_ = true;
 }
 
@@ -119,14 +110,14 @@ Value Decoder::run_user_call(std::string_view what, const void* who, Value (*cal
   if (refused_) return Value();
   try {
     return recorded_user_call(what, who, call, fn);
-  } catch (const Error&) {
+  } catch (const Error& e) {
     // No walk announced (a Decoder driven by hand), or a typed read: the error ends the walk.
     if (!user_calls_ || tape_) throw;
     if (user_calls_->pass) {
       refused_ = true;
       throw;
     }
-    keep_refusal();
+    keep_refusal(e);
     return Value();
   }
 }
