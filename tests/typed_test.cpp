@@ -161,6 +161,9 @@ TEST(TypedRead, FloatingPointTakesWhatItHoldsExactly) {
   EXPECT_EQ(transit::read<double>(quoted("\"~n5\"")), 5.0);
   EXPECT_EQ(transit::read<float>(quoted("\"~n-5\"")), -5.0f);
   EXPECT_EQ(transit::read<double>(quoted("\"~n1267650600228229401496703205376\"")), 0x1p100);
+  // Digits a peer wrote with leading zeros are read canonical first (ValueAccess::big_integer_of).
+  EXPECT_EQ(transit::read<double>(quoted("\"~n007\"")), 7.0);
+  EXPECT_EQ(transit::read<float>(quoted("\"~n-00\"")), 0.0f);
   EXPECT_EQ(transit::read<long double>(quoted("\"~n18446744073709551616\"")), 0x1p64L);
   EXPECT_EQ(fails(double{}, "\"~n1267650600228229401496703205377\""),
             "expected double, got big_integer 1267650600228229401496703205377N (not exact as "

@@ -763,7 +763,8 @@ void tape_from_value(const Value& v, Tape& tape, const ReadHandlers* handlers) {
 namespace {
 
 // A big integer's digits as a T, when the T holds exactly that integer: parsed (to the
-// nearest T) and printed back whole, the two texts compared without leading zeros.
+// nearest T) and printed back whole, the same text. A big integer's digits are canonical
+// (ValueAccess::big_integer_of: no leading zeros, no "-0"), as the printed text is.
 template <class T>
 std::optional<T> exact_floating(std::string_view digits, std::string_view& why) {
   T f{};
@@ -779,15 +780,7 @@ std::optional<T> exact_floating(std::string_view digits, std::string_view& why) 
   std::array<char, std::numeric_limits<T>::max_exponent10 + 3> printed;
   const auto out =
       std::to_chars(printed.data(), printed.data() + printed.size(), f, std::chars_format::fixed, 0);
-  if (out.ec != std::errc()) return std::nullopt;
-  const auto without_zeros = [](std::string_view s) {
-    const bool minus = !s.empty() && s.front() == '-';
-    if (minus) s.remove_prefix(1);
-    const std::size_t first = s.find_first_not_of('0');
-    s.remove_prefix(first == s.npos ? s.size() - (s.empty() ? 0 : 1) : first);
-    return std::pair{minus && s != "0", s};
-  };
-  if (without_zeros(digits) != without_zeros(std::string_view(printed.data(), out.ptr)))
+  if (out.ec != std::errc() || digits != std::string_view(printed.data(), out.ptr))
     return std::nullopt;
   return f;
 }
