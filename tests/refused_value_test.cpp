@@ -39,6 +39,11 @@ struct Tick {
   std::int64_t n = 0;
 };
 
+// What a user's code may throw that is no std::exception (a service's own cancellation, say).
+struct Cancel {
+  std::int64_t n = 0;
+};
+
 // A compact text of what a read gave, user objects included (a Tick reads `#tick n`).
 std::string show(const Value& v) {
   switch (v.kind()) {
@@ -91,6 +96,8 @@ std::vector<std::string> calls_of(R& reader, int calls = 8) {
       out.push_back(show(*v));
     } catch (const Error& e) {
       out.push_back(show(e));
+    } catch (const Cancel& c) {
+      out.push_back("cancel " + std::to_string(c.n));
     }
   }
   return out;
@@ -101,7 +108,9 @@ Value tick(Value n) { return Value::tagged("tick", Value::map({{transit::kw("n")
 // Handlers whose user code refuses some values: the Record `tick` (a field `n` that is not an
 // integer), the tag `pt` (a rep "bad": a std::runtime_error), the default handler (the tag
 // `nope`), and when asked, a map builder (a map with the key "bad") and an array builder (an
-// array whose first item is "bad"). Each counts its calls.
+// array whose first item is "bad"). Each counts its calls. And two that throw what the
+// reader cannot place: `nested` reads its rep as JSON Transit (an integer), whose own Error
+// says where in that text it failed, and `cancel` throws a Cancel of a negative rep.
 struct Refusing {
   transit::ReadHandlers handlers;
   int pt_calls = 0;
@@ -113,6 +122,13 @@ struct Refusing {
       ++pt_calls;
       if (rep.kind() == transit::Kind::string && rep.as_string() == "bad") throw std::runtime_error("bad point");
       return Value::array({Value("pt"), rep});
+    });
+    handlers.add("nested", [](const Value& rep) {
+      return Value(transit::read<std::int64_t>(rep.as_string(), Encoding::json));
+    });
+    handlers.add("cancel", [](const Value& rep) {
+      if (rep.as_int() < 0) throw Cancel{rep.as_int()};
+      return rep;
     });
     handlers.set_default([this](std::string_view tag, const Value& rep) {
       ++default_calls;
@@ -427,3 +443,30 @@ TEST(RefusedValue, AnInputErrorAfterARefusalIsThrownByTheNextCall) {
 }
 
 }  // namespace
+
+// User code that throws an Error saying where already (a read in its code), or what is no
+// std::exception, refuses its value as any other refusal does: the call throws what the code
+// threw, as it threw it, and the next call reads the value after it. Before, MessagePack read
+// the same value again on every call (a loop that skips bad values never ended), and JSON met
+// the rest of the value as a syntax error, for good.
+TEST(RefusedValue, WhatUserCodeThrowsThatTheReaderCannotPlace) {
+  std::string nested_error;
+  try {
+    (void)transit::read<std::int64_t>("[\"x\"]", Encoding::json);
+  } catch (const Error& e) {
+    nested_error = show(e);
+  }
+  ASSERT_FALSE(nested_error.empty());
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const auto item = [](int n, Value v) { return Value::array({Value(n), std::move(v)}); };
+    const std::string bytes =
+        stream({item(1, Value::tagged("nested", Value("7"))), item(2, Value::tagged("nested", Value("[\"x\"]"))),
+                item(3, Value::tagged("cancel", Value(-5))),
+                item(4, Value::array({Value::tagged("cancel", Value(-6)), Value::tagged("pt", Value("bad"))})),
+                item(5, Value::tagged("cancel", Value(5)))},
+               e);
+    const std::vector<std::string> want{"[1 7 ]", nested_error, "cancel -5", "cancel -6", "[5 5 ]", "end"};
+    expect_every_way(bytes, e, want, false, [](const Refusing& r) { EXPECT_EQ(r.pt_calls, 0); });
+  }
+}

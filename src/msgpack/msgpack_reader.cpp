@@ -792,11 +792,13 @@ class MsgpackReader final : public Reader::Impl {
     try {
       if (parser.run(data_, end, off)) return true;
     } catch (const Error& e) {
-      if (e.offset() != Location::npos) throw;
+      if (e.offset() != Location::npos) refused_as_thrown();
       // The decoder knows what went wrong; where is the header of the item it was given, or
       // for a container's end, the byte after its last item.
       if (e.code() == Errc::truncated) fail_short(end, e.detail());
       fail(e.code(), e.detail(), before_ + parser.at(), placed_path(decoder_));
+    } catch (...) {
+      refused_as_thrown();
     }
     if (parser.bad_byte() != Location::npos)
       fail(Errc::syntax, "0xc1 is not a MessagePack type", before_ + parser.bad_byte(),
@@ -838,6 +840,15 @@ class MsgpackReader final : public Reader::Impl {
     std::size_t off = begin_;
     (void)feed<false>(at, available, off);
     fail(code, detail, before_ + at, decoder_.path());
+  }
+
+  // An exception the parse does not place: an Error of user code that says where already (a
+  // read in its code), or what is no transit::Error. Thrown as it is; when it is user code's
+  // refusal of the value (refused(): anything else is the library's own, a failed
+  // allocation), it fails this call alone, as a refusal fail() places does.
+  [[noreturn, gnu::cold, gnu::noinline]] void refused_as_thrown() {
+    if (decoder_.refused() && !skipping_) skip_refused();
+    throw;
   }
 
   // User code refused the value at begin_ (Decoder::walk_value_at), and its error, placed as

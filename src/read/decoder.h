@@ -598,7 +598,8 @@ class Decoder {
   ///
   /// In an untyped read, user code that fails in a walk a reader announced does not stop the
   /// walk: its error (a transit::Error, what call_user makes of any std::exception) is kept,
-  /// placed where the token the reader is at starts (place_user_calls), and every later call
+  /// placed where the token the reader is at starts (place_user_calls; an Error placed
+  /// already, or what is no std::exception, is kept as thrown), and every later call
   /// of user code in the value returns null without running; the walk reads the value to its
   /// end, checking all else as ever, and the reader then throws the kept error (refused,
   /// throw_refusal) without failing for good, so that its next call reads the value after
@@ -1533,8 +1534,12 @@ class Decoder {
   void set_pass_refusals() noexcept;
   /// The body of run_user_call before a refusal: the call, its record and replay.
   Value recorded_user_call(std::string_view what, const void* who, Value (*call)(void*), void* fn);
-  /// Keeps `e`, the Error being handled (a call's refusal), placed (see walk_value_at).
-  [[gnu::cold]] void keep_refusal(const Error& e);
+  /// A call's refusal, the exception being handled (`e` if it is a transit::Error): rethrown
+  /// (a typed read, pass_refusals), or kept (keep_refusal) and null returned for the call.
+  [[gnu::cold]] Value refuse(const Error* e);
+  /// Keeps the exception being handled (a call's refusal; `e` if it is a transit::Error),
+  /// placed (see walk_value_at).
+  [[gnu::cold]] void keep_refusal(const Error* e);
   /// Whether the innermost container, ending, stays a plain array or map, built by no
   /// builder: a tagged value's rep, or anything in a Record's rep (in_record_rep).
   bool kept_plain() const noexcept;

@@ -90,16 +90,18 @@ void Decoder::set_user_call_place(TokenPlace place) noexcept { user_calls_->plac
 
 void Decoder::throw_refusal() const { std::rethrow_exception(user_calls_->refused); }
 
-void Decoder::keep_refusal(const Error& e) {
+void Decoder::keep_refusal(const Error* e) {
   UserCalls& c = *user_calls_;
   // Unplaced where the walk cannot place it (simdjson's document); as the reader placed it
   // when the call's error ended the read: at the token the reader is at, with the path of
   // the decoder there (and below a Record's tag, the field's: placed_path). An error that
-  // says where already (a read in the user's code) stays as it is, as it did.
-  c.refused = !c.place.where || e.offset() != Location::npos
+  // says where already (a read in the user's code) stays as it is, as it did, and so does
+  // what is no transit::Error (call_user makes every std::exception one): the user's own
+  // exception, which the call throws as it was thrown.
+  c.refused = !e || !c.place.where || e->offset() != Location::npos
                   ? std::current_exception()
-                  : std::make_exception_ptr(Error(e.code(), c.place.where(c.place.reader),
-                                                  placed_path(*this), e.detail()));
+                  : std::make_exception_ptr(Error(e->code(), c.place.where(c.place.reader),
+                                                  placed_path(*this), e->detail()));
   refused_ = true;
 }
 
@@ -111,15 +113,21 @@ Value Decoder::run_user_call(std::string_view what, const void* who, Value (*cal
   try {
     return recorded_user_call(what, who, call, fn);
   } catch (const Error& e) {
-    // No walk announced (a Decoder driven by hand), or a typed read: the error ends the walk.
-    if (!user_calls_ || tape_) throw;
-    if (user_calls_->pass) {
-      refused_ = true;
-      throw;
-    }
-    keep_refusal(e);
-    return Value();
+    return refuse(&e);
+  } catch (...) {
+    return refuse(nullptr);
   }
+}
+
+Value Decoder::refuse(const Error* e) {
+  // No walk announced (a Decoder driven by hand), or a typed read: the error ends the walk.
+  if (!user_calls_ || tape_) throw;
+  if (user_calls_->pass) {
+    refused_ = true;
+    throw;
+  }
+  keep_refusal(e);
+  return Value();
 }
 
 Value Decoder::recorded_user_call(std::string_view what, const void* who, Value (*call)(void*),
