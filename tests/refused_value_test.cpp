@@ -110,7 +110,8 @@ Value tick(Value n) { return Value::tagged("tick", Value::map({{transit::kw("n")
 // `nope`), and when asked, a map builder (a map with the key "bad") and an array builder (an
 // array whose first item is "bad"). Each counts its calls. And two that throw what the
 // reader cannot place: `nested` reads its rep as JSON Transit (an integer), whose own Error
-// says where in that text it failed, and `cancel` throws a Cancel of a negative rep.
+// says where in that text it failed, and `cancel` throws a Cancel of a negative rep. `short`
+// throws an unplaced Error whose code is one the input's end has: `truncated`.
 struct Refusing {
   transit::ReadHandlers handlers;
   int pt_calls = 0;
@@ -125,6 +126,9 @@ struct Refusing {
     });
     handlers.add("nested", [](const Value& rep) {
       return Value(transit::read<std::int64_t>(rep.as_string(), Encoding::json));
+    });
+    handlers.add("short", [](const Value&) -> Value {
+      throw Error(Errc::truncated, transit::Location{}, "", "the user's own truncated");
     });
     handlers.add("cancel", [](const Value& rep) {
       if (rep.as_int() < 0) throw Cancel{rep.as_int()};
@@ -464,9 +468,14 @@ TEST(RefusedValue, WhatUserCodeThrowsThatTheReaderCannotPlace) {
         stream({item(1, Value::tagged("nested", Value("7"))), item(2, Value::tagged("nested", Value("[\"x\"]"))),
                 item(3, Value::tagged("cancel", Value(-5))),
                 item(4, Value::array({Value::tagged("cancel", Value(-6)), Value::tagged("pt", Value("bad"))})),
-                item(5, Value::tagged("cancel", Value(5)))},
+                item(5, Value::tagged("cancel", Value(5))), item(6, Value::tagged("short", Value(6))), Value(7)},
                e);
-    const std::vector<std::string> want{"[1 7 ]", nested_error, "cancel -5", "cancel -6", "[5 5 ]", "end"};
+    // The refusal of `short`, placed where the call ran as any refusal (not at the input's end).
+    const std::size_t sixth = bytes.size() - transit::write(Value(7), e).size() -
+                              transit::write(item(6, Value::tagged("short", Value(6))), e).size();
+    const std::string cut =
+        error_text(e, "truncated", sixth + per(e, 15, 15, 12), "$[1]", "the user's own truncated");
+    const std::vector<std::string> want{"[1 7 ]", nested_error, "cancel -5", "cancel -6", "[5 5 ]", cut, "7", "end"};
     expect_every_way(bytes, e, want, false, [](const Refusing& r) { EXPECT_EQ(r.pt_calls, 0); });
   }
 }

@@ -795,7 +795,8 @@ class MsgpackReader final : public Reader::Impl {
       if (e.offset() != Location::npos) refused_as_thrown();
       // The decoder knows what went wrong; where is the header of the item it was given, or
       // for a container's end, the byte after its last item.
-      if (e.code() == Errc::truncated) fail_short(end, e.detail());
+      // A refusal is user code's, whatever its code: not the input's end.
+      if (e.code() == Errc::truncated && !refusing()) fail_short(end, e.detail());
       fail(e.code(), e.detail(), before_ + parser.at(), placed_path(decoder_));
     } catch (...) {
       refused_as_thrown();
@@ -847,9 +848,13 @@ class MsgpackReader final : public Reader::Impl {
   // refusal of the value (refused(): anything else is the library's own, a failed
   // allocation), it fails this call alone, as a refusal fail() places does.
   [[noreturn, gnu::cold, gnu::noinline]] void refused_as_thrown() {
-    if (decoder_.refused() && !skipping_) skip_refused();
+    if (refusing()) skip_refused();
     throw;
   }
+
+  // Whether the error being handled is user code's refusal of the value (pass_refusals), not
+  // met while skip_refused reads the value again with user code muted.
+  bool refusing() const noexcept { return decoder_.refused() && !skipping_; }
 
   // User code refused the value at begin_ (Decoder::walk_value_at), and its error, placed as
   // any error of the decoder (the parse loop gives no one its place: the parser's address
@@ -919,7 +924,7 @@ class MsgpackReader final : public Reader::Impl {
     } catch (...) {
       failed_ = std::current_exception();
       // As JSON's remember_and_throw: a refusal before the error is this call's error.
-      if (decoder_.refused() && !skipping_) [[unlikely]] {
+      if (refusing()) [[unlikely]] {
         // The error is a refusal of user code: it fails this call alone.
         failed_ = nullptr;
         skip_refused();
