@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the reader over arbitrary bytes, from memory and from a Source handing them
 // out a few at a time. Every failure must be a transit::Error that says where (a byte offset
-// within the input), and both paths must agree on the values and on the error. Built twice:
+// within the input), and both paths must agree on the values and on the error. Then, with
+// handlers that refuse some values, next() is called again after every error: a refusal must
+// fail its call alone and an error of the input every later call (read_on). Built twice:
 // TRANSIT_FUZZ_ENCODING picks JSON or MessagePack.
 #include <algorithm>
 #include <cstddef>
@@ -9,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +61,115 @@ transit::ReadOptions options() {
   o.max_depth = 64;  // deep enough for every shape, shallow enough to stay fast
   o.chunk_size = 16;
   return o;
+}
+
+// ---- Reading on past values that user code refuses (docs/errors.md, "A Reader that has
+// thrown") ----
+
+// What the handlers below throw that is no std::exception.
+struct Refuse {};
+
+// The detail of every Error the handlers below throw, and of those the reader makes of their
+// std::exceptions after "... failed: ". Not searched for in the whole message: the fuzzer finds
+// the text and puts it in a map key, which the message's path quotes.
+constexpr std::string_view kMark = "(fuzz handler)";
+
+bool refused_by_handler(const transit::Error& e) {
+  const std::string_view detail = e.detail();
+  return detail == kMark ||
+         (detail.ends_with(kMark) && detail.substr(0, detail.size() - kMark.size()).ends_with(" failed: "));
+}
+
+// User code that refuses some values, each kind of refusal a reader must go on past: the
+// default handler (every tag no handler takes) refuses an integer rep by its value (a
+// std::exception; an Error that says where already; an Error coded `truncated`, a code the
+// input's end has), a string rep starting with '!' (a Refuse); the builders a map of three
+// entries and an array of five items.
+const transit::ReadHandlers& refusing_handlers() {
+  static const transit::ReadHandlers handlers = [] {
+    transit::ReadHandlers h;
+    h.set_default([](std::string_view tag, const transit::Value& rep) {
+      if (rep.kind() == transit::Kind::integer) {
+        switch (rep.as_int() & 3) {
+          case 1:
+            throw std::runtime_error(std::string(kMark));
+          case 2:
+            throw transit::Error(transit::Errc::bad_rep, transit::Location{5, 1, 6}, "$", std::string(kMark));
+          case 3:
+            throw transit::Error(transit::Errc::truncated, transit::Location{}, "", std::string(kMark));
+          default:
+            break;
+        }
+      }
+      if (rep.kind() == transit::Kind::string && rep.as_string().starts_with('!')) throw Refuse{};
+      return transit::Value::array({transit::Value(std::string(tag)), rep});
+    });
+    h.set_map_builder([](std::span<transit::Value> flat) {
+      if (flat.size() == 6) throw std::runtime_error(std::string(kMark));
+      std::vector<transit::Entry> entries;
+      for (std::size_t i = 0; i + 1 < flat.size(); i += 2) entries.emplace_back(flat[i], flat[i + 1]);
+      return transit::Value::map(std::move(entries));
+    });
+    h.set_array_builder([](std::span<transit::Value> items) {
+      if (items.size() == 5) throw std::runtime_error(std::string(kMark));
+      return transit::Value::array(std::vector<transit::Value>(items.begin(), items.end()));
+    });
+    return h;
+  }();
+  return handlers;
+}
+
+// Calls next() until the input ends or fails, going on after every refusal; per call, what it
+// gave. A refusal fails its call alone: the reader has gone past the value, or the value
+// holds an error of the input, which the next call throws. An error of the input is thrown
+// again by every later call. No more calls than the input has bytes.
+std::vector<std::string> read_on(transit::Reader& reader, std::size_t size) {
+  std::vector<std::string> out;
+  bool input_error_next = false;  // a refusal that did not move the reader
+  for (std::size_t calls = 0;; ++calls) {
+    if (calls > size + 1) fail("read on: more calls than the input has bytes", std::to_string(calls));
+    const std::size_t before = reader.offset();
+    std::string refused;
+    try {
+      const std::optional<transit::Value> v = reader.next();
+      if (input_error_next) fail("read on: a refusal that did not move the reader, then no error", "");
+      if (!v) {
+        out.emplace_back("end");
+        return out;
+      }
+      out.push_back(transit::to_edn(*v));
+      continue;
+    } catch (const transit::Error& e) {
+      if (!refused_by_handler(e)) {
+        if (e.offset() > size) fail("read on: error placed past the input", e.what());
+        try {
+          (void)reader.next();
+          fail("read on: an error of the input not thrown again", e.what());
+        } catch (const transit::Error& again) {
+          if (std::string_view(again.what()) != e.what())
+            fail("read on: an error of the input thrown again differently", std::string(e.what()) + " | " + again.what());
+        }
+        out.push_back(std::string("error ") + e.what());
+        return out;
+      }
+      if (input_error_next) fail("read on: a refusal that did not move the reader, then another", e.what());
+      refused = std::string("refused ") + e.what();
+    } catch (const Refuse&) {
+      if (input_error_next) fail("read on: a refusal that did not move the reader, then another", "Refuse");
+      refused = "refused Refuse";
+    }
+    input_error_next = reader.offset() == before;
+    out.push_back(std::move(refused));
+  }
+}
+
+// The largest input read on past refusals.
+constexpr std::size_t kReadOnMost = 2048;
+
+int finish(const Outcome& memory) {
+  // Printing every value exercises every accessor on whatever was read.
+  for (const transit::Value& v : memory.values) (void)transit::to_edn(v);
+  return 0;
 }
 
 }  // namespace
@@ -109,7 +222,40 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::string_view(memory.error->what()) != stream.error->what())
     fail("memory and stream errors differ",
          std::string(memory.error->what()) + " | " + stream.error->what());
-  // Printing every value exercises every accessor on whatever was read.
-  for (const transit::Value& v : memory.values) (void)transit::to_edn(v);
-  return 0;
+  // Refusals are a matter of control flow, which small inputs show: larger ones are read on
+  // past refusals no more (with builders run on every container, that read costs three times
+  // the rest of this target).
+  if (size > kReadOnMost) return finish(memory);
+
+  // Reading on past refused values, from memory and a few bytes at a time: the same calls give
+  // the same, but for the input's error, whose place may differ as above: in memory a claim
+  // beyond the input fails the value at once, where a Source reads on in it and may meet a
+  // refusal first (the value's call throws that, the next the error).
+  transit::ReadOptions refusing = options();
+  refusing.handlers = &refusing_handlers();
+  transit::Reader memory_on_reader(input, kEncoding, refusing);
+  std::vector<std::string> memory_on = read_on(memory_on_reader, size);
+  transit::test::StepSource on_source(std::string(input), 1 + size % 5);
+  transit::Reader stream_on_reader(on_source, kEncoding, refusing);
+  std::vector<std::string> stream_on = read_on(stream_on_reader, size);
+  // A syntax error is in the bytes, whatever code reads them: one that a read without handlers
+  // did not meet is where a refusal left the reader (inside the refused value).
+  if (!memory.error && memory_on.back().starts_with("error transit: syntax"))
+    fail("read on: a syntax error that a read without handlers does not meet", memory_on.back());
+  if (memory_on.back().starts_with("error ") && stream_on.back().starts_with("error ")) {
+    if (memory_on.back().starts_with("error transit: truncated") && stream_on.size() == memory_on.size() + 1 &&
+        stream_on[stream_on.size() - 2].starts_with("refused "))
+      stream_on.erase(stream_on.end() - 2);
+    memory_on.back() = stream_on.back() = "error";
+  }
+  if (memory_on != stream_on) {
+    std::string detail;
+    for (const auto* calls : {&memory_on, &stream_on}) {
+      for (const std::string& c : *calls) detail += c + " | ";
+      detail += "\n";
+    }
+    fail("read on: memory and stream differ", detail);
+  }
+
+  return finish(memory);
 }
