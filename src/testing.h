@@ -40,6 +40,12 @@ std::size_t json_buffered_reads() noexcept;
 void set_json_in_place(bool on) noexcept;
 bool json_in_place() noexcept;
 
+/// Whether JSON readers of text in memory that Reader makes on this thread read with
+/// simdjson where the build has it (true unless set); false reads with RapidJSON alone, as
+/// make_json_reader(..., false) does, so that tests can make typed reads that way too.
+void set_json_simdjson(bool on) noexcept;
+bool json_simdjson() noexcept;
+
 /// Counted by the library (reader.cpp, typed.cpp, json_reader.h).
 void count_whole_reread() noexcept;
 void count_refill() noexcept;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string_view>
+#include <type_traits>
 
 #include "backend.h"
 #include "testing.h"
@@ -35,6 +37,7 @@ thread_local std::size_t whole_reread_count = 0;
 thread_local std::size_t refill_count = 0;
 thread_local std::size_t json_buffered_read_count = 0;
 thread_local bool json_in_place_on = true;
+thread_local bool json_simdjson_on = true;
 
 // Checks the options and makes their defaults the library's.
 void settle_options(ReadOptions& options) {
@@ -59,6 +62,8 @@ std::size_t detail::testing::json_buffered_reads() noexcept { return json_buffer
 void detail::testing::count_json_buffered_read() noexcept { ++json_buffered_read_count; }
 void detail::testing::set_json_in_place(bool on) noexcept { json_in_place_on = on; }
 bool detail::testing::json_in_place() noexcept { return json_in_place_on; }
+void detail::testing::set_json_simdjson(bool on) noexcept { json_simdjson_on = on; }
+bool detail::testing::json_simdjson() noexcept { return json_simdjson_on; }
 
 namespace {
 // The backend for `encoding`, reading `input` (text in memory or a Source).
@@ -68,7 +73,10 @@ std::unique_ptr<Reader::Impl> make_reader(Input& input, Encoding encoding,
   switch (encoding) {
     case Encoding::json:
     case Encoding::json_verbose:
-      return detail::make_json_reader(input, options);
+      if constexpr (std::is_same_v<Input, std::string_view>)
+        return detail::make_json_reader(input, options, detail::testing::json_simdjson());
+      else
+        return detail::make_json_reader(input, options);
     case Encoding::msgpack:
       return detail::make_msgpack_reader(input, options);
   }
