@@ -19,6 +19,7 @@
 #include <set>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -704,6 +705,61 @@ TEST(TypedRead, ARecordThatDoesNotFitIsSkippedByNextAndNextValue) {
     }
     EXPECT_EQ(untyped.next()->as<StreamTick>().n, 3);
     EXPECT_EQ(untyped.next(), std::nullopt);
+  }
+}
+
+// A Record whose field holds any Value.
+struct TagBox {
+  Value v;
+};
+
+// An error decoding a tagged value that a typed read decodes apart from the tape (a user's tag
+// read into a Value, a ground tag's rep) names the item the tagged value is, as read() names
+// it: the taped container counts the item when it begins, and the path said the item after it
+// (`$[2]` for the second item of `[1, ["~#m", "x"]]`).
+TEST(TypedRead, AnErrorDecodingATagNamesItsItem) {
+  transit::ReadHandlers handlers;
+  handlers.add("std", [](const Value& rep) -> Value {
+    if (rep.as_int() == 0) throw std::runtime_error("zero");
+    return rep;
+  });
+  handlers.add(transit::Record<TagBox>("box").field(&TagBox::v, "v"));
+  const Value zero = Value::tagged("std", Value(std::int64_t{0}));
+  const Value one(std::int64_t{1});
+  const std::vector<std::pair<Value, std::string>> cases{
+      {Value::array({one, zero}), "$[1]"},
+      {Value::array({one, Value::tagged("m", Value("x"))}), "$[1]"},
+      {Value::array({zero}), "$[0]"},
+      {Value::map({{Value("k"), zero}}), "$[\"k\"]"},
+      {Value::map({{Value("k"), one}, {Value("l"), zero}}), "$[\"l\"]"},
+      {Value::tagged("box", Value::map({{transit::kw("v"), zero}})), "$<#box>[:v]"},
+      {Value::array({one, Value::tagged("set", Value::array({Value(std::int64_t{2}), zero}))}), "$[1]<#set>[1]"},
+  };
+  for (const Encoding e : kAll) {
+    for (const auto& [v, path] : cases) {
+      SCOPED_TRACE(std::string(transit::encoding_name(e)) + " " + transit::write(v, Encoding::json_verbose));
+      const std::string bytes = transit::write(v, e);
+      std::optional<transit::Error> untyped, typed;
+      try {
+        (void)transit::read(bytes, e, {.handlers = &handlers});
+      } catch (const transit::Error& err) {
+        untyped = err;
+      }
+      try {
+        (void)transit::read<Value>(bytes, e, {.handlers = &handlers});
+      } catch (const transit::Error& err) {
+        typed = err;
+      }
+      ASSERT_TRUE(untyped && typed);
+      EXPECT_EQ(untyped->path(), path);
+      EXPECT_EQ(typed->path(), path);
+      // read() decodes a tag in a Record's rep as it binds the Record, at the Record's end; a
+      // typed read as it tapes the rep, at the tag's end (JSON: two bytes before).
+      if (v.kind() == transit::Kind::tagged && e != Encoding::msgpack)
+        EXPECT_EQ(typed->offset() + 2, untyped->offset());
+      else
+        EXPECT_STREQ(typed->what(), untyped->what());
+    }
   }
 }
 

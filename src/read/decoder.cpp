@@ -691,6 +691,18 @@ void Decoder::note_tape_text(const Token& where) {
   tape_->put_value(new_token(mark_), std::move(v));
 }
 
+void Decoder::tape_decoded_tag(const Value& tag, Value rep) {
+  // Counted in its taped parent when it began: uncounted while it is decoded, so that an
+  // error decoding it names that item, not the next (tape_path counts the innermost frame's
+  // items so). An error leaves it uncounted: the value is not read on.
+  TapeFrame* const parent = tape_frames_.empty() ? nullptr : &tape_frames_.back();
+  if (parent) --parent->count;
+  Value v = decode_tag(tag.as_string(), std::move(rep));
+  if (parent) ++parent->count;
+  tape_token(std::move(v));
+  if (tape_frames_.empty()) done_ = true;
+}
+
 void Decoder::tape_item_slow(TapeFrame& f) {
   if (f.kind == FrameKind::tagged_array || f.kind == FrameKind::tagged_object) {
     if (f.has_rep) tape_error(f, TapeError::second_rep);

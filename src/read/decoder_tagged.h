@@ -101,12 +101,7 @@ template <bool kJson>
       return;
     }
   }
-  if (!kJson && tape_ && taping()) {
-    // Counted in its taped parent when it began.
-    tape_token(decode_tag(tag.as_string(), std::move(rep)));
-    if (tape_frames_.empty()) done_ = true;
-    return;
-  }
+  if (!kJson && tape_ && taping()) return tape_decoded_tag(tag, std::move(rep));
   deliver(decode_tag(tag.as_string(), std::move(rep)));
 }
 
