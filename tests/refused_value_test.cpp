@@ -20,9 +20,9 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
-#include "backend.h"
 #include "support/step_source.h"
 #include "testing.h"
 #include "transit/transit.h"
@@ -44,6 +44,11 @@ struct Cancel {
   std::int64_t n = 0;
 };
 
+// A Record whose field holds any Value (a tagged value a read handler decodes).
+struct Box {
+  Value v;
+};
+
 // A compact text of what a read gave, user objects included (a Tick reads `#tick n`).
 std::string show(const Value& v) {
   switch (v.kind()) {
@@ -56,6 +61,7 @@ std::string show(const Value& v) {
     case transit::Kind::keyword:
       return ":" + std::string(v.as_string());
     case transit::Kind::object:
+      if (const Box* b = v.get_if<Box>()) return "#box " + show(b->v);
       return "#tick " + std::to_string(v.as<Tick>().n);
     case transit::Kind::tagged:
       return "#" + std::string(v.tag()) + " " + show(v.rep());
@@ -82,18 +88,31 @@ std::string show(const Error& e) {
          e.path() + ": " + e.what();
 }
 
-// What each call of next() gave, to the end of the input or at most `calls` calls.
-template <class R>
-std::vector<std::string> calls_of(R& reader, int calls = 8) {
+// How a call reads a value: what it read, shown, or nullopt at the end of the input.
+using ReadCall = std::function<std::optional<std::string>(transit::Reader&)>;
+
+// A read whose result is shown by show().
+template <class T>
+std::optional<std::string> shown(const std::optional<T>& v) {
+  if (!v) return std::nullopt;
+  return show(*v);
+}
+
+std::optional<std::string> untyped(transit::Reader& reader) { return shown(reader.next()); }
+// A typed read binding a Value: it tapes the value, then binds the tape.
+std::optional<std::string> typed_value(transit::Reader& reader) { return shown(reader.next<Value>()); }
+
+// What each call gave, to the end of the input or at most `calls` calls.
+std::vector<std::string> calls_of(transit::Reader& reader, int calls = 8, const ReadCall& read = untyped) {
   std::vector<std::string> out;
   for (int i = 0; i < calls; ++i) {
     try {
-      const std::optional<Value> v = reader.next();
+      const std::optional<std::string> v = read(reader);
       if (!v) {
         out.push_back("end");
         break;
       }
-      out.push_back(show(*v));
+      out.push_back(*v);
     } catch (const Error& e) {
       out.push_back(show(e));
     } catch (const Cancel& c) {
@@ -106,19 +125,23 @@ std::vector<std::string> calls_of(R& reader, int calls = 8) {
 Value tick(Value n) { return Value::tagged("tick", Value::map({{transit::kw("n"), std::move(n)}})); }
 
 // Handlers whose user code refuses some values: the Record `tick` (a field `n` that is not an
-// integer), the tag `pt` (a rep "bad": a std::runtime_error), the default handler (the tag
-// `nope`), and when asked, a map builder (a map with the key "bad") and an array builder (an
-// array whose first item is "bad"). Each counts its calls. And two that throw what the
+// integer), the tag `pt` (a rep "bad": a std::runtime_error), the tag `std` (a rep 0: a
+// std::runtime_error; else the rep itself), the scalar tag `~x` (`"~xbad"`), the default
+// handler (the tag `nope`), and when asked, a map builder (a map with the key "bad") and an
+// array builder (an array whose first item is "bad"). Each counts its calls. And two that throw what the
 // reader cannot place: `nested` reads its rep as JSON Transit (an integer), whose own Error
 // says where in that text it failed, and `cancel` throws a Cancel of a negative rep. `short`
 // throws an unplaced Error whose code is one the input's end has: `truncated`.
 struct Refusing {
   transit::ReadHandlers handlers;
   int pt_calls = 0;
+  int std_calls = 0;
   int default_calls = 0;
+  std::size_t batch = ReadOptions::kLibraryDefault;  // typed_batch_tokens
 
   explicit Refusing(bool builders = false) {
     handlers.add(transit::Record<Tick>("tick").field(&Tick::n, "n"));
+    handlers.add(transit::Record<Box>("box").field(&Box::v, "v"));
     handlers.add("pt", [this](const Value& rep) {
       ++pt_calls;
       if (rep.kind() == transit::Kind::string && rep.as_string() == "bad") throw std::runtime_error("bad point");
@@ -132,6 +155,15 @@ struct Refusing {
     });
     handlers.add("cancel", [](const Value& rep) {
       if (rep.as_int() < 0) throw Cancel{rep.as_int()};
+      return rep;
+    });
+    handlers.add("std", [this](const Value& rep) {
+      ++std_calls;
+      if (rep.kind() == transit::Kind::integer && rep.as_int() == 0) throw std::runtime_error("zero");
+      return rep;
+    });
+    handlers.add("x", [](const Value& rep) {
+      if (rep.kind() == transit::Kind::string && rep.as_string() == "bad") throw std::runtime_error("bad x");
       return rep;
     });
     handlers.set_default([this](std::string_view tag, const Value& rep) {
@@ -156,7 +188,7 @@ struct Refusing {
       });
     }
   }
-  ReadOptions options() const { return {.handlers = &handlers}; }
+  ReadOptions options() const { return {.handlers = &handlers, .typed_batch_tokens = batch}; }
 };
 
 struct InPlace {
@@ -164,37 +196,60 @@ struct InPlace {
   ~InPlace() { transit::detail::testing::set_json_in_place(true); }
 };
 
-// Runs `bytes` through every way and checks each gives `want`, with `handlers` made afresh for
-// each (their counts are checked by `check`, when given, after each way).
+// JSON in memory read with RapidJSON alone, typed reads too.
+struct NoSimdjson {
+  NoSimdjson() { transit::detail::testing::set_json_simdjson(false); }
+  ~NoSimdjson() { transit::detail::testing::set_json_simdjson(true); }
+};
+
+// next() and next<Value>(): each read checked with both.
+const std::vector<std::pair<std::string, ReadCall>> kBothReads{{"next()", untyped}, {"next<Value>()", typed_value}};
+// next() alone: for a Record's value that does not fit, which a typed read binds from the
+// tape, places at the field's token, and meets only after the whole value is taped (tests
+// TypedRead.ARecordThatDoesNotFit*).
+const std::vector<std::pair<std::string, ReadCall>> kNextOnly{{"next()", untyped}};
+
+// Runs `bytes` through every way, with each of `reads`, and checks each gives `want`, with
+// `handlers` made afresh for each (their counts are checked by `check`, when given, after each
+// way). JSON in memory is read by a typed read in batches too (typed_batch_tokens): the
+// default, 0 (none: the value taped whole) and batches of 1 to 3 tokens, which end in a value.
 void expect_every_way(const std::string& bytes, Encoding encoding, const std::vector<std::string>& want,
-                      bool builders = false, const std::function<void(const Refusing&)>& check = {}) {
+                      bool builders = false, const std::function<void(const Refusing&)>& check = {},
+                      const std::vector<std::pair<std::string, ReadCall>>& reads = kBothReads) {
   const bool json = encoding != Encoding::msgpack;
+  const int calls = static_cast<int>(want.size());
   std::vector<std::size_t> steps{1, 3, 7, bytes.size() / 2 + 1, bytes.size()};
-  for (const bool in_place : {true, false}) {
-    if (!json && !in_place) continue;
-    const InPlace scope(in_place);
-    for (const std::size_t step : steps) {
-      SCOPED_TRACE("from a Source, step " + std::to_string(step) + (in_place ? ", in place" : ", byte at a time"));
+  for (const auto& [name, read] : reads) {
+    SCOPED_TRACE("read by " + name);
+    for (const bool in_place : {true, false}) {
+      if (!json && !in_place) continue;
+      const InPlace scope(in_place);
+      for (const std::size_t step : steps) {
+        SCOPED_TRACE("from a Source, step " + std::to_string(step) + (in_place ? ", in place" : ", byte at a time"));
+        Refusing r(builders);
+        transit::test::StepSource source(bytes, step);
+        transit::Reader reader(source, encoding, r.options());
+        EXPECT_EQ(calls_of(reader, calls, read), want);
+        if (check) check(r);
+      }
+    }
+    for (const std::size_t batch : {ReadOptions::kLibraryDefault, std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
+      if (!json && batch != ReadOptions::kLibraryDefault) continue;
+      SCOPED_TRACE("in memory, typed batch " + std::to_string(batch));
       Refusing r(builders);
-      transit::test::StepSource source(bytes, step);
-      transit::Reader reader(source, encoding, r.options());
-      EXPECT_EQ(calls_of(reader, static_cast<int>(want.size())), want);
+      r.batch = batch;
+      transit::Reader reader(bytes, encoding, r.options());
+      EXPECT_EQ(calls_of(reader, calls, read), want);
       if (check) check(r);
     }
-  }
-  {
-    SCOPED_TRACE("in memory");
-    Refusing r(builders);
-    transit::Reader reader(bytes, encoding, r.options());
-    EXPECT_EQ(calls_of(reader, static_cast<int>(want.size())), want);
-    if (check) check(r);
-  }
-  if (json) {
-    SCOPED_TRACE("in memory, RapidJSON alone");
-    Refusing r(builders);
-    const auto reader = transit::detail::make_json_reader(bytes, r.options(), false);
-    EXPECT_EQ(calls_of(*reader, static_cast<int>(want.size())), want);
-    if (check) check(r);
+    if (json) {
+      SCOPED_TRACE("in memory, RapidJSON alone");
+      const NoSimdjson no_simdjson;
+      Refusing r(builders);
+      transit::Reader reader(bytes, encoding, r.options());
+      EXPECT_EQ(calls_of(reader, calls, read), want);
+      if (check) check(r);
+    }
   }
 }
 
@@ -252,13 +307,13 @@ TEST(RefusedValue, ARecordThatDoesNotFitFailsOneCallFirstMiddleOrLast) {
     const std::string one = transit::write(tick(1), e);
     const std::string bad = transit::write(tick("x"), e);
     expect_every_way(stream({tick("x"), tick(2), tick(3)}, e), e,
-                     {tick_error(e, 0), "#tick 2", "#tick 3", "end"});
+                     {tick_error(e, 0), "#tick 2", "#tick 3", "end"}, false, {}, kNextOnly);
     expect_every_way(stream({tick(1), tick("x"), tick(3)}, e), e,
-                     {"#tick 1", tick_error(e, one.size()), "#tick 3", "end"});
+                     {"#tick 1", tick_error(e, one.size()), "#tick 3", "end"}, false, {}, kNextOnly);
     expect_every_way(stream({tick(1), tick(2), tick("x")}, e), e,
-                     {"#tick 1", "#tick 2", tick_error(e, 2 * one.size()), "end"});
+                     {"#tick 1", "#tick 2", tick_error(e, 2 * one.size()), "end"}, false, {}, kNextOnly);
     expect_every_way(stream({tick("x"), tick("x")}, e), e,
-                     {tick_error(e, 0), tick_error(e, bad.size()), "end"});
+                     {tick_error(e, 0), tick_error(e, bad.size()), "end"}, false, {}, kNextOnly);
   }
 }
 
@@ -350,7 +405,7 @@ TEST(RefusedValue, ARecordInAMapInAnArray) {
                        error_text(e, "type_mismatch", first.size() + per(e, 38, 28, 19), "$[1][\"k\"]<#tick>[:n]",
                                   "expected long, got an array"),
                        "[0 {\"k\" #tick 3, } ]", "end"}));
-    expect_every_way(bytes, e, got);
+    expect_every_way(bytes, e, got, false, {}, kNextOnly);
   }
 }
 
@@ -407,7 +462,7 @@ TEST(RefusedValue, AnInputErrorAfterARefusalIsThrownByTheNextCall) {
         error_text(e, "bad_cache_code", per(e, 54, 44, 30), "$[1]",
                    "cache code \"^9\" (slot 9) is not assigned: the cache holds 1 entry");
     EXPECT_EQ(got, (std::vector<std::string>{"#tick 1", refusal, bad_code, bad_code}));
-    expect_every_way(bytes, e, got);
+    expect_every_way(bytes, e, got, false, {}, kNextOnly);
     // A value cut short after its refusal: truncated, at the end of the input.
     const std::string cut = good + bad.substr(0, bad.size() - 3);
     std::vector<std::string> cut_got;
@@ -419,7 +474,7 @@ TEST(RefusedValue, AnInputErrorAfterARefusalIsThrownByTheNextCall) {
     const std::string truncated =
         error_text(e, "truncated", per(e, 56, 46, 30), "$[1]", "input ends inside a value");
     EXPECT_EQ(cut_got, (std::vector<std::string>{"#tick 1", refusal, truncated, truncated}));
-    expect_every_way(cut, e, cut_got);
+    expect_every_way(cut, e, cut_got, false, {}, kNextOnly);
   }
   // A syntax error after the refusal (JSON), a 0xc1 byte (MessagePack).
   for (const auto& [bytes, e] : std::vector<std::pair<std::string, Encoding>>{
@@ -442,7 +497,268 @@ TEST(RefusedValue, AnInputErrorAfterARefusalIsThrownByTheNextCall) {
                        error_text(e, "type_mismatch", per(e, 53, 0, 30), "$[0]<#tick>[:n]",
                                   "expected long, got string \"x\""),
                        syntax, syntax}));
+    expect_every_way(bytes, e, got, false, {}, kNextOnly);
+  }
+}
+
+// ---- typed reads: user code the decoder runs while it tapes the value ----------------------
+// A typed read (next<T>(), read<T>()) tapes the value before it binds: the read handlers of
+// tags no binder reads by structure (a user's tag read into a Value, the default handler, a
+// scalar `~x` handler) run then, in the decoder. A refusal there fails that call alone, with
+// the error next() gives (which is what a typed read gave before, when it stopped the stream
+// for good), and the next call reads the value after it; in a bounded walk (typed batches),
+// before any binder sees the null that stands for the refused call's result.
+
+std::optional<std::string> typed_ints(transit::Reader& reader) {
+  const std::optional<std::vector<std::int64_t>> v = reader.next<std::vector<std::int64_t>>();
+  if (!v) return std::nullopt;
+  return show(Value::array(std::vector<Value>(v->begin(), v->end())));
+}
+
+// A variant whose first alternative fits every value these tests read.
+std::optional<std::string> typed_variant(transit::Reader& reader) {
+  const auto v = reader.next<std::variant<std::vector<std::int64_t>, Value>>();
+  if (!v) return std::nullopt;
+  if (const auto* ints = std::get_if<0>(&*v)) return show(Value::array(std::vector<Value>(ints->begin(), ints->end())));
+  return "second alternative " + show(std::get<1>(*v));
+}
+
+std::optional<std::string> typed_box(transit::Reader& reader) {
+  const std::optional<Box> b = reader.next<Box>();
+  if (!b) return std::nullopt;
+  return "#box " + show(b->v);
+}
+
+Value std_tag(std::int64_t n) { return Value::tagged("std", Value(n)); }
+
+// `[n 1 2 3 4 5 #std x 6]`: long enough that batches of 1 to 3 tokens tape the tagged value
+// after the first batch.
+Value ints_with(std::int64_t n, std::int64_t x) {
+  return Value::array({Value(n), Value(1), Value(2), Value(3), Value(4), Value(5), std_tag(x), Value(6)});
+}
+
+TEST(RefusedValue, ATypedReadGoesOnPastAValueAReadHandlerRefused) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const std::string bytes =
+        stream({ints_with(1, 7), ints_with(2, 0), ints_with(3, 3), Value::array({Value(4)})}, e);
+    std::vector<std::string> got;
+    {
+      Refusing r;
+      transit::Reader reader(bytes, e, r.options());
+      got = calls_of(reader);
+      EXPECT_EQ(r.std_calls, 3);
+    }
+    // At the tagged value's end, as next() placed it before it went on.
+    const std::size_t first = transit::write(ints_with(1, 7), e).size();
+    EXPECT_EQ(got, (std::vector<std::string>{
+                       "[1 1 2 3 4 5 7 6 ]",
+                       error_text(e, "bad_rep", first + per(e, 23, 23, 15), "$[6]", "read handler for ~#std failed: zero"),
+                       "[3 1 2 3 4 5 3 6 ]", "[4 ]", "end"}));
+    expect_every_way(bytes, e, got, false, [](const Refusing& r) { EXPECT_EQ(r.std_calls, 3); },
+                     {{"next()", untyped},
+                      {"next<Value>()", typed_value},
+                      {"next<std::vector<std::int64_t>>()", typed_ints},
+                      {"next<std::variant<std::vector<std::int64_t>, Value>>()", typed_variant}});
+  }
+}
+
+// The refused value first, or last; two in a row; alone. (JSON in memory is read by simdjson,
+// in batches for a typed read, only while the rest of the text is one value: alone, or last
+// when no value before it left the reading to RapidJSON.)
+TEST(RefusedValue, ATypedReadOfRefusedValuesFirstLastOrInARow) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    for (const std::vector<Value>& values : {std::vector<Value>{ints_with(1, 0)},
+                                             std::vector<Value>{Value::array({std_tag(0), Value(1), Value(2), Value(3)})},
+                                             std::vector<Value>{ints_with(1, 0), ints_with(2, 2)},
+                                             std::vector<Value>{ints_with(1, 1), ints_with(2, 0)},
+                                             std::vector<Value>{ints_with(1, 0), ints_with(2, 0), ints_with(3, 3)}}) {
+      const std::string bytes = stream(values, e);
+      Refusing r;
+      transit::Reader reader(bytes, e, r.options());
+      const std::vector<std::string> got = calls_of(reader);
+      ASSERT_EQ(got.size(), values.size() + 1);
+      for (std::size_t i = 0; i < values.size(); ++i)
+        EXPECT_TRUE(got[i].starts_with("error ") == (transit::to_edn(values[i]).find("#std 0") != std::string::npos))
+            << got[i];
+      EXPECT_EQ(got.back(), "end");
+      expect_every_way(bytes, e, got, false, {},
+                       {{"next<Value>()", typed_value},
+                        {"next<std::vector<std::int64_t>>()", typed_ints},
+                        {"next<std::variant<std::vector<std::int64_t>, Value>>()", typed_variant}});
+    }
+  }
+}
+
+// A value that would not bind either (a string where the vector wants an integer, before the
+// refused tag) fails by its refusal: nothing binds a refused value, and a read in batches
+// whose binder stopped first reads it again whole.
+TEST(RefusedValue, ATypedReadOfAValueThatIsRefusedAndDoesNotFit) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const Value bad = Value::array({Value("a"), Value(1), Value(2), Value(3), Value(4), std_tag(0), Value(5)});
+    const std::string bytes = stream({bad, ints_with(2, 2)}, e);
+    std::vector<std::string> got;
+    {
+      Refusing r;
+      transit::Reader reader(bytes, e, r.options());
+      got = calls_of(reader);
+    }
+    EXPECT_EQ(got, (std::vector<std::string>{
+                       error_text(e, "bad_rep", per(e, 23, 23, 15), "$[5]", "read handler for ~#std failed: zero"),
+                       "[2 1 2 3 4 5 2 6 ]", "end"}));
+    expect_every_way(bytes, e, got, false, [](const Refusing& r) { EXPECT_EQ(r.std_calls, 2); },
+                     {{"next<std::vector<std::int64_t>>()", typed_ints}});
+  }
+}
+
+// A Record's field holding a tagged value that a read handler decodes: next() binds the
+// Record's rep after it is read (Decoder::bind_record_rep), a typed read tapes the Record by
+// structure and the decoder decodes the tag in its rep.
+TEST(RefusedValue, ATypedReadOfARecordHoldingARefusedValue) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const auto box = [](Value v) { return Value::tagged("box", Value::map({{transit::kw("v"), std::move(v)}})); };
+    const std::string bytes = stream({box(std_tag(1)), box(std_tag(0)), box(std_tag(3))}, e);
+    std::vector<std::string> got;
+    {
+      Refusing r;
+      transit::Reader reader(bytes, e, r.options());
+      got = calls_of(reader, 8, typed_box);
+    }
+    ASSERT_EQ(got.size(), 4u);
+    EXPECT_EQ(got[0], "#box 1");
+    EXPECT_TRUE(got[1].starts_with("error bad_rep ")) << got[1];
+    EXPECT_NE(got[1].find(" in $<#box>[:v]: read handler for ~#std failed: zero"), std::string::npos) << got[1];
+    EXPECT_EQ(got[2], "#box 3");
+    EXPECT_EQ(got[3], "end");
+    expect_every_way(bytes, e, got, false, {}, {{"next<Box>()", typed_box}, {"next<Value>()", typed_value}});
+    // Alone, so that JSON in memory is read by simdjson in batches.
+    const std::string alone = transit::write(box(std_tag(0)), e);
+    Refusing r;
+    transit::Reader reader(alone, e, r.options());
+    const std::vector<std::string> alone_got = calls_of(reader, 8, typed_box);
+    ASSERT_EQ(alone_got.size(), 2u);
+    EXPECT_EQ(alone_got[0].substr(alone_got[0].find(" in ")), got[1].substr(got[1].find(" in "))) << alone_got[0];
+    EXPECT_EQ(alone_got[1], "end");
+    expect_every_way(alone, e, alone_got, false, {}, {{"next<Box>()", typed_box}, {"next<Value>()", typed_value}});
+  }
+}
+
+// A scalar string of a one-character tag (`"~xbad"`, which no writer makes from a Value): its
+// handler runs as the decoder reads the string.
+TEST(RefusedValue, ATypedReadOfAScalarTheHandlerRefused) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    // Written as plain strings of five characters, then made scalars of tag x (the scalar
+    // "  a" is "~x  a").
+    std::string bytes = stream({Value::array({Value(1), Value("QQQQa")}), Value::array({Value(2), Value("QQQQb")}),
+                                Value::array({Value(3), Value("QQQQc")})},
+                               e);
+    for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"QQQQa", "~x  a"},
+                                   {"QQQQb", "~xbad"}, {"QQQQc", "~x  c"}})
+      bytes.replace(bytes.find(from), from.size(), to);
+    std::vector<std::string> got;
+    {
+      Refusing r;
+      transit::Reader reader(bytes, e, r.options());
+      got = calls_of(reader);
+    }
+    const std::size_t first = transit::write(Value::array({Value(1), Value("QQQQa")}), e).size();
+    EXPECT_EQ(got, (std::vector<std::string>{
+                       "[1 \"  a\" ]",
+                       error_text(e, "bad_rep", first + per(e, 3, 3, 2), "$[1]", "read handler for ~x failed: bad x"),
+                       "[3 \"  c\" ]", "end"}));
     expect_every_way(bytes, e, got);
+  }
+}
+
+// As AnInputErrorAfterARefusalIsThrownByTheNextCall, with the refusal a read handler's that
+// the decoder runs, so that a typed read meets it while it tapes: the refusal fails the call,
+// the input's error every call after it (sticky), also when a bounded walk taped the refusal
+// in a batch before the error's.
+TEST(RefusedValue, AnInputErrorAfterARefusalInATypedRead) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const std::string good = transit::write(ints_with(1, 1), e);
+    std::string bad = transit::write(Value::array({Value(1), Value(2), Value(3), std_tag(0), Value(2)}), e);
+    // An unassigned cache code where the last 2 was.
+    if (e == Encoding::msgpack)
+      bad.back() = '\xa2', bad += "^9";
+    else
+      bad.replace(bad.size() - 2, 1, "\"^9\"");
+    const std::string cut = good + bad.substr(0, bad.size() - 3);
+    for (const std::string& bytes : {good + bad + good, cut, bad}) {
+      const bool alone = bytes == bad;
+      std::vector<std::string> got;
+      {
+        Refusing r;
+        transit::Reader reader(bytes, e, r.options());
+        got = calls_of(reader, alone ? 3 : 4);
+      }
+      if (alone) got.insert(got.begin(), "[1 1 2 3 4 5 1 6 ]");  // as if `good` came first
+      ASSERT_EQ(got.size(), 4u);
+      EXPECT_EQ(got[0], "[1 1 2 3 4 5 1 6 ]");
+      EXPECT_EQ(got[1], error_text(e, "bad_rep", (alone ? 0 : good.size()) + per(e, 17, 17, 12), "$[3]",
+                                   "read handler for ~#std failed: zero"));
+      EXPECT_TRUE(got[2].starts_with(bytes == cut ? "error truncated " : "error bad_cache_code ")) << got[2];
+      EXPECT_EQ(got[3], got[2]);
+      if (alone) got.erase(got.begin());
+      expect_every_way(bytes, e, got, false, {}, {{"next<Value>()", typed_value}});
+    }
+  }
+}
+
+// read<T>() of one refused value throws what read() throws.
+TEST(RefusedValue, ReadOfOneRefusedValueTyped) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const std::string bytes = transit::write(ints_with(2, 0), e);
+    Refusing r;
+    std::string untyped_error, value_error, ints_error;
+    try {
+      (void)transit::read(bytes, e, r.options());
+    } catch (const Error& err) {
+      untyped_error = show(err);
+    }
+    try {
+      (void)transit::read<Value>(bytes, e, r.options());
+    } catch (const Error& err) {
+      value_error = show(err);
+    }
+    try {
+      (void)transit::read<std::vector<std::int64_t>>(bytes, e, r.options());
+    } catch (const Error& err) {
+      ints_error = show(err);
+    }
+    EXPECT_EQ(untyped_error,
+              error_text(e, "bad_rep", per(e, 23, 23, 15), "$[6]", "read handler for ~#std failed: zero"));
+    EXPECT_EQ(value_error, untyped_error);
+    EXPECT_EQ(ints_error, untyped_error);
+    EXPECT_EQ(transit::read<std::vector<std::int64_t>>(transit::write(ints_with(2, 5), e), e, r.options()),
+              (std::vector<std::int64_t>{2, 1, 2, 3, 4, 5, 5, 6}));
+  }
+}
+
+// A typed read that a refusal failed leaves the reader as next() does: next() reads on.
+TEST(RefusedValue, NextAfterATypedReadThatWasRefused) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    const std::string bytes = stream({ints_with(1, 0), ints_with(2, 2), ints_with(3, 0), ints_with(4, 4)}, e);
+    for (const bool from_source : {false, true}) {
+      SCOPED_TRACE(from_source ? "from a Source" : "in memory");
+      Refusing r;
+      transit::test::StepSource source(bytes, 5);
+      const auto made = from_source ? std::make_unique<transit::Reader>(source, e, r.options())
+                                    : std::make_unique<transit::Reader>(bytes, e, r.options());
+      transit::Reader& reader = *made;
+      EXPECT_THROW((void)reader.next<Value>(), Error);
+      EXPECT_EQ(show(*reader.next()), "[2 1 2 3 4 5 2 6 ]");
+      EXPECT_THROW((void)reader.next(), Error);
+      EXPECT_EQ(show(*reader.next<Value>()), "[4 1 2 3 4 5 4 6 ]");
+      EXPECT_FALSE(reader.next().has_value());
+    }
   }
 }
 

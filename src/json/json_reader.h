@@ -1007,10 +1007,9 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       }
       if (decoder_.caching()) cache_lazily_ = false;
       // User code refused the value (see Decoder::walk_value_at): read whole, it fails this
-      // call alone.
-      if constexpr (!kTape)
-        if (decoder_.refused()) [[unlikely]]
-          decoder_.throw_refusal();
+      // call alone, a typed one before anything binds its tape.
+      if (decoder_.refused()) [[unlikely]]
+        decoder_.throw_refusal();
       return true;
     }
   }
@@ -1099,6 +1098,12 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       const std::size_t stop = walk_end_ - walk_word_ > batch_tokens_ ? walk_word_ + batch_tokens_ : walk_end_;
       walk_word_ = emit_tape(decoder_, *walk_doc_, walk_word_, stop);
     }
+    // User code refused the value: the batch that holds the refusal's null token is not handed
+    // over (a binder would fail on the null), and the refusal, unplaced, ends the walk: as the
+    // first batch, begin_walk gives the value to RapidJSON, which places it; later, the bind
+    // stops and the value is read again whole (Reader::next<T>, retape), placed the same way.
+    if (decoder_.refused()) [[unlikely]]
+      decoder_.throw_refusal();
     if (walk_word_ >= walk_end_) {
       // The value is all on the tape: as read_with_simdjson ends a whole walk.
       tape.feeder = nullptr;
@@ -1217,9 +1222,8 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
         return std::nullopt;
       }
       // A refusal this walk could not place: RapidJSON reads the value again, and places it.
-      if constexpr (!kTape)
-        if (decoder_.refused()) [[unlikely]]
-          return std::nullopt;
+      if (decoder_.refused()) [[unlikely]]
+        return std::nullopt;
       if (decoder_.caching()) cache_lazily_ = false;
       return decoder_.take();
     }

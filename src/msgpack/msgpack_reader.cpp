@@ -703,10 +703,14 @@ class MsgpackReader final : public Reader::Impl {
 
   bool next_tape(Tape& tape) override {
     decoder_.set_tape(&tape);
+    // Unset however the read ends: a refusal fails this call alone, and a next() may follow.
     struct Unset {
-      Decoder& d;
-      ~Unset() { d.set_tape(nullptr); }
-    } unset{decoder_};
+      MsgpackReader& r;
+      ~Unset() {
+        r.decoder_.set_tape(nullptr);
+        r.tape_ = false;
+      }
+    } unset{*this};
     tape_ = true;
     // In memory, the strings stay in the caller's bytes for as long as this reader is read:
     // the tape refers to them. A Source's buffer moves as it is refilled: copied.
@@ -714,9 +718,7 @@ class MsgpackReader final : public Reader::Impl {
     tape.input_base = reinterpret_cast<std::uintptr_t>(data_);
     // Marks (an item index per token) are written only when a bind fails: see remark.
     decoder_.set_tape_marks(false);
-    const bool got = next().has_value();
-    tape_ = false;
-    return got;
+    return next().has_value();
   }
 
   // Reads the last value again, its bytes still in data_, into the tape with each token's
@@ -761,8 +763,8 @@ class MsgpackReader final : public Reader::Impl {
     // short of its end (fail_short, fail_at).
     decoder_.walk_value_at(before_ + begin_, tape_ || (!source_ && end < size_));
     // A refusal of user code ends this walk, placed as any error of the decoder: see
-    // skip_refused.
-    if (!tape_) decoder_.pass_refusals();
+    // skip_refused (a typed read's too: its tape is then not bound).
+    decoder_.pass_refusals();
     // Without user handlers no user code runs while the document is built: build it in one
     // arena (see ArenaScope).
     std::optional<ArenaScope> arena;

@@ -596,18 +596,20 @@ class Decoder {
   /// cut): it replays the record, and runs and records nothing more (a call costs about 70
   /// instructions more recorded).
   ///
-  /// In an untyped read, user code that fails in a walk a reader announced does not stop the
-  /// walk: its error (a transit::Error, what call_user makes of any std::exception) is kept,
-  /// placed where the token the reader is at starts (place_user_calls; an Error placed
-  /// already, or what is no std::exception, is kept as thrown), and every later call
+  /// User code that fails in a walk a reader announced does not stop the walk: its error (a
+  /// transit::Error, what call_user makes of any std::exception) is kept, placed where the
+  /// token the reader is at starts (place_user_calls; an Error placed already, or what is no
+  /// std::exception, is kept as thrown), and every later call
   /// of user code in the value returns null without running; the walk reads the value to its
   /// end, checking all else as ever, and the reader then throws the kept error (refused,
   /// throw_refusal) without failing for good, so that its next call reads the value after
   /// it, as a typed read goes on past a value that did not bind. (MessagePack, whose parse
   /// loop gives no one its place, lets the refusal end the walk instead, placed as any error,
   /// and reads the value again with user code muted: pass_refusals, mute_user_calls.) A typed
-  /// read (a tape) binds its user code once the value is taped whole (typed.cpp), and its
-  /// calls here fail the walk as before.
+  /// read's walk (a tape) keeps a refusal the same way, a null token standing for what the
+  /// call would have made, and its reader throws the refusal when the walk ends, before a
+  /// binder sees the tape: a bounded walk, before it hands over the batch that holds it. (The
+  /// user code a binder runs, typed.cpp's, fails the bind instead.)
   void walk_value_at(std::size_t start, bool record) noexcept {
     if (handlers_) [[unlikely]]
       walk_user_calls_at(start, record);

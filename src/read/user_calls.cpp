@@ -120,8 +120,9 @@ Value Decoder::run_user_call(std::string_view what, const void* who, Value (*cal
 }
 
 Value Decoder::refuse(const Error* e) {
-  // No walk announced (a Decoder driven by hand), or a typed read: the error ends the walk.
-  if (!user_calls_ || tape_) throw;
+  // No walk announced (a Decoder driven by hand): the error ends the walk. A typed read's
+  // tape keeps the refusal as next() does: its reader throws it when the walk ends.
+  if (!user_calls_) throw;
   if (user_calls_->pass) {
     refused_ = true;
     throw;
