@@ -13,6 +13,9 @@
 //   untyped reader read: the same T, or both fail (see holds_set for what the two
 //   paths may disagree on by design). The untyped read is the same for every T: it is done
 //   once an input (read_untyped).
+// - reading on after every failure (read_on): with the Records and a default handler that
+//   refuses some values, next<Value>() and next<Outer>() go on past a value that does not fit
+//   or that user code refused, and an error of the input is thrown again by every later call.
 // Every oracle runs on every input, none sampled.
 // Built twice: TRANSIT_FUZZ_ENCODING picks JSON or MessagePack, so the corpora, seeds and
 // regressions of read_fuzz's two targets serve it as they are, and every input meets every T.
@@ -31,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -464,6 +468,142 @@ void check(std::string_view input, const Untyped& untyped) {
   }
 }
 
+// ---- reading on after every failure (docs/errors.md, "A Reader that has thrown") ------------
+
+// What the default handler below throws that is no std::exception.
+struct Refuse {};
+
+// The detail of every Error the default handler below throws, and of those the reader makes of
+// its std::exceptions after "... failed: " (not searched for in the whole message, whose path
+// may quote a map key the fuzzer made of it).
+constexpr std::string_view kMark = "(fuzz handler)";
+
+bool refused_by_handler(const transit::Error& e) {
+  const std::string_view detail = e.detail();
+  return detail == kMark ||
+         (detail.ends_with(kMark) && detail.substr(0, detail.size() - kMark.size()).ends_with(" failed: "));
+}
+
+// The Records, and a default handler (every tag no Record takes) that refuses an integer rep
+// by its value (a std::exception, an Error that says where already, an Error coded
+// `truncated`), and a string rep starting with '!' (a Refuse); read_fuzz.cpp's, without its
+// builders, which a typed read runs apart from the decoder.
+const transit::ReadHandlers& refusing_handlers() {
+  static const transit::ReadHandlers h = [] {
+    transit::ReadHandlers r;
+    add_records([&](const auto& record) { r.add(record); });
+    r.set_default([](std::string_view tag, const transit::Value& rep) {
+      if (rep.kind() == transit::Kind::integer) {
+        switch (rep.as_int() & 3) {
+          case 1:
+            throw std::runtime_error(std::string(kMark));
+          case 2:
+            throw transit::Error(transit::Errc::bad_rep, transit::Location{5, 1, 6}, "$", std::string(kMark));
+          case 3:
+            throw transit::Error(transit::Errc::truncated, transit::Location{}, "", std::string(kMark));
+          default:
+            break;
+        }
+      }
+      if (rep.kind() == transit::Kind::string && rep.as_string().starts_with('!')) throw Refuse{};
+      return transit::Value::array({transit::Value(std::string(tag)), rep});
+    });
+    return r;
+  }();
+  return h;
+}
+
+// What one call of next<T>() gave: a value, the end, or what it threw (the Error's message, or
+// "Refuse"), with whether that is a failure of one value by its kind (a type_mismatch, a
+// refusal of the handler), and the reader's offset after it.
+struct Call {
+  std::string gave;
+  bool end = false;
+  bool error = false;
+  bool one_value = false;
+  std::size_t after = 0;
+};
+
+template <class T>
+Call call_next(transit::Reader& reader, std::size_t size, const char* how) {
+  Call c;
+  try {
+    const std::optional<T> v = reader.next<T>();
+    c.gave = v ? "value" : "end";
+    c.end = !v;
+  } catch (const transit::Error& e) {
+    c.one_value = e.code() == transit::Errc::type_mismatch || refused_by_handler(e);
+    if (!c.one_value && e.offset() > size) fail("read on: error placed past the input", e.what());
+    c.gave = std::string("error ") + e.what();
+    c.error = true;
+  } catch (const Refuse&) {
+    c.gave = "error Refuse";
+    c.error = c.one_value = true;
+  } catch (const std::exception& e) {
+    fail("read on: an exception other than transit::Error", std::string(how) + ": " + e.what());
+  }
+  c.after = reader.offset();
+  return c;
+}
+
+// Calls next<T>() until the input ends or an error is thrown again, going on after every error
+// that is not; per call, what it gave. A failure of one value (by its kind) is never thrown
+// again by a reader that has not moved: that reader reads the same value for ever. Other
+// errors are the input's when thrown again (a typed read fails one value, and goes on, for
+// some errors the untyped reader takes for the input's: a ~#set's rep that is no array). No
+// more calls than the input has bytes.
+template <class T>
+std::vector<std::string> read_on(transit::Reader& reader, std::size_t size, const char* how) {
+  std::vector<std::string> out;
+  Call c = call_next<T>(reader, size, how);
+  for (std::size_t calls = 0;; ++calls) {
+    if (calls > size + 1) fail("read on: more calls than the input has bytes", how);
+    out.push_back(c.gave);
+    if (c.end) return out;
+    Call next = call_next<T>(reader, size, how);
+    if (c.error && next.gave == c.gave && next.after == c.after) {
+      if (c.one_value) fail("read on: a value's failure thrown again, the reader unmoved", c.gave);
+      return out;
+    }
+    c = std::move(next);
+  }
+}
+
+// The largest input read on past failures: they are a matter of control flow, which small
+// inputs show.
+constexpr std::size_t kReadOnMost = 2048;
+
+// read_on from memory and from a Source a few bytes at a time: the same calls give the same,
+// but for the input's error, whose place may differ as check's comparison allows (in memory a
+// claim beyond the input fails the value at once, where a Source reads on in it and may meet a
+// failure of the value first).
+template <class T>
+void check_read_on(std::string_view input) {
+  const std::size_t size = input.size();
+  if (size > kReadOnMost) return;
+  transit::ReadOptions o = options();
+  o.handlers = &refusing_handlers();
+  transit::Reader memory_reader(input, kEncoding, o);
+  std::vector<std::string> memory = read_on<T>(memory_reader, size, "memory");
+  transit::test::StepSource source{std::string(input), 1 + size % 5};
+  transit::Reader stream_reader(source, kEncoding, o);
+  std::vector<std::string> stream = read_on<T>(stream_reader, size, "stream");
+  if (memory.back().starts_with("error ") && stream.back().starts_with("error ")) {
+    if (memory.back().starts_with("error transit: truncated") && stream.size() == memory.size() + 1 &&
+        stream[stream.size() - 2].starts_with("error "))
+      stream.erase(stream.end() - 2);
+    memory.back() = stream.back() = "error";
+  }
+  if (memory != stream) {
+    std::string detail;
+    for (const auto* calls : {&memory, &stream}) {
+      for (const std::string& c : *calls) detail += c + " | ";
+      detail += "\n";
+    }
+    fail("read on: memory and stream differ", detail);
+  }
+}
+
 using Variants = std::vector<std::variant<std::int64_t, std::string, Inner, transit::Value>>;
 using Tuple = std::tuple<transit::Uuid, std::chrono::system_clock::time_point, transit::BigDecimal,
                          std::vector<std::int64_t>, std::uint64_t>;
@@ -621,5 +761,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::check<fuzz::Tuple>(input, untyped);
   fuzz::check<std::vector<std::set<transit::Keyword>>>(input, untyped);
   fuzz::check<fuzz::StdTypes>(input, untyped);
+  fuzz::check_read_on<transit::Value>(input);
+  fuzz::check_read_on<fuzz::Outer>(input);
   return 0;
 }
