@@ -1128,6 +1128,10 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     // replaces it.
     tape.tokens[visible].set(0, 0, Op::refill, Kind::null, false);
   }
+#else
+  // Only a bounded walk of simdjson's document makes this reader a tape's feeder; without
+  // simdjson nothing calls this, but the reader must still be a complete class to be built.
+  void refill(std::size_t) override {}
 #endif
 
   // Ends a bounded walk left unfinished (a bind that stopped, a reader going on or away).
