@@ -75,21 +75,21 @@ struct Token {
   /// whole 8-byte stores. Set field by field, a token is five narrow stores, and a 16-byte
   /// load of it soon after (a copy of it) cannot be forwarded from them and waits for all
   /// of them to reach the cache: half the time of an empty array's step was that wait.
-  void set(std::uint64_t payload, std::uint32_t size, Op op, Kind kind, bool in_input) noexcept {
+  void set(std::uint64_t payload, std::uint32_t n, Op o, Kind k, bool in_in) noexcept {
     if constexpr (std::endian::native == std::endian::little) {
-      const std::uint64_t tail = std::uint64_t{size} |
-                                 std::uint64_t{static_cast<std::uint8_t>(op)} << 32 |
-                                 std::uint64_t{static_cast<std::uint8_t>(kind)} << 40 |
-                                 std::uint64_t{in_input} << 48;
+      const std::uint64_t tail = std::uint64_t{n} |
+                                 std::uint64_t{static_cast<std::uint8_t>(o)} << 32 |
+                                 std::uint64_t{static_cast<std::uint8_t>(k)} << 40 |
+                                 std::uint64_t{in_in} << 48;
       std::memcpy(static_cast<void*>(this), &payload, sizeof payload);
       std::memcpy(reinterpret_cast<char*>(this) + 8, &tail, sizeof tail);
     } else {
       std::memset(static_cast<void*>(this), 0, sizeof(Token));
       text = payload;
-      this->size = size;
-      this->op = op;
-      this->kind = kind;
-      this->in_input = in_input;
+      size = n;
+      op = o;
+      kind = k;
+      in_input = in_in;
     }
   }
 };

@@ -209,7 +209,7 @@ class Value {
   Value(std::string_view s) : Value() { init_text(Kind::string, s); }
 
   Value(const Value& other) noexcept : raw_(words_of(other.raw_)) {
-    small_.flags &= ~kBorrowed;
+    small_.flags &= static_cast<std::uint8_t>(~kBorrowed);
     retain();
   }
   Value(Value&& other) noexcept : raw_(words_of(other.raw_)) { other.raw_ = Raw{}; }
@@ -218,7 +218,7 @@ class Value {
       other.retain();
       release();
       raw_ = words_of(other.raw_);
-      small_.flags &= ~kBorrowed;
+      small_.flags &= static_cast<std::uint8_t>(~kBorrowed);
     }
     return *this;
   }
