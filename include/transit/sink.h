@@ -7,6 +7,9 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <type_traits>
+
+#include "transit/error.h"
 
 namespace transit {
 
@@ -85,13 +88,51 @@ class OstreamSink final : public Sink {
   std::ostream& os_;
 };
 
-/// Adapts anything with `write(const char*, std::size_t)` to a Sink.
+namespace detail {
+/// SinkRef's failures, out of line: Error(io) naming the call and, for a count, what it said.
+[[noreturn]] void throw_sink_ref_failed(const char* call, std::size_t size);
+[[noreturn]] void throw_sink_ref_count(std::size_t size, long long returned);
+}  // namespace detail
+
+/// Adapts anything with `write(const char*, std::size_t)` to a Sink, heeding what its `write`
+/// returns: an integer is a count of the bytes taken, as POSIX `write` and sockets return it,
+/// so the rest is written again until all are taken, and a count of 0 or less (or more than
+/// was given) is an Error(io); a result that tests as a bool (a `std::ostream&`, a `bool`) is
+/// an Error(io) when false; any other result, or none, is success. `flush()` calls the
+/// target's `flush()` when it has one, its result tested as a bool the same way.
 template <class T>
   requires requires(T& t, const char* p, std::size_t n) { t.write(p, n); }
 class SinkRef final : public Sink {
  public:
   explicit SinkRef(T& target) : target_(target) {}
-  void write(const char* data, std::size_t size) override { target_.write(data, size); }
+  void write(const char* data, std::size_t size) override {
+    using Result = decltype(target_.write(data, size));
+    if constexpr (std::is_integral_v<Result> && !std::is_same_v<Result, bool>) {
+      while (size != 0) {
+        const Result n = target_.write(data, size);
+        if (n <= 0 || static_cast<std::make_unsigned_t<Result>>(n) > size)
+          detail::throw_sink_ref_count(size, static_cast<long long>(n));
+        data += n;
+        size -= static_cast<std::size_t>(n);
+      }
+    } else if constexpr (std::is_constructible_v<bool, Result>) {
+      if (!static_cast<bool>(target_.write(data, size))) detail::throw_sink_ref_failed("write", size);
+    } else {
+      target_.write(data, size);
+    }
+  }
+  void flush() override {
+    if constexpr (requires { target_.flush(); }) {
+      using Result = decltype(target_.flush());
+      // Only a result that says success or failure is tested: an integer could be either.
+      if constexpr (std::is_constructible_v<bool, Result> &&
+                    (std::is_same_v<Result, bool> || std::is_class_v<std::remove_reference_t<Result>>)) {
+        if (!static_cast<bool>(target_.flush())) detail::throw_sink_ref_failed("flush", 0);
+      } else {
+        target_.flush();
+      }
+    }
+  }
 
  private:
   T& target_;

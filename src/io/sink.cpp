@@ -97,6 +97,18 @@ void FdSink::write(const char* data, std::size_t size) {
   }
 }
 
+namespace detail {
+void throw_sink_ref_failed(const char* call, std::size_t size) {
+  if (size == 0) throw_error(Errc::io, std::string("SinkRef: the target's ") + call + " failed");
+  throw_error(Errc::io, std::string("SinkRef: the target's ") + call + " of " + std::to_string(size) +
+                            " bytes failed");
+}
+void throw_sink_ref_count(std::size_t size, long long returned) {
+  throw_error(Errc::io, "SinkRef: the target's write of " + std::to_string(size) + " bytes returned " +
+                            std::to_string(returned));
+}
+}  // namespace detail
+
 void OstreamSink::write(const char* data, std::size_t size) {
   os_.write(data, static_cast<std::streamsize>(size));
   if (!os_) detail::throw_error(Errc::io, "std::ostream write failed");
