@@ -2,6 +2,12 @@
 // transit-cpp: the one exception type.
 #pragma once
 
+// Every public header includes this one (encoding.h, which needs nothing newer, aside): a
+// consumer built as C++17 is told why here, first, rather than by a page of errors below.
+#if defined(_MSVC_LANG) ? _MSVC_LANG < 202002L : __cplusplus < 201709L
+#error "transit-cpp needs C++20: compile with -std=c++20 (CMake's transit::transit target asks for it)"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
