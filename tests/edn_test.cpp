@@ -48,6 +48,17 @@ TEST(ToEdn, Scalars) {
   EXPECT_EQ(to_edn(Value::big_decimal("-1E+3")), "-1E+3M");
 }
 
+// Clojure reads a number only where a digit comes first, after the sign: `.5M` is a symbol.
+// Value::big_decimal and a reader's `~f` take ".5", as Java's BigDecimal does.
+TEST(ToEdn, BigDecimalsStartWithADigitAsClojureReadsThem) {
+  EXPECT_EQ(to_edn(Value::big_decimal(".5")), "0.5M");
+  EXPECT_EQ(to_edn(Value::big_decimal("-.5")), "-0.5M");
+  EXPECT_EQ(to_edn(Value::big_decimal("+.25e3")), "+0.25e3M");
+  EXPECT_EQ(to_edn(Value::big_decimal("5.")), "5.M");
+  EXPECT_EQ(to_edn(Value::array({Value::big_decimal(".5"), Value::big_decimal("-0.5")})), "[0.5M -0.5M]");
+  EXPECT_EQ(edn(to_edn(Value::big_decimal("-.5"))), Value::big_decimal("-0.5"));
+}
+
 TEST(ToEdn, DoublesAsClojurePrintsThem) {
   EXPECT_EQ(to_edn(Value(2.0)), "2.0");
   EXPECT_EQ(to_edn(Value(-3.14159)), "-3.14159");

@@ -149,10 +149,20 @@ struct Printer {
           detail::format_double_java(d, out);
         return;
       }
-      case Kind::big_decimal:
-        out.append(room_for(v.as_string()));
+      case Kind::big_decimal: {
+        // Java's BigDecimal takes ".5", but Clojure reads a number only where a digit comes
+        // first (after the sign): `.5M` would read back as a symbol. It prints 0.5M.
+        std::string_view text = room_for(v.as_string());
+        const std::size_t sign = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+        if (text.size() > sign && text[sign] == '.') {
+          out.append(text.substr(0, sign));
+          out.push_back('0');
+          text.remove_prefix(sign);
+        }
+        out.append(text);
         out.push_back('M');
         return;
+      }
       case Kind::string:
         append_string(room_for(v.as_string()), out);
         return;
