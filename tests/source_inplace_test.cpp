@@ -28,6 +28,11 @@ using transit::ReadOptions;
 using transit::Value;
 using transit::detail::testing::json_buffered_reads;
 
+// What the tests that count values read in place say in a library built without simdjson,
+// which reads every value from a Source through RapidJSON (the values are the same).
+constexpr const char* kCountsSimdjson =
+    "counts values simdjson reads in place; this library has no simdjson";
+
 // Every value read and the error that ended them, if any, with all the error says.
 struct Outcome {
   std::vector<Value> values;
@@ -91,6 +96,7 @@ void expect_as_bytewise(const std::string& text, ReadOptions options = {}) {
 }
 
 TEST(SourceInPlace, WholeValuesInTheChunkAreReadInPlace) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << kCountsSimdjson;
   const std::string text =
       "[1,2] {\"a\":[\"b\"]}\n[\"^ \",\"~:k\",\"v\",\"~:k2\",[\"~#set\",[1,\"^0\"]]] [] {}"
       "[\"~#'\",\"x\"][\"~:a]\\\"[b\\\\\",\"}{\"]";
@@ -131,6 +137,7 @@ Outcome read_counting(const std::string& text, std::size_t step, const ReadOptio
 }
 
 TEST(SourceInPlace, ValueLongerThanTheChunk) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << kCountsSimdjson;
   std::string big = "[";
   for (int i = 0; i < 40; ++i) big += (i ? ",\"~:key" : "\"~:key") + std::to_string(i) + "\"";
   big += "]";
@@ -151,6 +158,7 @@ TEST(SourceInPlace, ValueLongerThanTheChunk) {
 }
 
 TEST(SourceInPlace, ValueEndingExactlyAtTheChunkEdge) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << kCountsSimdjson;
   // Each value is 8 bytes, and the chunk 8: every one ends at a chunk's last byte.
   const std::string text = "[1,2,33][4,5,66]{\"a\":1}";
   ReadOptions options;
@@ -227,6 +235,7 @@ TEST(SourceInPlace, ASourceFailingWhileReadAhead) {
 }
 
 TEST(SourceInPlace, ScalarsAtChunkEdges) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << kCountsSimdjson;
   // Top-level scalars are never read in place; a number cut by a chunk is one number.
   const std::string text = "1 2 12 345 -6.5e1 \"a\" \"b\\\"]\" true null 12345678901234567890123 [7]";
   std::size_t in_place = 0;
@@ -239,6 +248,7 @@ TEST(SourceInPlace, ScalarsAtChunkEdges) {
 }
 
 TEST(SourceInPlace, ErrorsInAValueWholeInTheChunk) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << kCountsSimdjson;
   // Each refused by simdjson or by the decoder after simdjson: the byte-at-a-time read then
   // places the error, after values read in place.
   const std::vector<std::string> bad = {
@@ -264,6 +274,7 @@ TEST(SourceInPlace, ErrorsInAValueWholeInTheChunk) {
 }
 
 TEST(SourceInPlace, ErrorsInAValueLongerThanTheChunk) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << kCountsSimdjson;
   ReadOptions options;
   options.chunk_size = 16;
   for (const std::string b : {"[\"~:abc\",\"~:def\",\"~:ghi\",1,]", "[\"~:abc\",\"~:def\",\"^9\"]",
@@ -279,6 +290,7 @@ TEST(SourceInPlace, ErrorsInAValueLongerThanTheChunk) {
 }
 
 TEST(SourceInPlace, MaxValueBytes) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << kCountsSimdjson;
   // A value of exactly the limit is read in place; one byte more is too large, placed as
   // the byte-at-a-time read places it.
   ReadOptions options;
@@ -309,6 +321,7 @@ TEST(SourceInPlace, MaxValueBytes) {
 }
 
 TEST(SourceInPlace, EscapesAndBracketsInStringsAtEveryPlace) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << kCountsSimdjson;
   // Backslashes, quotes and brackets inside strings at every place of a 16-byte block.
   for (std::size_t k = 0; k < 40; ++k) {
     const std::string pad(k, 'x');
@@ -324,6 +337,7 @@ TEST(SourceInPlace, EscapesAndBracketsInStringsAtEveryPlace) {
 }
 
 TEST(SourceInPlace, TypedReadsBetweenValuesReadInPlace) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << kCountsSimdjson;
   // Typed reads take RapidJSON's path, over bytes a value before them may have read ahead.
   const std::string text = "[1,2,3] [4,5,6,7,8,9,10,11,12] [13] [14,15,16,17,18,19,20] [21]";
   const auto read = [&](bool in_place) {

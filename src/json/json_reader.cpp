@@ -14,4 +14,12 @@ std::unique_ptr<Reader::Impl> make_json_reader(Source& source, const ReadOptions
   return std::make_unique<json::JsonReader<json::SourceInput>>(options, false, source, options.chunk_size);
 }
 
+bool testing::built_with_simdjson() noexcept {
+#ifdef TRANSIT_HAVE_SIMDJSON
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace transit::detail
