@@ -22,6 +22,32 @@ namespace transit {
 namespace detail {
 class ObjectEncoder;
 
+/// The form a rep is written in, as far as its C++ type tells (Handler::rep), so that what a
+/// handler's tag promises can be held to it without writing the rep first.
+enum class RepForm : std::uint8_t {
+  unknown,     ///< told per object: a Value, a std::variant of scalars and containers, a user type
+  scalar,      ///< one string or scalar
+  array,       ///< an array
+  string_map,  ///< a map whose keys are strings
+  map,         ///< a map whose keys are other scalars
+  tagged,      ///< under a tag of its own: a set, a list, a cmap (a map with a composite key)
+  composite,   ///< one of the above but a scalar: which, only the value tells
+};
+/// What the writer checks of a rep, once made, whose form its C++ type leaves open.
+enum class RepCheck : std::uint8_t {
+  none,
+  scalar,      ///< a map key written as its rep (tags _ ? i d s array map)
+  array,       ///< `set` and `list`
+  even_array,  ///< `cmap`: an array of keys and values
+  string_map,  ///< `link`
+};
+/// A rep as made: its form and, for an array, its items (kNoCount when not counted).
+struct RepShape {
+  RepForm form;
+  std::size_t items;
+};
+inline constexpr std::size_t kNoCount = static_cast<std::size_t>(-1);
+
 /// A handler with its C++ type erased: what every registration compiles down to.
 struct ErasedHandler {
   /// The tag, or empty when `tag_of` decides per object.
@@ -42,6 +68,13 @@ struct ErasedHandler {
   /// A typed default handler's rep: receives the object's dynamic type too. When set, it is
   /// used instead of write_rep.
   std::function<void(const std::type_info&, const void*, ObjectEncoder&)> write_typed_rep;
+  /// The forms of write_rep's and write_verbose_rep's reps, from their C++ types.
+  RepForm rep_form = RepForm::unknown;
+  RepForm verbose_rep_form = RepForm::unknown;
+  /// What the writer checks of each rep once made (set by RegistryBuilder::add_erased for a
+  /// fixed tag; a tag_of handler's is decided per object).
+  RepCheck rep_check = RepCheck::none;
+  RepCheck verbose_rep_check = RepCheck::none;
 };
 
 /// Converts a pointer to a derived object into a pointer to one of its direct bases.

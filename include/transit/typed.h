@@ -432,6 +432,7 @@ class Record {
       e.map_end();
     };
     h.type_key = &typeid(T);
+    h.rep_form = detail::RepForm::map;  // keyword keys
     return h;
   }
 

@@ -121,6 +121,17 @@ class ObjectEncoder {
   /// A top-level value; scalars are quoted.
   virtual void top_begin(bool scalar) = 0;
   virtual void top_end(bool scalar) = 0;
+  /// The form of a user object as it is written (its handler's tag, and its rep's form where
+  /// that is static); RepForm::unknown where only its rep, once made, can tell.
+  virtual RepForm object_form(const std::type_info& type, const void* obj) = 0;
+  /// Checks a rep just made against `rep_check`, which it resets; throws Error(bad_rep), naming
+  /// the handler's type and tag, when the rep is not of the form its tag needs.
+  virtual void check_rep(RepShape shape) = 0;
+
+  /// Set by the writer just before it calls a handler's rep when that rep, once made, must be
+  /// checked (its tag needs a form its C++ type does not promise); the rep's writer then calls
+  /// check_rep before it writes anything.
+  RepCheck rep_check = RepCheck::none;
 
  protected:
   ~ObjectEncoder() = default;
@@ -358,17 +369,20 @@ std::int64_t instant_millis(D d) {
   }
 }
 
+/// The standard types always written as one string or scalar.
+template <class U>
+inline constexpr bool is_static_scalar_v =
+    std::is_arithmetic_v<U> || std::is_enum_v<U> || is_value_type_v<U> || StringLike<U> ||
+    std::is_same_v<U, std::nullptr_t> || std::is_same_v<U, std::monostate> || WideText<U> ||
+    FilesystemPath<U> || is_time_point_v<U> || ByteRange<U> || std::is_same_v<U, KeywordView> ||
+    std::is_same_v<U, SymbolView>;
+
 /// Whether `v` is written as a scalar: decided at compile time for standard types, by the
 /// handler's tag for user objects.
 template <class T>
 bool is_scalar(ObjectEncoder& e, const T& v) {
   using U = plain_t<T>;
-  if constexpr (std::is_arithmetic_v<U> || std::is_enum_v<U> || is_value_type_v<U> ||
-                StringLike<U> || std::is_same_v<U, std::nullptr_t> ||
-                std::is_same_v<U, std::monostate> || WideText<U> ||
-                FilesystemPath<U> ||
-                is_time_point_v<U> || ByteRange<U> || std::is_same_v<U, KeywordView> ||
-                std::is_same_v<U, SymbolView>) {
+  if constexpr (is_static_scalar_v<U>) {
     return true;
   } else if constexpr (std::is_same_v<U, Value>) {
     if (v.kind() == Kind::object) return e.object_is_scalar(v.object_type_info(), v.object_address());
@@ -407,6 +421,164 @@ std::size_t count(const Range& r) {
     return static_cast<std::size_t>(std::ranges::size(r));
   else
     return static_cast<std::size_t>(std::ranges::distance(r));
+}
+
+// ---- rep forms: what a handler's rep is written as, told from its C++ type ---------------------
+
+template <class U>
+constexpr RepForm static_form();
+
+/// A form or null: a scalar when the form is one, else only the value can tell.
+constexpr RepForm or_null(RepForm f) noexcept { return f == RepForm::scalar ? f : RepForm::unknown; }
+
+/// A map's form from its key type: a map when keys are scalars, a cmap when they are not.
+template <class K>
+constexpr RepForm map_form() {
+  constexpr RepForm k = static_form<K>();
+  if constexpr (k == RepForm::scalar)
+    return StringLike<plain_t<K>> ? RepForm::string_map : RepForm::map;
+  else if constexpr (k == RepForm::unknown)
+    return RepForm::unknown;
+  else
+    return RepForm::tagged;
+}
+
+template <class Range>
+using pair_key_t = plain_t<std::tuple_element_t<0, std::ranges::range_value_t<plain_t<Range>>>>;
+
+/// The form of a std::variant of these: theirs when they have one, else whether it is a scalar
+/// when they agree on that.
+template <class... A>
+constexpr RepForm same_form() {
+  constexpr RepForm forms[] = {static_form<A>()...};
+  bool same = true, composite = true;
+  for (const RepForm f : forms) {
+    same = same && f == forms[0];
+    composite = composite && f != RepForm::scalar && f != RepForm::unknown;
+  }
+  return same ? forms[0] : composite ? RepForm::composite : RepForm::unknown;
+}
+template <class V>
+struct variant_form;
+template <class... A>
+struct variant_form<std::variant<A...>> {
+  static constexpr RepForm value = same_form<A...>();
+};
+
+/// The form `write_any` writes a U in, as far as U tells: the same branches in the same order.
+template <class U>
+constexpr RepForm static_form() {
+  if constexpr (is_static_scalar_v<U>) {
+    return RepForm::scalar;
+  } else if constexpr (std::is_same_v<U, Value>) {
+    return RepForm::unknown;
+  } else if constexpr (is_specialization_v<U, MapView>) {
+    return map_form<pair_key_t<decltype(std::declval<U>().range)>>();
+  } else if constexpr (is_specialization_v<U, ListView> || is_specialization_v<U, SetView>) {
+    return RepForm::tagged;
+  } else if constexpr (is_specialization_v<U, std::optional>) {
+    return or_null(static_form<plain_t<typename U::value_type>>());
+  } else if constexpr (is_specialization_v<U, std::variant>) {
+    return variant_form<U>::value;
+  } else if constexpr (is_specialization_v<U, std::reference_wrapper>) {
+    return static_form<plain_t<typename U::type>>();
+  } else if constexpr (is_specialization_v<U, std::pair> || is_specialization_v<U, std::tuple>) {
+    return RepForm::array;
+  } else if constexpr (SmartPointer<U> || std::is_pointer_v<U>) {
+    using Pointee = std::remove_cv_t<std::remove_reference_t<decltype(*std::declval<U>())>>;
+    if constexpr (std::is_polymorphic_v<Pointee> || !StaticallyWritable<Pointee>)
+      return RepForm::unknown;
+    else
+      return or_null(static_form<Pointee>());
+  } else if constexpr (MapLike<U>) {
+    return map_form<typename U::key_type>();
+  } else if constexpr (MultiKeyed<U>) {
+    return RepForm::array;
+  } else if constexpr (SetLike<U> || is_specialization_v<U, std::list> ||
+                       is_specialization_v<U, std::forward_list>) {
+    return RepForm::tagged;
+  } else if constexpr (std::ranges::range<U>) {
+    return RepForm::array;
+  } else {
+    return RepForm::unknown;  // a user type: its handler decides
+  }
+}
+
+/// Whether a map key is written as a string.
+template <class K>
+bool key_is_string(const K& k) {
+  if constexpr (std::is_same_v<plain_t<K>, Value>)
+    return k.kind() == Kind::string;
+  else
+    return StringLike<plain_t<K>>;
+}
+
+/// The form of a rep as made: static_form where its type tells, else from the value.
+/// Reads what it must and writes nothing.
+template <class T>
+RepShape shape_of(ObjectEncoder& e, const T& r) {
+  using U = plain_t<T>;
+  constexpr RepForm form = static_form<U>();
+  if constexpr (form == RepForm::array) {
+    if constexpr (is_specialization_v<U, std::pair> || is_specialization_v<U, std::tuple>)
+      return {form, std::tuple_size_v<U>};
+    else
+      return {form, count(r)};
+  } else if constexpr (form != RepForm::unknown && form != RepForm::composite) {
+    return {form, kNoCount};
+  } else if constexpr (std::is_same_v<U, Value>) {
+    switch (r.kind()) {
+      case Kind::array:
+        return {RepForm::array, r.size()};
+      case Kind::map: {
+        bool strings = true;
+        for (const auto& entry : r.entries()) {
+          const RepForm k = shape_of(e, entry.first).form;
+          if (k != RepForm::scalar && k != RepForm::unknown) return {RepForm::tagged, kNoCount};
+          strings = strings && entry.first.kind() == Kind::string;
+        }
+        return {strings ? RepForm::string_map : RepForm::map, kNoCount};
+      }
+      case Kind::list: case Kind::set: case Kind::link:
+        return {RepForm::tagged, kNoCount};
+      case Kind::tagged:
+        return {is_scalar(e, r) ? RepForm::scalar : RepForm::tagged, kNoCount};
+      case Kind::object:
+        return {e.object_form(r.object_type_info(), r.object_address()), kNoCount};
+      default:
+        return {RepForm::scalar, kNoCount};
+    }
+  } else if constexpr (is_specialization_v<U, MapView> || MapLike<U>) {
+    // Keys whose form only their values tell: a map when all are scalars, else a cmap.
+    bool strings = true;
+    const auto& range = [&]() -> const auto& {
+      if constexpr (is_specialization_v<U, MapView>) return r.range; else return r;
+    }();
+    for (const auto& entry : range) {
+      const RepForm k = shape_of(e, entry.first).form;
+      if (k != RepForm::scalar && k != RepForm::unknown) return {RepForm::tagged, kNoCount};
+      strings = strings && key_is_string(entry.first);
+    }
+    return {strings ? RepForm::string_map : RepForm::map, kNoCount};
+  } else if constexpr (is_specialization_v<U, std::optional>) {
+    if (!r) return {RepForm::scalar, kNoCount};
+    return shape_of(e, *r);
+  } else if constexpr (is_specialization_v<U, std::variant>) {
+    return std::visit([&](const auto& x) { return shape_of(e, x); }, r);
+  } else if constexpr (is_specialization_v<U, std::reference_wrapper>) {
+    return shape_of(e, r.get());
+  } else if constexpr (SmartPointer<U> || std::is_pointer_v<U>) {
+    if (!r) return {RepForm::scalar, kNoCount};
+    using Pointee = std::remove_cv_t<std::remove_reference_t<decltype(*r)>>;
+    if constexpr (std::is_polymorphic_v<Pointee>)
+      return {e.object_form(typeid(*r), dynamic_cast<const void*>(&*r)), kNoCount};
+    else
+      return shape_of(e, *r);
+  } else if constexpr (std::is_polymorphic_v<U>) {
+    return {e.object_form(typeid(r), dynamic_cast<const void*>(&r)), kNoCount};
+  } else {
+    return {e.object_form(typeid(U), &r), kNoCount};
+  }
 }
 
 template <class Range>
@@ -615,7 +787,10 @@ void write_top(ObjectEncoder& e, const T& v) {
 template <class T, class F>
 std::function<void(const void*, ObjectEncoder&, bool)> erase_rep(F f) {
   return [f = std::move(f)](const void* obj, ObjectEncoder& e, bool as_key) {
-    write_any(e, f(*static_cast<const T*>(obj)), as_key);
+    decltype(auto) rep = f(*static_cast<const T*>(obj));
+    // Before any of it is written: a rep of the wrong form would be output no reader reads.
+    if (e.rep_check != RepCheck::none) [[unlikely]] e.check_rep(shape_of(e, rep));
+    write_any(e, rep, as_key);
   };
 }
 
@@ -637,8 +812,11 @@ template <class T>
 class Handler {
  public:
   /// `tag`: one character ("x") writes `"~x" + string_rep` where a string rep is given;
-  /// "array" and "map" write the rep as that collection; anything else writes
-  /// `["~#tag", rep]`.
+  /// "array", "map" and `_ ? i d s` write the rep as it is (a map keyed by objects whose rep
+  /// is no scalar is a cmap); anything else writes `["~#tag", rep]`. Under `set`, `list`,
+  /// `cmap` and `link` the rep must have the form the spec gives it: add() throws
+  /// Error(invalid_argument) for a rep whose type is of another, a write Error(bad_rep) for a
+  /// rep (a Value ...) found to be of another once made.
   explicit Handler(std::string tag) { h_.tag = std::move(tag); }
 
   template <class F>
@@ -646,6 +824,7 @@ class Handler {
     using R = std::invoke_result_t<F, const T&>;
     if constexpr (detail::StringLike<detail::plain_t<R>>)
       if (!h_.string_rep) h_.string_rep = detail::erase_string<T>(f);
+    h_.rep_form = detail::static_form<detail::plain_t<R>>();
     h_.write_rep = detail::erase_rep<T>(std::move(f));
     return *this;
   }
@@ -665,6 +844,7 @@ class Handler {
       h_.verbose_string_rep = detail::erase_string<T>(f);
     else
       h_.verbose_string_rep = nullptr;
+    h_.verbose_rep_form = detail::static_form<detail::plain_t<R>>();
     h_.write_verbose_rep = detail::erase_rep<T>(std::move(f));
     return *this;
   }

@@ -210,6 +210,9 @@ inline bool is_direct_tag(std::string_view tag) noexcept {
 }
 
 struct ErasedHandler;  // transit/registry.h
+enum class RepForm : std::uint8_t;
+enum class RepCheck : std::uint8_t;
+struct RepShape;
 class ObjectEncoder;   // transit/write_handlers.h
 /// The tag that a handler's `tag` function (ErasedHandler::tag_of) gives `obj`, an object of
 /// `type`. Refused as the registry refuses a fixed tag (RegistryBuilder::add_erased) when no
@@ -237,6 +240,16 @@ void write_direct_object(ObjectEncoder& e, const ErasedHandler& h, const void* o
                          bool verbose, DirectDepth& depth);
 void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::string& tag,
                           const void* obj, bool as_key);
+/// What the writer must check of a rep of `form` written under `tag` (RepCheck::none when the
+/// form is the one the tag needs, or the tag needs none). A form that cannot be the one the tag
+/// needs (`set` of a scalar rep) throws Error(`code`) naming `type`: invalid_argument when the
+/// handler is registered, bad_rep when a handler's tag function gives the tag.
+RepCheck rep_check_for(std::string_view tag, RepForm form, const std::type_info& type, Errc code);
+/// The form an object whose handler is `h` is written in, in JSON-Verbose when `verbose`.
+RepForm form_of_object(const ErasedHandler& h, const std::type_info& type, const void* obj, bool verbose);
+/// Throws Error(bad_rep) unless a rep of `shape` passes `check`; `type` and `tag` are the
+/// object's whose rep it is.
+void check_rep_shape(RepCheck check, RepShape shape, const std::type_info& type, std::string_view tag);
 
 // ---- numbers -----------------------------------------------------------------------------------
 

@@ -144,9 +144,19 @@ class Encoder final : public ObjectEncoder {
       return;
     }
     const std::string tag = h.tag_of ? detail::tag_of_object(h, type, obj) : h.tag;
-    if (is_direct_tag(tag))
+    const bool verbose_rep = verbose_ && h.write_verbose_rep;
+    if (is_direct_tag(tag)) {
+      // A map key whose rep's type does not say it is a scalar (a Value ...): checked once made.
+      rep_check = as_key && (verbose_rep ? h.verbose_rep_form : h.rep_form) != RepForm::scalar
+                      ? RepCheck::scalar
+                      : RepCheck::none;
+      if (rep_check != RepCheck::none) [[unlikely]] arm_check(type, tag);
       return detail::write_direct_object(*this, h, obj, as_key, verbose_, direct_depth_);
-    if (verbose_ && h.write_verbose_rep) [[unlikely]]
+    }
+    rep_check = verbose_rep ? h.verbose_rep_check : h.rep_check;
+    if (h.tag_of || rep_check != RepCheck::none) [[unlikely]]
+      arm_tag_check(h, type, tag, verbose_rep);
+    if (verbose_rep) [[unlikely]]
       return detail::write_verbose_object(*this, h, tag, obj, as_key);
     if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep)
       return emit_prefixed(tag[0], h.string_rep(obj), as_key);
@@ -161,8 +171,25 @@ class Encoder final : public ObjectEncoder {
     resolved_.push_back({&type, original, obj, &h});
     if (h.write_typed_rep) return false;
     const std::string tag = h.tag_of ? detail::tag_of_object(h, type, obj) : h.tag;
-    if (tag == "array" || tag == "map") return false;
-    return tag.size() == 1 && (is_direct_tag(tag) || (string_tag_char(tag[0]) && h.string_rep));
+    if (tag.size() != 1) return false;  // array, map, and ["~#tag", rep]
+    // A direct tag's object is its rep: a scalar unless the rep's type says otherwise (one
+    // whose type leaves it open is checked as it is written, check_rep).
+    if (is_direct_tag(tag)) {
+      const RepForm form = verbose_ && h.write_verbose_rep ? h.verbose_rep_form : h.rep_form;
+      return form == RepForm::scalar || form == RepForm::unknown;  // unknown: check_rep
+    }
+    return string_tag_char(tag[0]) && h.string_rep;
+  }
+
+  RepForm object_form(const std::type_info& type, const void* obj) override {
+    const ErasedHandler& h = handler_for(type, obj);
+    return detail::form_of_object(h, type, obj, verbose_);
+  }
+
+  void check_rep(RepShape shape) override {
+    const RepCheck check = rep_check;
+    rep_check = RepCheck::none;
+    detail::check_rep_shape(check, shape, *checked_type_, checked_tag_);
   }
 
   void array_begin(std::size_t n) override { open_array(n); }
@@ -276,6 +303,20 @@ class Encoder final : public ObjectEncoder {
       }
     }
     return handler_for(type, obj);
+  }
+
+  // The object whose rep check_rep checks, for its message; `tag` outlives the check (object()).
+  void arm_check(const std::type_info& type, std::string_view tag) {
+    checked_type_ = &type;
+    checked_tag_ = tag;
+  }
+  // A tag decided per object is held to the rep's form here, as add_erased holds a fixed one.
+  [[gnu::noinline]] void arm_tag_check(const ErasedHandler& h, const std::type_info& type,
+                                       std::string_view tag, bool verbose_rep) {
+    if (h.tag_of)
+      rep_check = detail::rep_check_for(tag, verbose_rep ? h.verbose_rep_form : h.rep_form, type,
+                                        Errc::bad_rep);
+    arm_check(type, tag);
   }
 
   void write(const Value& v, bool as_key) {
@@ -637,6 +678,8 @@ class Encoder final : public ObjectEncoder {
   std::size_t claim_depth_ = 0;  // open maps and top-level values
   std::size_t unclaimed_ = 0;    // resolved_[unclaimed_...] await the next map or top-level value
   DirectDepth direct_depth_;     // objects open in write_direct_object
+  const std::type_info* checked_type_ = nullptr;  // see arm_check
+  std::string_view checked_tag_;
 };
 
 /// A Writer::Impl for any backend: `Buffer` collects bytes and spills them to the sink,

@@ -251,6 +251,89 @@ void write_direct_object(ObjectEncoder& e, const ErasedHandler& h, const void* o
   (verbose && h.write_verbose_rep ? h.write_verbose_rep : h.write_rep)(obj, e, as_key);
 }
 
+namespace {
+const char* form_name(RepShape shape, RepCheck check) {
+  switch (shape.form) {
+    case RepForm::scalar: return "a scalar";
+    case RepForm::array: return check == RepCheck::even_array ? "an array of odd length" : "an array";
+    case RepForm::string_map: return "a map";
+    case RepForm::map: return "a map whose keys are not all strings";
+    case RepForm::tagged: return "a tagged value (a set, a list, a cmap, a link ...)";
+    case RepForm::composite: return "an array, a map or a tagged value";
+    case RepForm::unknown: break;
+  }
+  return "of a form only its value tells";
+}
+
+const char* form_needed(RepCheck check) {
+  switch (check) {
+    case RepCheck::scalar: return "a map key must be a scalar: return one, or use the tag \"array\" or \"map\", "
+                                  "whose objects make a map keyed by them a cmap";
+    case RepCheck::array: return "its rep must be an array, the only form every reader reads under it";
+    case RepCheck::even_array: return "its rep must be an array of keys and values, of even length";
+    case RepCheck::string_map: return "its rep must be a map whose keys are strings, as the spec's link is";
+    case RepCheck::none: break;
+  }
+  return "";
+}
+
+[[noreturn]] void wrong_form(Errc code, RepCheck check, RepShape shape, const std::type_info& type,
+                             std::string_view tag) {
+  throw_error(code, "the write handler for " + type_name(type) + " writes under the tag \"" +
+                        elide_middle(tag, 64) + "\" a rep that is " + form_name(shape, check) + ", which no reader reads: " +
+                        form_needed(check));
+}
+}  // namespace
+
+RepCheck rep_check_for(std::string_view tag, RepForm form, const std::type_info& type, Errc code) {
+  RepCheck need;
+  if (tag == "set" || tag == "list")
+    need = RepCheck::array;
+  else if (tag == "cmap")
+    need = RepCheck::even_array;  // its length is the value's
+  else if (tag == "link")
+    need = RepCheck::string_map;
+  else
+    return RepCheck::none;
+  if (form == RepForm::unknown || form == RepForm::composite) return need;
+  if (form != (need == RepCheck::string_map ? RepForm::string_map : RepForm::array))
+    wrong_form(code, need, {form, kNoCount}, type, tag);
+  return need == RepCheck::even_array ? need : RepCheck::none;
+}
+
+RepForm form_of_object(const ErasedHandler& h, const std::type_info& type, const void* obj, bool verbose) {
+  if (h.write_typed_rep) return RepForm::tagged;
+  const std::string tag = h.tag_of ? tag_of_object(h, type, obj) : h.tag;
+  const bool verbose_rep = verbose && h.write_verbose_rep;
+  if (is_direct_tag(tag)) return verbose_rep ? h.verbose_rep_form : h.rep_form;
+  // "~X" + a string, but for a verbose rep that is not one ({"~#X": verbose rep}).
+  if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep && (!verbose_rep || h.verbose_string_rep))
+    return RepForm::scalar;
+  return RepForm::tagged;
+}
+
+void check_rep_shape(RepCheck check, RepShape shape, const std::type_info& type, std::string_view tag) {
+  // An object whose form only its rep tells: a key's is checked as that rep is written.
+  if (shape.form == RepForm::unknown) return;
+  switch (check) {
+    case RepCheck::none:
+      return;
+    case RepCheck::scalar:
+      if (shape.form == RepForm::scalar) return;
+      break;
+    case RepCheck::array:
+      if (shape.form == RepForm::array) return;
+      break;
+    case RepCheck::even_array:
+      if (shape.form == RepForm::array && (shape.items == kNoCount || shape.items % 2 == 0)) return;
+      break;
+    case RepCheck::string_map:
+      if (shape.form == RepForm::string_map) return;
+      break;
+  }
+  wrong_form(Errc::bad_rep, check, shape, type, tag);
+}
+
 void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::string& tag,
                           const void* obj, bool as_key) {
   if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep) {
@@ -274,6 +357,14 @@ RegistryBuilder& RegistryBuilder::add_erased(const std::type_info& type,
     detail::throw_error(Errc::invalid_argument, "the tag \"" + handler.tag + "\" of the write handler for " +
                                                     detail::type_name(type) + " " +
                                                     detail::user_tag_fault(handler.tag));
+  // A tag whose rep the spec gives a form (a set's an array ...) with a rep whose C++ type is
+  // of another would write output that no reader reads; refused here, where it is made.
+  if (!handler.tag_of) {
+    handler.rep_check = detail::rep_check_for(handler.tag, handler.rep_form, type, Errc::invalid_argument);
+    if (handler.write_verbose_rep)
+      handler.verbose_rep_check =
+          detail::rep_check_for(handler.tag, handler.verbose_rep_form, type, Errc::invalid_argument);
+  }
   handler.type_key = &type;
   impl_->handlers.insert_or_assign(std::type_index(type), std::move(handler));
   return *this;

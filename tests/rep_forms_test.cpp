@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+// A handler's tag promises a form (a scalar for a map key written as its rep, an array for a
+// set ...); a rep of another form wrote output that no reader reads. The rep's C++ type tells
+// its form where it is static: such a handler is written in the form it has (a map keyed by
+// it is a cmap) or refused when it is registered. A rep whose type leaves its form open is
+// checked once made, before any of it is written.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+#include "transit/transit.h"
+
+namespace {
+
+using transit::Encoding;
+using transit::Errc;
+using transit::Error;
+using transit::Value;
+
+constexpr Encoding kAll[] = {Encoding::json, Encoding::json_verbose, Encoding::msgpack};
+
+}  // namespace
+
+// At namespace scope, so that an error names them plainly.
+struct FormKey {
+  int n;
+};
+struct FormBag {
+  std::vector<int> items;
+};
+struct FormPoint {
+  int x, y;
+};
+
+namespace {
+
+bool form_key_less(const FormKey& a, const FormKey& b) { return a.n < b.n; }
+using FormKeyed = std::map<FormKey, int, bool (*)(const FormKey&, const FormKey&)>;
+const FormKeyed& keyed() {
+  static const FormKeyed m({{FormKey{1}, 10}, {FormKey{2}, 20}}, form_key_less);
+  return m;
+}
+
+template <class T>
+transit::Registry registry_of(transit::Handler<T> handler) {
+  transit::RegistryBuilder b;
+  transit::add(b, std::move(handler));
+  transit::add<FormPoint>(b, "point", [](const FormPoint& p) { return std::array{p.x, p.y}; });
+  return std::move(b).freeze();
+}
+
+template <class T>
+std::string written(const T& value, Encoding e, const transit::Registry& registry) {
+  transit::WriteOptions options;
+  options.registry = &registry;
+  return transit::write(value, e, options);
+}
+
+// Writes `value` with a Writer that must refuse it with Error(bad_rep) saying `message`,
+// leave nothing of it behind and write the next value.
+template <class T>
+void expect_refused(const T& value, const transit::Registry& registry, const std::string& message) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    std::string out;
+    transit::StringSink sink(out);
+    transit::WriteOptions options;
+    options.registry = &registry;
+    transit::Writer writer(sink, e, options);
+    try {
+      writer.write(value);
+      ADD_FAILURE() << "written";
+    } catch (const Error& err) {
+      EXPECT_EQ(err.code(), Errc::bad_rep) << err.what();
+      EXPECT_NE(std::string(err.what()).find(message), std::string::npos) << err.what();
+    }
+    writer.write(std::vector<int>{7});
+    writer.flush();
+    EXPECT_EQ(out, transit::write(std::vector<int>{7}, e));
+  }
+}
+
+// ---- map keys written as their reps (_ ? i d s) ----------------------------------------------
+
+TEST(RepForms, ADirectScalarTagWithACompositeRepKeysACmap) {
+  const Value expected = Value::map({{Value::array({1, 1}), 10}, {Value::array({2, 2}), 20}});
+  for (const char* tag : {"_", "?", "i", "d", "s"}) {
+    SCOPED_TRACE(tag);
+    const transit::Registry registry = registry_of(transit::Handler<FormKey>(tag).rep(
+        [](const FormKey& k) { return std::vector<int>{k.n, k.n}; }));
+    EXPECT_EQ(written(keyed(), Encoding::json, registry), R"(["~#cmap",[[1,1],10,[2,2],20]])");
+    EXPECT_EQ(written(keyed(), Encoding::json_verbose, registry), R"({"~#cmap":[[1,1],10,[2,2],20]})");
+    for (const Encoding e : kAll) {
+      EXPECT_EQ(transit::read(written(keyed(), e, registry), e), expected);
+      // A map of Values keyed by such objects too.
+      const Value objects = Value::map({{Value::object(FormKey{1}), 10}, {Value::object(FormKey{2}), 20}});
+      EXPECT_EQ(transit::read(written(objects, e, registry), e), expected);
+    }
+    // Alone it is its rep, an array, which needs no quote.
+    EXPECT_EQ(written(FormKey{1}, Encoding::json, registry), "[1,1]");
+  }
+}
+
+TEST(RepForms, EveryCompositeFormOfARepKeysACmap) {
+  const auto check = [](auto rep, const Value& key_one) {
+    const transit::Registry registry = registry_of(transit::Handler<FormKey>("s").rep(rep));
+    const FormKeyed one({{FormKey{1}, 10}}, form_key_less);
+    for (const Encoding e : kAll)
+      EXPECT_EQ(transit::read(written(one, e, registry), e), Value::map({{key_one, 10}}))
+          << transit::encoding_name(e);
+  };
+  check([](const FormKey& k) { return std::map<std::string, int>{{"n", k.n}}; }, Value::map({{"n", 1}}));
+  check([](const FormKey& k) { return std::set<int>{k.n}; }, Value::set({1}));
+  check([](const FormKey& k) { return transit::as_list(std::vector<int>{k.n}); }, Value::list({1}));
+  check([](const FormKey& k) { return std::tuple<int, std::string>{k.n, "x"}; }, Value::array({1, "x"}));
+  check([](const FormKey& k) { return std::variant<std::vector<int>, std::set<int>>(std::set<int>{k.n}); },
+        Value::set({1}));
+}
+
+TEST(RepForms, OnlyJsonVerboseKeysACmapWhenOnlyTheVerboseRepIsComposite) {
+  const transit::Registry registry = registry_of(
+      transit::Handler<FormKey>("s")
+          .rep([](const FormKey& k) { return std::to_string(k.n); })
+          .verbose_rep([](const FormKey& k) { return std::vector<int>{k.n, k.n}; }));
+  EXPECT_EQ(written(keyed(), Encoding::json, registry), R"(["^ ","1",10,"2",20])");
+  EXPECT_EQ(written(keyed(), Encoding::json_verbose, registry), R"({"~#cmap":[[1,1],10,[2,2],20]})");
+}
+
+TEST(RepForms, AMapKeyWhoseRepOnlyItsValueTellsIsCheckedOnceMade) {
+  int calls = 0;
+  const transit::Registry registry = registry_of(transit::Handler<FormKey>("s").rep([&](const FormKey& k) {
+    ++calls;
+    return k.n == 1 ? Value("one") : Value::array({k.n, k.n});
+  }));
+  const FormKeyed one({{FormKey{1}, 10}}, form_key_less);
+  for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(one, e, registry), e), Value::map({{"one", 10}}));
+  // Each rep is made once per object written: the check needs no second one.
+  calls = 0;
+  (void)written(one, Encoding::json, registry);
+  EXPECT_EQ(calls, 1);
+  const std::string message =
+      "the write handler for FormKey writes under the tag \"s\" a rep that is an array, which no "
+      "reader reads: a map key must be a scalar";
+  expect_refused(keyed(), registry, message);
+  expect_refused(Value::map({{Value::object(FormKey{2}), 20}}), registry, message);
+
+  // A variant of a string and an array; a Value holding another user object, written as its own
+  // rep or under a tag of its own.
+  const transit::Registry variant = registry_of(transit::Handler<FormKey>("s").rep([](const FormKey& k) {
+    using Rep = std::variant<std::string, std::vector<int>>;
+    return k.n == 1 ? Rep("one") : Rep(std::vector<int>{k.n});
+  }));
+  EXPECT_EQ(transit::read(written(one, Encoding::json, variant)), Value::map({{"one", 10}}));
+  expect_refused(keyed(), variant, message);
+  // Null or an array.
+  const transit::Registry optional = registry_of(transit::Handler<FormKey>("s").rep([](const FormKey& k) {
+    return k.n == 1 ? std::optional<std::vector<int>>() : std::optional<std::vector<int>>(std::vector<int>{k.n});
+  }));
+  EXPECT_EQ(transit::read(written(one, Encoding::json, optional)), Value::map({{Value(), 10}}));
+  expect_refused(keyed(), optional, message);
+  const transit::Registry point = registry_of(transit::Handler<FormKey>("s").rep(
+      [](const FormKey& k) { return Value::object(FormPoint{k.n, k.n}); }));
+  expect_refused(keyed(), point, "a rep that is a tagged value");
+}
+
+// ---- set, list, cmap, link ----------------------------------------------------------------------
+
+void expect_registration_refused(transit::Handler<FormBag> handler, const std::string& message) {
+  transit::RegistryBuilder b;
+  try {
+    transit::add(b, std::move(handler));
+    ADD_FAILURE() << "registered";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), Errc::invalid_argument) << err.what();
+    EXPECT_NE(std::string(err.what()).find(message), std::string::npos) << err.what();
+  }
+}
+
+TEST(RepForms, ACollectionTagRefusesARepOfAnotherFormWhenRegistered) {
+  using H = transit::Handler<FormBag>;
+  const auto bag = [](const FormBag& b) { return b.items; };
+  const auto count = [](const FormBag& b) { return static_cast<int>(b.items.size()); };
+  const auto text = [](const FormBag&) { return std::string("bag"); };
+  const auto named = [](const FormBag&) { return std::map<std::string, int>{{"n", 1}}; };
+  const std::string set_message =
+      "the write handler for FormBag writes under the tag \"set\" a rep that is a scalar, which no "
+      "reader reads: its rep must be an array";
+  expect_registration_refused(H("set").rep(count), set_message);
+  expect_registration_refused(H("set").rep(named), "under the tag \"set\" a rep that is a map,");
+  expect_registration_refused(H("set").rep([](const FormBag& b) { return std::set<int>(b.items.begin(), b.items.end()); }),
+                                    "under the tag \"set\" a rep that is a tagged value");
+  expect_registration_refused(H("list").rep(text), "under the tag \"list\" a rep that is a scalar");
+  expect_registration_refused(H("cmap").rep(named), "under the tag \"cmap\" a rep that is a map,");
+  expect_registration_refused(H("link").rep(bag), "under the tag \"link\" a rep that is an array");
+  expect_registration_refused(
+      H("link").rep([](const FormBag&) { return std::map<transit::Keyword, int>{{{"href"}, 1}}; }),
+      "under the tag \"link\" a rep that is a map whose keys are not all strings");
+  // The verbose rep is held to the tag too.
+  expect_registration_refused(H("set").rep(bag).verbose_rep(count), set_message);
+  // A Record's rep is a map with keyword keys.
+  transit::RegistryBuilder b;
+  EXPECT_THROW(b.add(transit::Record<FormBag>("set").field(&FormBag::items, "items")), Error);
+  EXPECT_THROW(b.add(transit::Record<FormBag>("link").field(&FormBag::items, "items")), Error);
+}
+
+TEST(RepForms, ACollectionTagWithARepOfItsFormReadsBackAsItsType) {
+  using H = transit::Handler<FormBag>;
+  const FormBag bag{{1, 2}};
+  const auto items = [](const FormBag& b) { return b.items; };
+  const transit::Registry sets = registry_of(H("set").rep(items));
+  const transit::Registry lists = registry_of(H("list").rep(items));
+  const transit::Registry cmaps = registry_of(H("cmap").rep(items));
+  const transit::Registry links = registry_of(H("link").rep(
+      [](const FormBag&) { return std::map<std::string, std::string>{{"href", "h"}, {"rel", "r"}}; }));
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    EXPECT_EQ(transit::read(written(bag, e, sets), e), Value::set({1, 2}));
+    EXPECT_EQ(transit::read(written(bag, e, lists), e), Value::list({1, 2}));
+    EXPECT_EQ(transit::read(written(bag, e, cmaps), e), Value::map({{1, 2}}));
+    EXPECT_EQ(transit::read(written(bag, e, links), e), Value::link(Value::map({{"href", "h"}, {"rel", "r"}})));
+  }
+}
+
+TEST(RepForms, ACollectionTagChecksARepOfOpenFormOnceMade) {
+  using H = transit::Handler<FormBag>;
+  const auto value = [](const FormBag& b) {
+    return b.items.empty() ? Value(5) : Value::array(std::vector<Value>(b.items.begin(), b.items.end()));
+  };
+  const transit::Registry sets = registry_of(H("set").rep(value));
+  for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(FormBag{{1}}, e, sets), e), Value::set({1}));
+  expect_refused(std::vector<FormBag>{{{1}}, {}}, sets,
+                 "the write handler for FormBag writes under the tag \"set\" a rep that is a scalar, "
+                 "which no reader reads: its rep must be an array");
+  // A cmap's array is of keys and values: its length is even, told when it is made.
+  const transit::Registry cmaps = registry_of(H("cmap").rep([](const FormBag& b) { return b.items; }));
+  for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(FormBag{{1, 2}}, e, cmaps), e), Value::map({{1, 2}}));
+  expect_refused(FormBag{{1, 2, 3}}, cmaps, "under the tag \"cmap\" a rep that is an array of odd length");
+  // A link's map has string keys.
+  const transit::Registry links = registry_of(H("link").rep([](const FormBag& b) {
+    return b.items.empty() ? Value::map({{"href", "h"}, {"rel", "r"}}) : Value::map({{transit::kw("href"), "h"}});
+  }));
+  for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(FormBag{}, e, links), e), Value::link(Value::map({{"href", "h"}, {"rel", "r"}})));
+  expect_refused(FormBag{{1}}, links, "under the tag \"link\" a rep that is a map whose keys are not all strings");
+  // A user object's form is its handler's.
+  const transit::Registry points = registry_of(H("list").rep([](const FormBag&) { return FormPoint{1, 2}; }));
+  expect_refused(FormBag{}, points, "under the tag \"list\" a rep that is a tagged value");
+  // A tag decided per object is held to the rep's type when it is known.
+  const transit::Registry per_object = registry_of(
+      H("bag").tag([](const FormBag& b) { return b.items.empty() ? "set" : "bag"; }).rep([](const FormBag& b) {
+        return static_cast<int>(b.items.size());
+      }));
+  EXPECT_EQ(written(FormBag{{1}}, Encoding::json, per_object), R"(["~#bag",1])");
+  expect_refused(FormBag{}, per_object, "under the tag \"set\" a rep that is a scalar");
+}
+
+}  // namespace
