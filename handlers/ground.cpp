@@ -102,7 +102,7 @@ Value decode_scalar(char tag, std::string_view rest) {
       if (rest.empty()) return nullptr;
       bad_rep(tag, rest, "null has no text");
     default:
-      return Value::tagged(std::string_view(&tag, 1), Value(rest));
+      return ValueAccess::tagged(Value(std::string_view(&tag, 1)), Value(rest));
   }
 }
 
@@ -163,7 +163,8 @@ Value decode_tagged(std::string_view tag, Value rep) {
       throw_error(Errc::bad_rep, "~#" + std::string(tag) + " with a " +
                                      std::string(kind_name(rep.kind())) + " representation");
   }
-  return Value::tagged(tag, std::move(rep));
+  // A tag no reader decodes: nothing for Value::tagged to check.
+  return ValueAccess::tagged(Value(tag), std::move(rep));
 }
 
 }  // namespace transit::detail

@@ -105,7 +105,9 @@ TEST(DeepValue, DepthCountsLevels) {
   EXPECT_EQ(Value::link("http://a", "self").depth(), 1u);
   // A tagged value is a level around a container or a tagged value, not around a scalar.
   EXPECT_EQ(Value::tagged("deep", 1).depth(), 0u);
-  EXPECT_EQ(Value::tagged("deep", Value::tagged("u", 1)).depth(), 1u);
+  EXPECT_EQ(Value::tagged("deep", Value::tagged("v", 1)).depth(), 1u);
+  // One Value::tagged refuses (no reader reads ["~#u", 1]), made as a reader would make it.
+  EXPECT_EQ(Value::tagged("deep", transit::ValueAccess::tagged(Value("u"), 1)).depth(), 1u);
   EXPECT_EQ(Value::tagged("deep", Value::array({})).depth(), 2u);
   EXPECT_EQ(Value::object(std::vector<Value>{Value::array({Value::array({})})}).depth(), 0u);
   // A map key replaced by a later value for the same key no longer counts.

@@ -26,6 +26,7 @@
 #include "support/step_source.h"
 #include "testing.h"
 #include "transit/transit.h"
+#include "model/value_internal.h"
 
 namespace {
 
@@ -357,7 +358,10 @@ TEST(RefusedValue, AGroundTagAroundARefusedValue) {
   const Value bad_point = Value::tagged("pt", Value("bad"));
   for (const Encoding e : kAll) {
     SCOPED_TRACE(std::string(transit::encoding_name(e)));
-    for (const Value& inside : {Value::tagged("m", bad_point), Value::tagged("m", Value("x"))}) {
+    // Input no writer makes: Value::tagged refuses these, so they are made as a reader makes
+    // tagged values.
+    for (const Value& inside : {transit::ValueAccess::tagged(Value("m"), bad_point),
+                                transit::ValueAccess::tagged(Value("m"), Value("x"))}) {
       const std::string bytes =
           stream({Value::array({Value::tagged("set", Value::array({bad_point})), inside}), Value(2)}, e);
       std::vector<std::string> got;

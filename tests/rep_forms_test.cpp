@@ -258,4 +258,88 @@ TEST(RepForms, ACollectionTagChecksARepOfOpenFormOnceMade) {
   expect_refused(FormBag{}, per_object, "under the tag \"set\" a rep that is a scalar");
 }
 
+// ---- Value::tagged of the spec's tags -----------------------------------------------------------
+
+void expect_not_made(std::string_view tag, const Value& rep, const std::string& message) {
+  try {
+    (void)Value::tagged(tag, rep);
+    ADD_FAILURE() << "made: " << tag;
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), Errc::invalid_argument) << err.what();
+    EXPECT_NE(std::string(err.what()).find(message), std::string::npos) << err.what();
+  }
+}
+
+TEST(RepForms, ValueTaggedRefusesWhatNoReaderReads) {
+  expect_not_made("i", Value("abc"),
+                  "Value::tagged(\"i\", string rep) writes what no reader reads (~i value \"abc\": not an "
+                  "integer): the tag is the spec's own; make the value it stands for instead");
+  expect_not_made("_", Value(5), "(~#_ with a integer representation)");
+  expect_not_made("m", Value::tagged("pt", Value("bad")), "(~#m with a tagged representation)");
+  expect_not_made("u", Value::array({1}), "Value::tagged(\"u\", array rep) writes what no reader reads");
+  expect_not_made("set", Value(5), "(its rep must be an array)");
+  expect_not_made("list", Value::map({{"a", 1}}), "(its rep must be an array)");
+  expect_not_made("cmap", Value::array({1}), "of even length");
+  expect_not_made("link", Value::map({{transit::kw("href"), "h"}}), "(its rep must be a map whose keys are strings)");
+  expect_not_made(" ", Value(5), "Value::tagged(\" \", integer rep): the tag has whitespace or a control character");
+  expect_not_made("a b", Value("x"), "the tag has whitespace or a control character");
+}
+
+// Every tag a reader gives a meaning, with a rep of every kind: what Value::tagged makes is
+// written in each encoding, alone and as a map key, and reads back alike in all three.
+TEST(RepForms, EveryTaggedValueOfTheSpecsTagsThatIsMadeReadsBack) {
+  const char* const tags[] = {"_", "s", "?", "i", "d", "b", "'", "u", "r", "m", "t", "n", "f", "c", "z",
+                              "$", ":", " ", "#", "~", "^", "`", "set", "list", "cmap", "link", "array", "map"};
+  const Value reps[] = {Value(5), Value("abc"), Value(), Value(true), Value(1.5), Value("t"),
+                        Value("NaN"), Value("2020-01-02T03:04:05.006Z"),
+                        Value("5a2cbea3-e8c6-428b-b525-21239370dd55"), Value::array({1, 2}), Value::array({1}),
+                        Value::map({{"href", "h"}, {"rel", "r"}}), Value::map({{transit::kw("a"), 1}}),
+                        Value::set({1}), Value::tagged("x", Value(1)), Value::bytes("ab")};
+  int made = 0;
+  for (const char* tag : tags) {
+    for (const Value& rep : reps) {
+      Value v;
+      try {
+        v = Value::tagged(tag, rep);
+      } catch (const Error& err) {
+        EXPECT_EQ(err.code(), Errc::invalid_argument);
+        continue;
+      }
+      ++made;
+      SCOPED_TRACE(std::string(tag) + " " + transit::to_edn(rep));
+      for (const Value& written : {Value::array({v}), Value::map({{v, 1}})}) {
+        std::vector<Value> back;
+        for (const Encoding e : kAll) {
+          try {
+            back.push_back(transit::read(transit::write(written, e), e));
+          } catch (const Error& err) {
+            ADD_FAILURE() << transit::encoding_name(e) << ": " << err.what();
+          }
+        }
+        if (back.size() == 3) {
+          EXPECT_EQ(back[0], back[1]);
+          EXPECT_EQ(back[0], back[2]);
+        }
+      }
+    }
+  }
+  EXPECT_GT(made, 100);
+  // What they read back as: the spec's values, or the tagged value itself for a tag it leaves free.
+  EXPECT_EQ(transit::read(transit::write(Value::tagged("i", 5))), Value(5));
+  EXPECT_EQ(transit::read(transit::write(Value::tagged("set", Value::array({1})))), Value::set({1}));
+  EXPECT_EQ(transit::read(transit::write(Value::tagged("u", Value::array({1, 2})))), Value::uuid({1, 2}));
+  EXPECT_EQ(transit::read(transit::write(Value::tagged(" ", Value("abc")))), Value::tagged(" ", Value("abc")));
+}
+
+// A typed map decides its form as the writer writes its keys: a tagged value that is written as
+// ["~#tag", rep] is no scalar, even around a string.
+TEST(RepForms, ATypedMapKeyedByATaggedValueWrittenAsAnArrayIsACmap) {
+  for (const char* tag : {"#", "~", "^", "`"}) {
+    const Value key = Value::tagged(tag, Value("x"));
+    const auto m = transit::as_map(std::vector<std::pair<Value, int>>{{key, 1}});
+    for (const Encoding e : kAll)
+      EXPECT_EQ(transit::read(transit::write(m, e), e), Value::map({{key, 1}})) << tag << " " << transit::encoding_name(e);
+  }
+}
+
 }  // namespace

@@ -568,7 +568,10 @@ TEST(ValueEquality, HashAgreesWithEqualityOnManyPairs) {
       Value::set({2, 1}), Value::set({Value::big_integer("2"), 1}), Value::map({{1, 2}, {3, 4}}),
       Value::map({{3, 4}, {1, 2}}), Value::map({{Value::big_integer("3"), 4}, {1, 2}}),
       Value::map({{1, 4}, {3, 2}}), Value::link("h", "r"), Value::link("h", "r"),
-      Value::tagged("t", 1), Value::tagged("t", Value::big_integer("1")), Value::tagged("u", 1),
+      // Tagged values of the spec's tags with reps no reader reads: made as a reader makes
+      // tagged values (Value::tagged refuses them), still values that compare and hash.
+      transit::ValueAccess::tagged(Value("t"), 1), transit::ValueAccess::tagged(Value("t"), Value::big_integer("1")),
+      transit::ValueAccess::tagged(Value("u"), 1),
       Value::object(Point{1, 2}), Value::object(Point{1, 2}), Value::object(Point{2, 1}),
   };
   int equal_pairs = 0;

@@ -147,6 +147,13 @@ char32_t code_point_of(C c) {
   if (!is_unicode_scalar(cp)) not_a_character(typeid(C), cp, sizeof(C) == 2);
   return cp;
 }
+
+/// Whether a one-character tag can be written as a `~X` string, and so whether a `~X` string
+/// read is a scalar of tag X: `#`, `~`, `^` and backquote read as a tag, an escaped string or
+/// a cache code, so a writer keeps ["~#t", rep] for them.
+inline bool string_tag_char(char t) noexcept {
+  return t != '#' && t != '~' && t != '^' && t != '`';
+}
 }  // namespace detail
 
 /// An immutable Transit value. 16 bytes; copies share the payload. Short strings, keywords and
@@ -272,7 +279,10 @@ class Value {
   /// A link from its field map (as read from the wire). Throws Error(invalid_argument) unless
   /// it is a map whose keys are strings.
   static Value link(Value fields);
-  /// A value with a tag this library has no handler for. Tags are non-empty.
+  /// A value with a tag this library has no handler for. Tags are non-empty. Under one of the
+  /// spec's tags (`i`, `u`, `set`, `link` ...) the rep must be one a reader decodes, and a tag
+  /// with whitespace or a control character needs a string rep and one character; otherwise
+  /// throws Error(invalid_argument): what it wrote, no reader would read.
   static Value tagged(std::string_view tag, Value rep);
   /// A user object of type T, written through the registered handler for T.
   template <class T>

@@ -390,7 +390,7 @@ bool is_scalar(ObjectEncoder& e, const T& v) {
       case Kind::array: case Kind::list: case Kind::set: case Kind::map: case Kind::link:
         return false;
       case Kind::tagged:
-        return v.tag().size() == 1 && v.rep().kind() == Kind::string;
+        return v.tag().size() == 1 && string_tag_char(v.tag()[0]) && v.rep().kind() == Kind::string;
       default:
         return true;
     }

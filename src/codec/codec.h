@@ -18,13 +18,6 @@ namespace transit::detail {
 
 // ---- `~X` strings -------------------------------------------------------------------------------
 
-/// Whether a one-character tag can be written as a `~X` string, and so whether a `~X` string
-/// read is a scalar of tag X: `#`, `~`, `^` and backquote read as a tag, an escaped string or
-/// a cache code, so a writer keeps ["~#t", rep] for them.
-inline bool string_tag_char(char t) noexcept {
-  return t != '#' && t != '~' && t != '^' && t != '`';
-}
-
 /// Whether a value is written as a single string or scalar (its Transit tag is one character).
 /// Such values are quoted at top level, and a map whose keys are all like this is written as a
 /// map rather than a cmap. User objects are decided by their handler (see Encoder); from_value,
