@@ -45,6 +45,7 @@ bool json_in_place() noexcept;
 /// make_json_reader(..., false) does, so that tests can make typed reads that way too.
 void set_json_simdjson(bool on) noexcept;
 bool json_simdjson() noexcept;
+
 /// Whether the library was built with simdjson (TRANSIT_HAVE_SIMDJSON): without it no JSON is
 /// read in place from a Source's chunk and no typed read is bounded, so the tests that count
 /// those skip rather than fail in such a build.

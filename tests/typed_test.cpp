@@ -27,6 +27,7 @@
 #include <variant>
 #include <vector>
 
+#include "model/value_internal.h"
 #include "support/msgpack_items.h"
 #include "transit/transit.h"
 
@@ -728,7 +729,8 @@ TEST(TypedRead, AnErrorDecodingATagNamesItsItem) {
   const Value one(std::int64_t{1});
   const std::vector<std::pair<Value, std::string>> cases{
       {Value::array({one, zero}), "$[1]"},
-      {Value::array({one, Value::tagged("m", Value("x"))}), "$[1]"},
+      // Made as a reader makes it: Value::tagged refuses what no reader reads.
+      {Value::array({one, transit::ValueAccess::tagged(Value("m"), Value("x"))}), "$[1]"},
       {Value::array({zero}), "$[0]"},
       {Value::map({{Value("k"), zero}}), "$[\"k\"]"},
       {Value::map({{Value("k"), one}, {Value("l"), zero}}), "$[\"l\"]"},
