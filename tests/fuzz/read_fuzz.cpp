@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/refusals.h"
 #include "support/step_source.h"
 #include "testing.h"
 #include "transit/transit.h"
@@ -66,52 +67,24 @@ transit::ReadOptions options() {
 // ---- Reading on past values that user code refuses (docs/errors.md, "A Reader that has
 // thrown") ----
 
-// What the handlers below throw that is no std::exception.
-struct Refuse {};
-
-// The detail of every Error the handlers below throw, and of those the reader makes of their
-// std::exceptions after "... failed: ". Not searched for in the whole message: the fuzzer finds
-// the text and puts it in a map key, which the message's path quotes.
-constexpr std::string_view kMark = "(fuzz handler)";
-
-bool refused_by_handler(const transit::Error& e) {
-  const std::string_view detail = e.detail();
-  return detail == kMark ||
-         (detail.ends_with(kMark) && detail.substr(0, detail.size() - kMark.size()).ends_with(" failed: "));
-}
+using transit::test::refused_by_handler;
+using transit::test::Refuse;
 
 // User code that refuses some values, each kind of refusal a reader must go on past: the
-// default handler (every tag no handler takes) refuses an integer rep by its value (a
-// std::exception; an Error that says where already; an Error coded `truncated`, a code the
-// input's end has), a string rep starting with '!' (a Refuse); the builders a map of three
-// entries and an array of five items.
+// default handler (every tag no handler takes; support/refusals.h) and the builders of a map of
+// three entries and an array of five items.
 const transit::ReadHandlers& refusing_handlers() {
   static const transit::ReadHandlers handlers = [] {
     transit::ReadHandlers h;
-    h.set_default([](std::string_view tag, const transit::Value& rep) {
-      if (rep.kind() == transit::Kind::integer) {
-        switch (rep.as_int() & 3) {
-          case 1:
-            throw std::runtime_error(std::string(kMark));
-          case 2:
-            throw transit::Error(transit::Errc::bad_rep, transit::Location{5, 1, 6}, "$", std::string(kMark));
-          case 3:
-            throw transit::Error(transit::Errc::truncated, transit::Location{}, "", std::string(kMark));
-          default:
-            break;
-        }
-      }
-      if (rep.kind() == transit::Kind::string && rep.as_string().starts_with('!')) throw Refuse{};
-      return transit::Value::array({transit::Value(std::string(tag)), rep});
-    });
+    h.set_default(transit::test::refuse_some);
     h.set_map_builder([](std::span<transit::Value> flat) {
-      if (flat.size() == 6) throw std::runtime_error(std::string(kMark));
+      if (flat.size() == 6) throw std::runtime_error(std::string(transit::test::kRefusalMark));
       std::vector<transit::Entry> entries;
       for (std::size_t i = 0; i + 1 < flat.size(); i += 2) entries.emplace_back(flat[i], flat[i + 1]);
       return transit::Value::map(std::move(entries));
     });
     h.set_array_builder([](std::span<transit::Value> items) {
-      if (items.size() == 5) throw std::runtime_error(std::string(kMark));
+      if (items.size() == 5) throw std::runtime_error(std::string(transit::test::kRefusalMark));
       return transit::Value::array(std::vector<transit::Value>(items.begin(), items.end()));
     });
     return h;

@@ -43,6 +43,7 @@
 #include <variant>
 #include <vector>
 
+#include "support/refusals.h"
 #include "support/step_source.h"
 #include "transit/transit.h"
 
@@ -470,44 +471,17 @@ void check(std::string_view input, const Untyped& untyped) {
 
 // ---- reading on after every failure (docs/errors.md, "A Reader that has thrown") ------------
 
-// What the default handler below throws that is no std::exception.
-struct Refuse {};
+using transit::test::refused_by_handler;
+using transit::test::Refuse;
 
-// The detail of every Error the default handler below throws, and of those the reader makes of
-// its std::exceptions after "... failed: " (not searched for in the whole message, whose path
-// may quote a map key the fuzzer made of it).
-constexpr std::string_view kMark = "(fuzz handler)";
-
-bool refused_by_handler(const transit::Error& e) {
-  const std::string_view detail = e.detail();
-  return detail == kMark ||
-         (detail.ends_with(kMark) && detail.substr(0, detail.size() - kMark.size()).ends_with(" failed: "));
-}
-
-// The Records, and a default handler (every tag no Record takes) that refuses an integer rep
-// by its value (a std::exception, an Error that says where already, an Error coded
-// `truncated`), and a string rep starting with '!' (a Refuse); read_fuzz.cpp's, without its
-// builders, which a typed read runs apart from the decoder.
+// The Records, and a default handler (every tag no Record takes) that refuses some values
+// (support/refusals.h): read_fuzz.cpp's, without its builders, which a typed read runs apart
+// from the decoder.
 const transit::ReadHandlers& refusing_handlers() {
   static const transit::ReadHandlers h = [] {
     transit::ReadHandlers r;
     add_records([&](const auto& record) { r.add(record); });
-    r.set_default([](std::string_view tag, const transit::Value& rep) {
-      if (rep.kind() == transit::Kind::integer) {
-        switch (rep.as_int() & 3) {
-          case 1:
-            throw std::runtime_error(std::string(kMark));
-          case 2:
-            throw transit::Error(transit::Errc::bad_rep, transit::Location{5, 1, 6}, "$", std::string(kMark));
-          case 3:
-            throw transit::Error(transit::Errc::truncated, transit::Location{}, "", std::string(kMark));
-          default:
-            break;
-        }
-      }
-      if (rep.kind() == transit::Kind::string && rep.as_string().starts_with('!')) throw Refuse{};
-      return transit::Value::array({transit::Value(std::string(tag)), rep});
-    });
+    r.set_default(transit::test::refuse_some);
     return r;
   }();
   return h;
