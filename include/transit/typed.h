@@ -36,6 +36,10 @@
 #include <variant>
 #include <vector>
 
+#ifdef __GLIBCXX__
+#include <cxxabi.h>
+#endif
+
 #include "transit/read_handlers.h"
 #include "transit/reader.h"
 #include "transit/registry.h"
@@ -1322,6 +1326,10 @@ std::optional<T> Reader::next() {
         return out;
     } catch (const detail::BindFailure& f) {
       if (!bounded) fail_bind(f);
+#ifdef __GLIBCXX__
+    } catch (abi::__forced_unwind&) {
+      throw;  // the thread cancelled in user code: no bind again (glibc aborts otherwise)
+#endif
     } catch (...) {
       if (!bounded) throw;
     }

@@ -11,6 +11,10 @@
 #include <string>
 #include <utility>
 
+#ifdef __GLIBCXX__
+#include <cxxabi.h>
+#endif
+
 #include "read/decoder.h"
 #include "json/json_reader.h"
 
@@ -118,6 +122,10 @@ bool SourceInput::read_ahead(std::size_t cap) {
   std::size_t n = 0;
   try {
     n = read_checked(*source_, buf_.data() + held, chunk_size_);
+#ifdef __GLIBCXX__
+  } catch (abi::__forced_unwind&) {
+    throw;  // the thread cancelled in the Source's read: no error to keep for later
+#endif
   } catch (...) {
     pending_ = std::current_exception();
     return false;

@@ -14,6 +14,10 @@
 #include "read/read_handlers_access.h"
 #include "transit/error.h"
 
+#ifdef __GLIBCXX__
+#include <cxxabi.h>
+#endif
+
 namespace transit::detail {
 
 namespace {
@@ -114,6 +118,13 @@ Value Decoder::run_user_call(std::string_view what, const void* who, Value (*cal
     return recorded_user_call(what, who, call, fn);
   } catch (const Error& e) {
     return refuse(&e);
+#ifdef __GLIBCXX__
+  } catch (abi::__forced_unwind&) {
+    // The thread is being cancelled (pthread_cancel) in the user's code: no refusal of the
+    // value. glibc aborts the process if the unwinding is not rethrown, and it has no
+    // exception_ptr (std::current_exception() is null) that a kept refusal could throw.
+    throw;
+#endif
   } catch (...) {
     return refuse(nullptr);
   }
@@ -151,6 +162,10 @@ Value Decoder::recorded_user_call(std::string_view what, const void* who, Value 
   Value v;
   try {
     v = call_user(what, call, fn);
+#ifdef __GLIBCXX__
+  } catch (abi::__forced_unwind&) {
+    throw;  // a cancelled thread: nothing to replay (and no exception_ptr to keep)
+#endif
   } catch (...) {
     c->thrown = std::current_exception();
     c->thrown_by = who;
