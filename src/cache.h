@@ -510,7 +510,11 @@ class ReadCache {
     bool is_tag = false;
   };
 
-  ReadCache() = default;
+  // A Reader's first value grows the slots it fills; a Reader made for one small message
+  // (transit::read) pays that on every message: 16 slots at once rather than 1, 2, 4, 8, 16.
+  // Here rather than in add(): growing out of line there moved GCC's code of the readers'
+  // hot loops (keywords' JSON read 1% more instructions).
+  ReadCache() { slots_.reserve(16); }
 
   /// Empties the cache, letting go of the values it held so that the document they came from
   /// is not kept alive by it.
