@@ -647,6 +647,21 @@ TEST(Instant, ParsesUnsignedYearsOfAnyWidthAsPeersWriteThem) {
   EXPECT_EQ(parse_instant("0999-12-31T23:59:59.999Z"), -30610224000001);
 }
 
+// transit-js writes a year before 0 as JavaScript's getUTCFullYear() prints it: a `-` and no
+// padding (`-1-12-31T...`). Refused until round thirty-five; a `+` still takes four digits,
+// and fewer than four after a `-` are transit-js's only with no leading zero.
+TEST(Instant, ParsesUnpaddedNegativeYearsAsTransitJsWritesThem) {
+  EXPECT_EQ(parse_instant("-1-12-31T23:59:59.999Z"), -62167219200001);
+  EXPECT_EQ(parse_instant("-1-12-31T23:59:59.999Z"), parse_instant("-0001-12-31T23:59:59.999Z"));
+  EXPECT_EQ(parse_instant("-12-06-15T12:30:00.250Z"), -62531522999750);
+  EXPECT_EQ(parse_instant("-999-12-31T23:59:59.999Z"), -93661056000001);
+  EXPECT_EQ(parse_instant("-0-01-01T00:00:00.000Z"), std::nullopt);  // no one's form: zero padded
+  EXPECT_EQ(parse_instant("-012-01-01T00:00:00.000Z"), std::nullopt);
+  EXPECT_EQ(parse_instant("+12-01-01T00:00:00.000Z"), std::nullopt);
+  EXPECT_EQ(parse_instant("-T00:00:00.000Z"), std::nullopt);
+  EXPECT_EQ(parse_instant("--1-01-01T00:00:00.000Z"), std::nullopt);
+}
+
 TEST(Instant, RejectsMalformedOrOutOfRange) {
   for (const char* text : {"",
                            "2000",

@@ -300,4 +300,33 @@ TEST(PeerRegressions, VerboseDatesWithUnsignedYearsOfAnyWidthRead) {
   }
 }
 
+// transit-js writes a JSON-Verbose year before 0 as JavaScript's getUTCFullYear() prints it,
+// a `-` and no padding: `~t-1-12-31T23:59:59.999Z` for the last millisecond of 2 BC (ISO
+// 8601's year -1). It was refused (bad_rep) until round thirty-five, where the same year from
+// transit-java (`-0001`) read; map keys too (transit-js writes a date key the same way).
+TEST(PeerRegressions, VerboseDatesBeforeYear0AsTransitJsWritesThemRead) {
+  const struct {
+    const char* date;
+    std::int64_t ms;
+  } cases[] = {
+      {"-1-12-31T23:59:59.999Z", -62167219200001},
+      {"-1-01-01T00:00:00.000Z", -62198755200000},
+      {"-12-06-15T12:30:00.250Z", -62531522999750},
+      {"-999-12-31T23:59:59.999Z", -93661056000001},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.date);
+    const Value want = Value::instant(c.ms);
+    const std::string padded = transit::write(want, Encoding::json_verbose);
+    const std::string text = std::string(R"({"~#'":"~t)") + c.date + "\"}";
+    EXPECT_EQ(transit::read(text, Encoding::json_verbose), want) << padded;
+    const Value keyed =
+        transit::read(std::string(R"({"~t)") + c.date + R"(":1})", Encoding::json_verbose);
+    EXPECT_EQ(keyed, Value::map({{want, 1}}));
+  }
+  // A `+` still needs ISO 8601's four digits or more: nobody writes `+12-...`.
+  EXPECT_THROW(transit::read(R"({"~#'":"~t+12-01-01T00:00:00.000Z"})", Encoding::json_verbose),
+               transit::Error);
+}
+
 }  // namespace

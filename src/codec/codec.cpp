@@ -764,20 +764,22 @@ constexpr bool canonical_word(std::uint64_t w, std::uint64_t digits,
     }
   }
   Scanner sc{text};
-  // Four-digit years; a sign and four to nine digits (ISO 8601's expanded years, and a year
-  // before 0 as format_instant writes it); and one to nine digits with no sign, as peers write
-  // them: transit-java's SimpleDateFormat("yyyy") prints a year past 9999 with all its digits
-  // (`10000-...`, and `292278994-...` for Long.MAX_VALUE ms, a common "never"), as
-  // format_instant does, and transit-js one before 1000 with no padding (`1-01-01...`). A year
-  // of one to nine digits before its `-` means one thing only.
+  // Four-digit years; a `+` and four to nine digits (ISO 8601's expanded years); a `-` and
+  // four to nine (a year before 0 as format_instant writes it, `-0001`) or one to three with
+  // no leading zero (as transit-js writes it, JavaScript's getUTCFullYear(): `-1-12-31...`);
+  // and one to nine digits with no sign, as peers write them: transit-java's
+  // SimpleDateFormat("yyyy") prints a year past 9999 with all its digits (`10000-...`, and
+  // `292278994-...` for Long.MAX_VALUE ms, a common "never"), as format_instant does, and
+  // transit-js one before 1000 with no padding (`1-01-01...`). A year of one to nine digits
+  // before its `-` means one thing only.
   std::int64_t year = 0;
   const bool negative = sc.peek('-');
-  const bool is_signed = negative || sc.peek('+');
-  if (is_signed) ++sc.i;
+  const bool plus = !negative && sc.peek('+');
+  if (negative || plus) ++sc.i;
   int digits = 0;
   for (; digits < 9 && !sc.at_end() && is_digit(text[sc.i]); ++digits, ++sc.i)
     year = year * 10 + (text[sc.i] - '0');
-  if (digits < (is_signed ? 4 : 1)) return false;
+  if (digits < (plus ? 4 : 1) || (negative && digits < 4 && text[1] == '0')) return false;
   if (negative) year = -year;
   unsigned month, day, hour = 0, minute = 0, second = 0, millis = 0;
   if (!sc.eat('-') || !sc.fixed(2, month) || !sc.eat('-') || !sc.fixed(2, day))

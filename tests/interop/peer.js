@@ -136,6 +136,9 @@ function fixtures() {
     ['instant_epoch', new Date(0)],
     ['instant', new Date(1700000000123)],
     ['instant_before_1970', new Date(-2177452800001)],
+    // JSON-Verbose: years before 0 as getUTCFullYear() prints them, `-1-12-31T...`
+    ['instant_year_minus_1', new Date(-62167219200001)],
+    ['instant_year_minus_12', new Date(-62531522999750)],
     ['array', [1, 'two', kw('three'), null, true]],
     ['array_empty', []],
     ['array_nested', [[1, [2, [3, []]]]]],
