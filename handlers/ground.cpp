@@ -26,10 +26,25 @@ static_assert(base64_room(kLongBase64) - 2 > ValueAccess::kInlineText);
   throw_error(Errc::bad_rep, std::string("~") + tag + " value \"" + shown + "\": " + why);
 }
 
+// `rest` less a `+` before its digits, or empty when it has none. Every peer's reader takes
+// one in a number's text (transit-java's Long.parseLong, BigInteger(String) and
+// Double.parseDouble; transit-js's Long.fromString, parseInt and parseFloat), and transit-js
+// writes a big integer's text as the program gave it (`t.bigInt("+5")` is `~n+5`). No
+// writer's own form has one, so it is looked for only once the text has failed as it is.
+std::string_view without_plus(std::string_view rest) {
+  if (rest.size() < 2 || rest[0] != '+' || !((rest[1] >= '0' && rest[1] <= '9') || rest[1] == '.'))
+    return {};
+  return rest.substr(1);
+}
+
 Value decode_integer(std::string_view rest) {
   if (auto i = parse_int64(rest)) return *i;
   // Peers write any integer as ~i; one beyond int64 is a big integer, as transit-java reads it.
   if (is_integer_text(rest)) return ValueAccess::big_integer_of(rest);
+  if (const std::string_view digits = without_plus(rest); !digits.empty()) {
+    if (auto i = parse_int64(digits)) return *i;
+    if (is_integer_text(digits)) return ValueAccess::big_integer_of(digits);
+  }
   bad_rep('i', rest, "not an integer");
 }
 
@@ -65,10 +80,13 @@ Value decode_scalar(char tag, std::string_view rest) {
     case 'i':
       return decode_integer(rest);
     case 'n':
-      if (!is_integer_text(rest)) bad_rep(tag, rest, "not an integer");
-      return ValueAccess::big_integer_of(rest);
+      if (is_integer_text(rest)) return ValueAccess::big_integer_of(rest);
+      if (const std::string_view digits = without_plus(rest); is_integer_text(digits))
+        return ValueAccess::big_integer_of(digits);
+      bad_rep(tag, rest, "not an integer");
     case 'd':
       if (auto d = parse_double(rest)) return *d;
+      if (auto d = parse_double(without_plus(rest))) return *d;
       bad_rep(tag, rest, "not a number");
     case 'f':
       if (!is_decimal_text(rest)) bad_rep(tag, rest, "not a decimal number");
@@ -80,6 +98,7 @@ Value decode_scalar(char tag, std::string_view rest) {
       bad_rep(tag, rest, "not exactly one character");
     case 'm':
       if (auto ms = parse_int64(rest)) return Value::instant(*ms);
+      if (auto ms = parse_int64(without_plus(rest))) return Value::instant(*ms);
       bad_rep(tag, rest, "not milliseconds since the epoch");
     case 't':
       if (auto ms = parse_instant(rest)) return Value::instant(*ms);

@@ -329,4 +329,53 @@ TEST(PeerRegressions, VerboseDatesBeforeYear0AsTransitJsWritesThemRead) {
                transit::Error);
 }
 
+// ---- signed number texts -------------------------------------------------------------------------
+
+// Every peer's reader takes a `+` before the digits of `~i`, `~n`, `~d` and `~m` text:
+// transit-java's Long.parseLong, BigInteger(String) and Double.parseDouble, transit-js's
+// Long.fromString, parseFloat and parseInt. transit-js writes `t.bigInt("+5")` as `~n+5`, the
+// text a program gave it. They were refused (bad_rep, "not an integer") until round
+// thirty-five, while `~f+5` read; now each reads as the number it names, as a value, a map
+// key and in a typed read, in every encoding.
+TEST(PeerRegressions, SignedNumberTextsReadAsEveryPeerReadsThem) {
+  const struct {
+    const char* text;
+    Value want;
+  } cases[] = {
+      {"~i+5", Value(5)},
+      {"~i+0", Value(0)},
+      {"~i+9223372036854775807", Value(INT64_MAX)},
+      {"~i+9223372036854775808", Value::big_integer("9223372036854775808")},
+      {"~n+5", Value::big_integer("5")},
+      {"~n+123456789012345678901234567890", Value::big_integer("123456789012345678901234567890")},
+      {"~d+1.5", Value(1.5)},
+      {"~d+.5", Value(0.5)},
+      {"~m+1000", Value::instant(1000)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    for (const Encoding enc : kEncodings) {
+      SCOPED_TRACE(static_cast<int>(enc));
+      // The text as a peer's writer puts it on the wire: a value and a map key.
+      const std::string t = c.text;
+      std::string wire;
+      if (enc == Encoding::json) wire = R"([")" + t + R"(",["^ ",")" + t + R"(",1]])";
+      if (enc == Encoding::json_verbose) wire = R"([")" + t + R"(",{")" + t + R"(":1}])";
+      if (enc == Encoding::msgpack) {
+        const std::string str = "\xd9" + std::string(1, static_cast<char>(t.size())) + t;  // str 8
+        wire = "\x92" + str + "\x81" + str + "\x01";
+      }
+      const Value back = transit::read(wire, enc);
+      EXPECT_EQ(back, Value::array({c.want, Value::map({{c.want, 1}})})) << transit::to_edn(back);
+    }
+  }
+  EXPECT_EQ(transit::read<std::int64_t>(R"(["~#'","~i+42"])"), 42);
+  EXPECT_EQ(transit::read<double>(R"(["~#'","~d+2.5"])"), 2.5);
+  for (const char* bad : {"~i+", "~i+-5", "~i++5", "~i-+5", "~n+", "~n+-5", "~d+", "~d+-1.5",
+                          "~d++1", "~m+", "~m+-5", "~i +5"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_THROW(transit::read(std::string(R"(["~#'",")") + bad + "\"]"), transit::Error);
+  }
+}
+
 }  // namespace

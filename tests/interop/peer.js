@@ -113,6 +113,7 @@ function fixtures() {
     ['negative_infinity', -Infinity],
     ['big_int', t.bigInt('123456789012345678901234567890')],
     ['big_int_negative', t.bigInt('-98765432109876543210')],
+    ['big_int_plus_sign', t.bigInt('+5')],  // written as given: `~n+5`
     ['big_dec', t.bigDec('3.14159265358979323846264338327950288')],
     ['big_dec_exponent', t.bigDec('-1.5E+300')],
     ['empty_string', ''],
