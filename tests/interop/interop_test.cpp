@@ -39,6 +39,12 @@
 //     as JavaScript does (0.0000049, 3.9e-8 where we write 4.9e-06, 3.9e-08).
 //   - A JavaScript string may hold an unpaired surrogate, which is not Unicode text; we refuse
 //     it (JsLimits.LoneSurrogates).
+//   - The keys 1 and 1.0 are one key to transit-js
+//     (JsLimits.IntegerAndIntegralDoubleKeysAreOneKey); it reads and writes tags with whitespace, which we refuse (JsLimits.TagsWithWhitespace);
+//     instants beyond a JavaScript Date's +-8.64e15 ms come back `~mNaN`
+//     (JsLimits.InstantsBeyondJavaScriptsRange); and a transit-js writer whose write threw
+//     writes, in its next value, cache codes it never wrote the strings of
+//     (JsLimits.AWriterThatThrewWritesCodesOfTheFailedValue): data lost in every reader.
 //   - transit-js writes what a program gave it, and we read it as the value it names but write
 //     it as transit-java does: `~n+5` (`~n5`), and in JSON-Verbose a year before 0 unpadded
 //     (`-1-12-31T...`, `-0001-...`).
@@ -755,6 +761,107 @@ TEST_F(JsLimits, LoneSurrogates) {
   } catch (const Error& err) {
     EXPECT_EQ(err.code(), Errc::invalid_utf8) << err.what();
   }
+}
+
+// A transit-js writer whose write throws (a value it has no handler for, a one-character tag
+// with a rep that is not a string) has given cache codes to the strings it wrote before the
+// throw, and never clears its cache: the next value it writes, from a fresh cache for its
+// reader, writes those codes for strings it does not write in full. Every reader takes them
+// for whatever it cached in that slot, so data is lost silently, transit-js's reader's too:
+// [:xxxx :yyyy :efgh] reads as [:xxxx :yyyy :yyyy]. Nothing in the text tells; a program that
+// goes on after a failed write makes a new writer (peer.js's roundtrip does).
+TEST_F(JsLimits, AWriterThatThrewWritesCodesOfTheFailedValue) {
+  const fs::path in_path = interop_dir() / "limits-writer-after-throw.txt";
+  const Value second = Value::array({kw("xxxx"), kw("yyyy"), kw("efgh")});
+  write_file(in_path,
+             write(Value::array({kw("aaaa"), kw("efgh"), Value::tagged("X", Value::array({1}))})) +
+                 "\n" + write(second) + "\n");
+  for (const bool keep : {true, false}) {
+    SCOPED_TRACE(keep ? "the writer that threw" : "a new writer");
+    std::vector<std::string> args{"roundtrip", "json", in_path.string()};
+    if (keep) args.push_back("--keep-writer-after-error");
+    const NodeRun run = run_peer(args);
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+    const auto lines = tab_lines(run.out);
+    ASSERT_EQ(lines.size(), 2u) << run.out;
+    EXPECT_EQ(lines[0].first, R"(error:Tag "X" cannot be encoded as string)");
+    if (keep) {
+      EXPECT_EQ(lines[1].second, R"(["~:xxxx","~:yyyy","^1"])");
+      EXPECT_EQ(edn_or_error(lines[1].second, Encoding::json), "[:xxxx :yyyy :yyyy]");
+    } else {
+      EXPECT_EQ(lines[1].second, write(second));
+      EXPECT_EQ(edn_or_error(lines[1].second, Encoding::json), to_edn(second));
+    }
+  }
+}
+
+// A JavaScript Date holds +-8.64e15 ms (about 275,760 years either side of 1970); transit-js
+// reads an instant beyond that as an invalid Date and writes it as `~mNaN` (JSON-Verbose:
+// `~tNaN-NaN-NaNTNaN:NaN:NaN.NaNZ`), which we refuse (bad_rep): the instant is lost on
+// transit-js's side. Up to the range's ends it comes back exactly in JSON (`~m`; JSON-Verbose
+// years past 9999: VerboseDatesAfterYear9999).
+TEST_F(JsLimits, InstantsBeyondJavaScriptsRange) {
+  for (const std::int64_t ms : {std::int64_t{8640000000000000}, std::int64_t{-8640000000000000}}) {
+    const auto [typed, text] =
+        roundtrip(Value::instant(ms), Encoding::json, Encoding::json, "instant-range-end");
+    EXPECT_EQ(typed, "date");
+    EXPECT_EQ(text, write(Value::instant(ms)));
+  }
+  for (const std::int64_t ms : {std::int64_t{8640000000000001}, std::int64_t{-8640000000000001}}) {
+    for (Encoding out : {Encoding::json, Encoding::json_verbose}) {
+      SCOPED_TRACE(std::to_string(ms) + " " + std::string(encoding_name(out)));
+      const auto [typed, text] =
+          roundtrip(Value::instant(ms), Encoding::json, out, "instant-beyond-range");
+      EXPECT_EQ(typed, "date");
+      EXPECT_EQ(text, out == Encoding::json ? R"(["~#'","~mNaN"])"
+                                            : R"({"~#'":"~tNaN-NaN-NaNTNaN:NaN:NaN.NaNZ"})");
+      try {
+        const Value back = read(text, out);
+        ADD_FAILURE() << "transit-js's invalid date now reads as " << to_edn(back);
+      } catch (const Error& err) {
+        EXPECT_EQ(err.code(), Errc::bad_rep) << err.what();
+      }
+    }
+  }
+}
+
+// transit-js reads and writes a tag with whitespace or a control character (`["~#a b",1]`), as
+// any text; this reader refuses it (bad_tagged_value), and Value::tagged will not make one
+// (docs/values.md), so only a peer's text can hold one.
+TEST_F(JsLimits, TagsWithWhitespace) {
+  const fs::path in_path = interop_dir() / "limits-tag-space.txt";
+  write_file(in_path, "[\"~#a b\",[1]]\n[\"~#a\\u0001b\",[1]]\n");
+  const NodeRun run = run_peer({"roundtrip", "json,json-verbose", in_path.string()});
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto lines = tab_lines(run.out);
+  ASSERT_EQ(lines.size(), 2u) << run.out;
+  EXPECT_EQ(lines[0].first, "tagged:a b(array[number])");
+  EXPECT_EQ(lines[0].second, "[\"~#a b\",[1]]\t{\"~#a b\":[1]}");
+  EXPECT_EQ(lines[1].first, "tagged:a\x01" "b(array[number])");
+  for (const auto& [typed, texts] : lines) {
+    const std::string json = texts.substr(0, texts.find('\t'));
+    try {
+      const Value back = read(json);
+      ADD_FAILURE() << "a tag with whitespace now reads as " << to_edn(back);
+    } catch (const Error& err) {
+      EXPECT_EQ(err.code(), Errc::bad_tagged_value) << err.what();
+    }
+  }
+}
+
+// JavaScript has one number type: the keys 1 and 1.0 (or the members of #{1 1.0}) are one
+// number to transit-js. Its reader keeps both entries of a small map, and its writer writes
+// both under one key, `["^ ","~i1","int","~i1","double"]`, which reads as {1 "double"} (the
+// last entry wins); JSON-Verbose, a JavaScript object, keeps only the last; a set keeps one.
+TEST_F(JsLimits, IntegerAndIntegralDoubleKeysAreOneKey) {
+  const auto [typed, text] = roundtrip(Value::map({{1, "int"}, {1.0, "double"}}), Encoding::json,
+                                       Encoding::json, "int-double-keys");
+  EXPECT_EQ(typed, "map{number=>string,number=>string}");
+  EXPECT_EQ(text, R"(["^ ","~i1","int","~i1","double"])");
+  EXPECT_EQ(edn_or_error(text, Encoding::json), R"({1 "double"})");
+  const auto [typed_set, set_text] =
+      roundtrip(Value::set({1, 1.0}), Encoding::json, Encoding::json, "int-double-set");
+  EXPECT_EQ(set_text, R"(["~#set",[1]])");
 }
 
 // Text as transit-python and transit-java write it, JSON objects inside cached JSON and ints

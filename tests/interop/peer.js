@@ -2,14 +2,16 @@
 // The transit-js side of the interop tests (tests/interop/interop_test.cpp and
 // interop_property_test.cpp drive it).
 //
-//   node peer.js roundtrip ENCS [FILE] [--writer-per-value]
+//   node peer.js roundtrip ENCS [FILE] [--writer-per-value] [--keep-writer-after-error]
 //                                      reads one Transit value per line (JSON or JSON-Verbose)
 //                                      from FILE or stdin and prints, per value, one line
 //                                      `DESCRIPTION<TAB>TEXT...`: how transit-js typed what it
 //                                      read, and the value written back by transit-js in each
 //                                      encoding of ENCS (`json`, `json-verbose` or both,
 //                                      comma-separated). One writer per encoding writes every
-//                                      value, or a new one for each value with --writer-per-value.
+//                                      value, or a new one for each value with --writer-per-value;
+//                                      new ones after a value transit-js fails to write, unless
+//                                      --keep-writer-after-error.
 //   node peer.js fixtures ENC          prints `NAME<TAB>TEXT` for each value of the fixture set
 //                                      below, written by transit-js in ENC.
 //   node peer.js generate ENC SEED COUNT
@@ -184,7 +186,11 @@ function readLines(file) {
   return input.split('\n').filter((line) => line !== '');
 }
 
-function roundtrip(encs, file, writerPerValue) {
+// A transit-js writer whose write threw keeps the cache codes it gave the failed value's
+// strings, and its next value writes those codes for strings it never wrote
+// (JsLimits.AWriterThatThrewWritesCodesOfTheFailedValue): after an error the writers are made
+// again, unless --keep-writer-after-error asks to see that happen.
+function roundtrip(encs, file, writerPerValue, keepWriterAfterError) {
   const reader = t.reader('json');
   const outs = encs.split(',');
   let writers = outs.map(writerFor);
@@ -196,6 +202,7 @@ function roundtrip(encs, file, writerPerValue) {
       out.push([describe(v)].concat(writers.map((w) => w.write(v))).join('\t'));
     } catch (e) {
       out.push('error:' + String(e.message).replace(/[\t\n]/g, ' ') + '\t');
+      if (!keepWriterAfterError) writers = outs.map(writerFor);
     }
   }
   process.stdout.write(out.join('\n') + '\n');
@@ -537,7 +544,10 @@ function writeFixtures(enc) {
 
 function main(argv) {
   const [mode, enc, ...rest] = argv;
-  if (mode === 'roundtrip') roundtrip(enc, rest[0], rest.includes('--writer-per-value'));
+  if (mode === 'roundtrip') {
+    roundtrip(enc, rest[0], rest.includes('--writer-per-value'),
+              rest.includes('--keep-writer-after-error'));
+  }
   else if (mode === 'fixtures') writeFixtures(enc);
   else if (mode === 'generate') generate(writerFor(enc) && enc, rest[0], rest[1]);
   else if (mode === 'check') check(enc, rest[0], rest[1], rest[2]);
@@ -545,7 +555,8 @@ function main(argv) {
     process.stdout.write(require(require.resolve('transit-js/package.json', searchPaths)).version + '\n');
   }
   else {
-    process.stderr.write('usage: node peer.js roundtrip ENCS [FILE] [--writer-per-value] | fixtures ENC |\n' +
+    process.stderr.write('usage: node peer.js roundtrip ENCS [FILE] [--writer-per-value]\n' +
+                         '                         [--keep-writer-after-error] | fixtures ENC |\n' +
                          '       generate ENC SEED COUNT | check ENC SEED COUNT FILE | version\n');
     process.exit(2);
   }
