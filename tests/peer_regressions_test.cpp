@@ -6,6 +6,7 @@
 #include <bit>
 #include <charconv>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -327,6 +328,40 @@ TEST(PeerRegressions, VerboseDatesBeforeYear0AsTransitJsWritesThemRead) {
   // A `+` still needs ISO 8601's four digits or more: nobody writes `+12-...`.
   EXPECT_THROW(transit::read(R"({"~#'":"~t+12-01-01T00:00:00.000Z"})", Encoding::json_verbose),
                transit::Error);
+}
+
+// ---- streams -----------------------------------------------------------------------------------
+
+// transit-js reads one value per reader.read(text), so a stream for it is framed by newlines
+// (docs/wire.md, "Streams"); that needs no raw newline inside a value's text. Control characters
+// in strings, keys, symbols, tags' reps and cached keys are escaped in both JSON encodings, and
+// the framed stream reads back value by value, whole and from a source a byte at a time.
+TEST(PeerRegressions, JsonTextHoldsNoRawNewlineSoNewlinesFrameValues) {
+  const std::string nasty = "a\nb\rc\u2028d\x01\x1f\te";
+  const std::vector<Value> values = {
+      Value(nasty),
+      Value::map({{nasty, transit::sym(nasty)}, {kw(nasty), Value::tagged("x", nasty)}}),
+      Value::array({Value::map({{nasty, 1}}), Value::map({{nasty, 2}})}),  // a cached key
+      Value::map({{Value::array({nasty}), Value::uri(nasty)}}),
+  };
+  for (const Encoding enc : {Encoding::json, Encoding::json_verbose}) {
+    SCOPED_TRACE(static_cast<int>(enc));
+    std::string framed;
+    for (const Value& v : values) {
+      const std::string text = transit::write(v, enc);
+      EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+      framed += text + "\n";
+    }
+    EXPECT_EQ(transit::read_all(framed, enc), values);
+    std::istringstream in(framed);
+    transit::IstreamSource source(in);
+    transit::ReadOptions options;
+    options.chunk_size = 1;
+    transit::Reader reader(source, enc, options);
+    std::vector<Value> streamed;
+    while (auto v = reader.next()) streamed.push_back(std::move(*v));
+    EXPECT_EQ(streamed, values);
+  }
 }
 
 // ---- signed number texts -------------------------------------------------------------------------
