@@ -231,10 +231,11 @@ function roundtrip(encs, file, writerPerValue, keepWriterAfterError) {
 //   - maps of more than 32 entries (transit-js's hashed TransitMap) with two keys of the same
 //     transit.hash (:abcd and "abcd", "Aa" and "BB", 97 and "a"): its key iterator counts
 //     entries as buckets, so writing the map throws (JsLimits.HashedMapKeysThatCollide).
-//   - dates beyond JavaScript's range (+-8.64e15 ms), and in JSON-Verbose before the year 1000
-//     or after 9999: transit-js does not read back its own unpadded years before 1000, nor any
-//     `10000-...` (the C++ reader reads both of transit-js's forms:
-//     JsLimits.VerboseDatesBeforeYear1000, VerboseDatesAfterYear9999).
+//   - dates beyond JavaScript's range (+-8.64e15 ms: JsLimits.InstantsBeyondJavaScriptsRange),
+//     and in JSON-Verbose before the year 1000 or after 9999: transit-js does not read back its
+//     own unpadded years before 1000 (`-1-...` before 0), nor any `10000-...` (the C++ reader
+//     reads all of transit-js's forms: JsLimits.VerboseDatesBeforeYear1000,
+//     VerboseDatesAfterYear9999, and the fixtures instant_year_minus_1 and _12).
 //   - strings with unpaired UTF-16 surrogates: they are not Unicode text (JsLimits.LoneSurrogates).
 
 function mulberry32(seed) {
