@@ -68,6 +68,9 @@ void register_msgpack_benchmarks(const Corpus& c);
 void register_codec_benchmarks();
 /// Typed reads (read<T>) of twitter and citm_catalog into structs; nothing for other corpora.
 void register_typed_benchmarks(const Corpus& c);
+/// Small messages (bench/messages/) read one at a time with a Reader each, beside the floors
+/// (bench/message_bench.cpp).
+void register_message_benchmarks();
 
 /// Prints the heap bytes a document read into a Value holds beside RapidJSON's Document of the
 /// same text, and what a long stream of small values holds as it is read.

@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   }
 
   register_codec_benchmarks();
+  register_message_benchmarks();
   for (const auto& c : corpora) {
     register_json_benchmarks(*c);
     register_msgpack_benchmarks(*c);
