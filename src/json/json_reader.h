@@ -1053,18 +1053,23 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       walking_ = true;
       try {
         walk_batch();
+        return true;
       } catch (const Decoder::CacheNeeded&) {
         cache_lazily_ = false;  // walk the document again, caching from the start
         continue;
       } catch (const Error&) {
-        // RapidJSON reads the value onto the same tape, which the decoder's reset clears.
-        walking_ = false;
-        walk_tape_ = nullptr;
-        held_at_ = SIZE_MAX;
-        walk_parser_.reset();
-        return false;
+      } catch (...) {
+        // User code refused the value with what is no Error (walk_batch throws the refusal as
+        // it was thrown): as an Error, RapidJSON reads the value, so the call ends with the
+        // cursor past it and the next call reads on.
+        if (!decoder_.refused()) throw;
       }
-      return true;
+      // RapidJSON reads the value onto the same tape, which the decoder's reset clears.
+      walking_ = false;
+      walk_tape_ = nullptr;
+      held_at_ = SIZE_MAX;
+      walk_parser_.reset();
+      return false;
     }
   }
 
