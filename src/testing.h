@@ -35,6 +35,10 @@ std::size_t msgpack_pairs_reads() noexcept;
 /// How many JSON values, on this thread, a reader from a Source read in place from the chunk
 /// it held (SourceInput::buffered_value), not through RapidJSON a byte at a time.
 std::size_t json_buffered_reads() noexcept;
+/// How many JSON values, on this thread, a reader of a text in memory holding more than one
+/// value read with simdjson one at a time (JsonReader::read_with_simdjson), not through
+/// RapidJSON.
+std::size_t json_values_alone() noexcept;
 /// Whether JSON readers from a Source on this thread read values in place (true unless set):
 /// the tests compare reads with and without it.
 void set_json_in_place(bool on) noexcept;
@@ -55,5 +59,6 @@ bool built_with_simdjson() noexcept;
 void count_whole_reread() noexcept;
 void count_refill() noexcept;
 void count_json_buffered_read() noexcept;
+void count_json_value_alone() noexcept;
 
 }  // namespace transit::detail::testing

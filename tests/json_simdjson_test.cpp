@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <span>
@@ -21,6 +22,7 @@
 #include "json/readable_padding.h"
 #include "support/exemplars.h"
 #include "support/step_source.h"
+#include "testing.h"
 #include "transit/transit.h"
 
 namespace {
@@ -579,6 +581,168 @@ TEST(JsonSimdjson, MutatedExemplarsReadTheSameBothWays) {
   EXPECT_GT(cases, 2000);
 }
 
+// A text of many values (a batch of messages, one a line): in memory, once the text shows more
+// than one value, each array or object is read by simdjson alone (JsonReader::read_with_simdjson)
+// and every other value by RapidJSON. Long texts (past 64 KiB) are looked at first, so that
+// simdjson never reads them whole; shorter ones are tried whole first. Either way a read gives
+// RapidJSON's values, errors and offsets.
+std::string many_small_values(std::size_t n, std::size_t bad_at = SIZE_MAX) {
+  std::string text;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string k = std::to_string(i);
+    text += i == bad_at ? "[" + k + ",]" : "[\"^ \",\"~:key\"," + k + ",\"~:list\",[\"~#list\",[\"~:key\",\"a]\\\"{\"]]]";
+    text += i % 3 == 0 ? "\n" : (i % 3 == 1 ? " \t\r\n " : "");
+  }
+  return text;
+}
+
+std::vector<std::string> many_value_texts() {
+  std::vector<std::string> texts = {
+      "[1][2]", "{\"a\":1}{\"b\":2}", "[1]{\"b\":2}[3]", "1 2", "\"a\" \"b\"", "1\"a\"", "true false",
+      "[1] \t\r\n [2] \n\t ", " \n[1]\r\n[2]\t", "[1,2] [3] {\"x\":[4]} [5,6,7] [8]",
+      "[1] [2] [3,] [4] [5]", "[1] [2] {\"a\" 1} [4] [5]", "[1] [2] x", "[1] [2] [", "[1] [2] [3",
+      "[1] [2] ]", "[1]]", "[1]}", "[1] [2]]", "{\"a\":1}{", "1 [2] \"a\" {\"b\":3} null [4]",
+      "[1] 2 [3", "[\"~#set\",[1,2]] [\"~#list\",[3]] {\"~#set\":[4]}",
+      "[\"]\"] [\"\\\\\"] [\"\\\"[\"] {\"}\":\"{\"} [\"\\\\\\\"]\"]", "[\"é\"] [\"\xff\"] [3]",
+      "[1] [\"a\x1b\"] [2]", "[1] [\"a\x01\"] [2]", "[1] [0e400] [2]", "[1] [0.0e+0400] [2]",
+      "[1] [1e400] [2]", "[1] [10e308] [2]", "[1] [18446744073709551616] [2] [-9223372036854775809]",
+      // The cache resets for every top-level value; JSON-Verbose first, then JSON forms.
+      "[\"^ \",\"~:abcd\",1] [\"^ \",\"^0\",2]", "[\"~:abcd\",\"^0\"] [\"~:abcd\",\"^0\"]",
+      "{\"~:keyword-key\":1} [\"^ \",\"~:keyword-key\",1,\"^0\",2] {\"~:keyword-key\":3}",
+      "[{\"~:keyword-key\":1},\"^0\"] [{\"~:keyword-key\":1}]", "[\"~:abcd\"] [\"^0\"]",
+      "[\"~#unknown\",1] [\"~#'\",2] [\"~#link\",[\"^ \",\"href\",\"a\"]]"};
+  texts.push_back(std::string("[1] [2]\0 [3]", 12));
+  texts.push_back(many_small_values(40));
+  texts.push_back(many_small_values(40, 17));
+  // Past 64 KiB: looked at before being read whole.
+  texts.push_back(many_small_values(3000));
+  texts.push_back(many_small_values(3000, 2000));
+  texts.push_back(many_small_values(3000) + "x");
+  texts.push_back(many_small_values(3000) + "[1,");
+  texts.push_back("1 " + many_small_values(3000));
+  // A first value longer than what is looked at (1/1024 of the text), then short ones; one
+  // long value among short ones; one long value alone, and with a short one after it.
+  const std::string long_value = "[" + std::string(2000, '1') + "," + many_small_values(200).substr(1);
+  std::string long_one = "[";
+  for (int i = 0; i < 5000; ++i) long_one += (i ? "," : "") + std::to_string(i);
+  long_one += "]";
+  texts.push_back(long_one + "\n" + many_small_values(2000));
+  texts.push_back(many_small_values(1000) + long_one + many_small_values(1000));
+  texts.push_back(long_one + " ");
+  texts.push_back(long_one + " [1]");
+  texts.push_back("[" + long_one + "," + long_one + "] [2]");
+  return texts;
+}
+
+TEST(JsonSimdjson, ManyValuesReadTheSameBothWays) {
+  for (const std::string& text : many_value_texts()) expect_same(text);
+}
+
+TEST(JsonSimdjson, ManyValuesReadTheSameBothWaysWithinLimits) {
+  ReadOptions small;
+  small.max_string_length = 8;
+  small.max_value_bytes = 40;
+  small.max_collection_length = 3;
+  small.max_depth = 3;
+  for (const char* text :
+       {"[1] [\"123456789\"] [2]", "[1] [\"12345678\"] [2]", "[1,2,3] [1,2,3,4] [5]", "[[[1]]] [[[[1]]]] [2]",
+        "[\"1234567\",\"1234567\",\"123456\"] [\"1234567\",\"1234567\",\"1234567\"] [1]", "[1] 123456789 [2]",
+        "[1]                                              [2]", "[1,2] [3,4] [5,6] [7,8] [9,10] [11,12] [13]",
+        "[\"12345678\"][\"12345678\"][\"12345678\"][\"12345678\"][\"12345678\"]"})
+    expect_same(text, small);
+  // Limits between the values' sizes and the text's (the text is longer than either).
+  for (const std::size_t limit : {std::size_t{8}, std::size_t{80}, std::size_t{1000}}) {
+    ReadOptions bytes;
+    bytes.max_value_bytes = limit;
+    ReadOptions strings;
+    strings.max_string_length = limit;
+    for (const std::string& text : {many_small_values(40), many_small_values(3000)}) {
+      expect_same(text, bytes);
+      expect_same(text, strings);
+    }
+  }
+  ReadOptions deep;
+  deep.max_depth = 2;
+  expect_same(many_small_values(3000), deep);
+}
+
+// What each call of a reader gave, its calls in turn next(), next<Value>() and
+// next<std::vector<std::int64_t>>(), with the offset after each: typed reads (a bounded walk
+// in batches of `batch` tokens) and untyped ones on one reader.
+std::vector<std::string> mixed_calls(std::string_view text, bool use_simdjson, std::size_t batch) {
+  transit::detail::testing::set_json_simdjson(use_simdjson);
+  ReadOptions options;
+  options.typed_batch_tokens = batch;
+  transit::Reader reader(text, Encoding::json, options);
+  transit::detail::testing::set_json_simdjson(true);
+  std::vector<std::string> out;
+  for (int i = 0; i < 60; ++i) {
+    std::optional<std::string> got;
+    try {
+      if (i % 3 == 0) {
+        if (auto v = reader.next()) got = transit::write(*v, Encoding::json_verbose);
+      } else if (i % 3 == 1) {
+        if (auto v = reader.next<Value>()) got = transit::write(*v, Encoding::json_verbose);
+      } else if (auto v = reader.next<std::vector<std::int64_t>>()) {
+        got = "ints";
+        for (const std::int64_t x : *v) *got += " " + std::to_string(x);
+      }
+      if (!got) {
+        out.emplace_back("end");
+        break;
+      }
+    } catch (const Error& e) {
+      got = e.what();
+    }
+    out.push_back(*got + " to byte " + std::to_string(reader.offset()));
+  }
+  return out;
+}
+
+TEST(JsonSimdjson, ManyValuesReadTheSameBothWaysByTypedAndUntypedCalls) {
+  std::vector<std::string> texts = many_value_texts();
+  texts.emplace_back("[1,2] [\"^ \",\"a\",1] [3,4] [5,\"x\"] [6] [7,8,9] 10 [11] [\"~#list\",[12]] [13]");
+  std::string ints;
+  for (int i = 0; i < 3000; ++i) ints += "[" + std::to_string(i) + "," + std::to_string(-i) + ",7]\n";
+  texts.push_back(ints);
+  // One value with a zero RapidJSON refuses, met in a bounded walk's first batch or after it.
+  texts.emplace_back("[0e400]");
+  texts.emplace_back("[1,2,0e400] ");
+  for (const std::string& text : texts)
+    for (const std::size_t batch : {ReadOptions::kLibraryDefault, std::size_t{0}, std::size_t{1}, std::size_t{3}})
+      EXPECT_EQ(mixed_calls(text, true, batch), mixed_calls(text, false, batch))
+          << "batch " << batch << " text: " << text.substr(0, 200);
+}
+
+// Counted: each array or object of a text of many is read by simdjson, not RapidJSON.
+TEST(JsonSimdjson, ManyValuesInMemoryAreEachReadBySimdjson) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << "counts simdjson's reads";
+  using transit::detail::testing::json_values_alone;
+  const auto alone = [](std::string_view text) {
+    const std::size_t before = json_values_alone();
+    try {
+      (void)transit::read_all(text);
+    } catch (const Error&) {
+    }
+    return json_values_alone() - before;
+  };
+  EXPECT_EQ(alone("[1] [2] {\"a\":[3]}"), 3u);
+  EXPECT_EQ(alone("[1][2]"), 2u);
+  EXPECT_EQ(alone("[1]"), 0u);  // one value: read whole, as ever
+  EXPECT_EQ(alone("1 [2] \"a\" [3] true"), 2u);  // scalars: RapidJSON's
+  EXPECT_EQ(alone("[1] [2] [3,] [4] [5]"), 2u);
+  EXPECT_EQ(alone(many_small_values(3000)), 3000u);
+  EXPECT_EQ(alone(many_small_values(3000, 2000)), 2000u);
+
+  const std::string ints = "[1,2] [3] [4,5,6]";
+  const std::size_t before = json_values_alone();
+  transit::Reader reader(ints);
+  EXPECT_EQ(reader.next<std::vector<std::int64_t>>(), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(transit::write(*reader.next()), "[3]");
+  EXPECT_EQ(reader.next<std::vector<std::int64_t>>(), (std::vector<std::int64_t>{4, 5, 6}));
+  EXPECT_EQ(json_values_alone() - before, 3u);
+}
+
 // simdjson reads up to 64 bytes past a text's end (strings are scanned in whole blocks). A text
 // read in place must therefore have those bytes inside the 4 KiB block of its last byte; a text
 // that ends at a page whose next page cannot be read is copied first, and read as RapidJSON
@@ -593,7 +757,8 @@ TEST(JsonSimdjson, TextsEndingBeforeAnUnreadablePageReadTheSameBothWays) {
   const std::vector<std::string> texts = {
       R"(["abc"])", R"(["^ ","~:a","~:b"])", R"({"k":"v"})", "\"a string\"", "12345", "-1.5e3",
       "true", "null", R"([1,2.5,[],{}])", "[\"" + long_string + "\"]", "\"" + long_string + "\"",
-      R"(["\u00e9\n","~#set",["a"]])", R"(["abc)", R"(["abc"],)", R"({"k":)", "\"abc", "[1,2"};
+      R"(["\u00e9\n","~#set",["a"]])", R"(["abc)", R"(["abc"],)", R"({"k":)", "\"abc", "[1,2",
+      R"([1] ["abc"])", R"({"a":1}{"k":"v"})", "[1]\n[2,3]\n", R"([1] ["abc)", "[1] 2"};
   for (const std::string& text : texts) {
     for (std::size_t slack = 0; slack <= 80; ++slack) {
       char* const at = guard - slack - text.size();

@@ -190,6 +190,20 @@ class SaxHandler {
   const Limits& limits_;
 };
 
+/// Where a scan for the bracket that closes an array's or object's text stands, `at` bytes from
+/// the value's start: strings and their escapes minded, nothing else checked (whether the text
+/// is JSON is the parser's to say; if it is, RapidJSON's read of the value ends where the scan
+/// does). What lets simdjson read one value of many alone, from a Source's chunk
+/// (SourceInput::buffered_value) or from a text in memory (MemoryInput::value_text).
+struct ValueScan {
+  std::size_t at = 0;
+  std::size_t depth = 0;
+  bool in_string = false;
+  /// Scans on to `end`; true when the value closed (`at` is then its length). In
+  /// json_source.cpp, out of JSON's unit (see there).
+  bool run(const char* v, const char* end) noexcept;
+};
+
 /// Input from a Source, as a RapidJSON stream. It holds one chunk at a time: RapidJSON
 /// copies what it keeps (strings, numbers), so bytes behind the cursor can be dropped and
 /// memory stays flat however long the stream is. A value read in place may hold more (see
@@ -271,7 +285,7 @@ class SourceInput {
   /// meets the chunk edges, the end and the Source's failure where it would have.
   std::string_view buffered_value(std::size_t cap) {
     if (p_ == end_ || (*p_ != '[' && *p_ != '{')) return {};
-    Scan scan;
+    ValueScan scan;
     for (;;) {
       if (scan.run(p_, filled_)) return {p_, scan.at};
       if (!read_ahead(cap)) return {};
@@ -360,14 +374,6 @@ class SourceInput {
   // input. In json_source.cpp, out of JSON's unit, which it would change (see there).
   bool refill();
 
-  // Where a scan for a value's closing bracket stands, `at` bytes from the value's start.
-  struct Scan {
-    std::size_t at = 0;
-    std::size_t depth = 0;
-    bool in_string = false;
-    // Scans on to `end`; true when the value closed (`at` is then its length).
-    bool run(const char* v, const char* end) noexcept;
-  };
   // Reads one more chunk after the bytes held, for a value not closed in them (see
   // buffered_value); false when none may be read. In json_source.cpp.
   bool read_ahead(std::size_t cap);
@@ -461,6 +467,17 @@ class MemoryInput {
     return p != text_.size();
   }
   bool at_end() const noexcept { return Tell() >= text_.size(); }
+
+  /// The text of the array or object that starts at the cursor when it closes within `cap`
+  /// bytes; else empty (a value of another kind, or one not closed within them).
+  std::string_view value_text(std::size_t cap) const noexcept {
+    const std::size_t p = Tell();
+    if (p == text_.size() || (text_[p] != '[' && text_[p] != '{')) return {};
+    ValueScan scan;
+    const std::size_t n = std::min(cap, text_.size() - p);
+    if (!scan.run(text_.data() + p, text_.data() + p + n)) return {};
+    return text_.substr(p, scan.at);
+  }
 
   /// A value starts at the cursor (its size is checked by the handler, on every event).
   void begin_value(std::size_t, std::size_t) noexcept { token_ = Tell(); }
@@ -1025,6 +1042,9 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
 
   void retape(Tape& tape) override {
     end_walk();
+    // A read that failed for good (a refill that gave the value to RapidJSON) stays where
+    // RapidJSON stopped, as it does read by RapidJSON alone.
+    if (failed_) std::rethrow_exception(failed_);
     input_.rewind(value_start_);
     const std::size_t batch = std::exchange(batch_tokens_, 0);
     struct Restore {
@@ -1172,32 +1192,65 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   }
 
 #ifdef TRANSIT_HAVE_SIMDJSON
-  /// Reads the rest of the text as one value with simdjson, or returns nothing and leaves the
-  /// cursor at `start` for RapidJSON, which then gives exactly the values and errors it gives
-  /// without simdjson. It takes over when simdjson refuses the rest (an error, or more than one
-  /// value: RapidJSON reads the values one by one and this reader keeps to it), when a limit
+  // Texts longer than this are looked at before simdjson reads them whole (see below).
+  static constexpr std::size_t kLookFrom = std::size_t{64} << 10;
+  /// Reads the value at `start` with simdjson, or returns nothing and leaves the cursor at
+  /// `start` for RapidJSON, which then gives exactly the value or error it gives without
+  /// simdjson. The rest of the text is read as one document until it shows more than one value
+  /// (simdjson refuses the rest, or its first value closes early: see one_by_one_); from then on
+  /// each array or object is read alone, its text found by ValueScan as a Source's chunk's
+  /// values are (SourceInput::buffered_value). RapidJSON reads a value when simdjson refuses it
+  /// (an error, or a scalar that is one of many: the scan finds only brackets), when a limit
   /// could apply that simdjson's document cannot check (a token longer than max_string_length
   /// needs its raw text), and when the decoder throws (the error is placed at its token).
   template <bool kTape>
   std::optional<Value> read_with_simdjson(std::size_t start) {
     const std::string_view text = input_.text();
-    // skip_to_value found a value at `start`, so the rest is not all whitespace.
-    const std::size_t end = text.find_last_not_of(" \t\r\n") + 1;
-    if (end - start > limits_.max_value_bytes || end - start > limits_.max_string_length) {
-      use_simdjson_ = false;
-      return std::nullopt;
+    // Past these bytes a value is RapidJSON's (see above).
+    const std::size_t cap = std::min(limits_.max_value_bytes, limits_.max_string_length);
+    std::size_t end = 0;
+    std::string_view value;  // the value's text, once it is known to be one of many
+    if (!one_by_one_) {
+      // skip_to_value found a value at `start`, so the rest is not all whitespace.
+      end = text.find_last_not_of(" \t\r\n") + 1;
+      // A long text is looked at before simdjson reads it whole: one whose first value closes
+      // within 1/1024 of it and is followed by more is read a value at a time from the start,
+      // so simdjson's buffers are never sized to a text of many values (nor its stage 1 run
+      // over all of it in vain). A shorter text, or a longer first value, is tried whole: at
+      // worst one stage 1 over the text is lost, once a reader.
+      const std::size_t rest = end - start;
+      if (rest > cap) {
+        one_by_one_ = true;
+      } else if (rest > kLookFrom) {
+        value = input_.value_text(rest >> 10);
+        one_by_one_ = !value.empty() && value.size() != rest;
+      }
+    }
+    if (one_by_one_) {
+      if (value.empty()) value = input_.value_text(cap);
+      if (value.empty()) return std::nullopt;
+      end = start + value.size();
     }
     // A bounded walk keeps its parser (and its document) until the value is all taped.
     const bool bounded = kTape && batch_tokens_ != 0;
     std::optional<SimdjsonParser> local;
     std::optional<SimdjsonParser>& parser = bounded ? walk_parser_ : local;
     parser.emplace();
-    const simdjson::dom::document* const doc = parser->parse(text.substr(start, end - start));
+    // The padding simdjson reads past a value is the text's own bytes, unless the value ends
+    // near the text's end.
+    const bool copy = text.size() - end < simdjson::SIMDJSON_PADDING &&
+                      !padding_readable(text.data(), text.size(), simdjson::SIMDJSON_PADDING);
+    const simdjson::dom::document* const doc = parser->parse(text.substr(start, end - start), copy);
     if (!doc) {
       parser.reset();
-      use_simdjson_ = false;
-      return std::nullopt;
+      if (one_by_one_) return std::nullopt;
+      // The rest is not one value: its first value, if simdjson accepts it, is read alone.
+      one_by_one_ = true;
+      const std::string_view first = input_.value_text(cap);
+      if (first.empty() || start + first.size() == end) return std::nullopt;
+      return read_with_simdjson<kTape>(start);
     }
+    if (one_by_one_) testing::count_json_value_alone();
     if (bounded) {
       if (!begin_walk(*doc, end)) return std::nullopt;
       return Value();
@@ -1302,7 +1355,8 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   Decoder decoder_;
   Limits limits_;
   bool cache_lazily_ = Input::kRereadable;
-  bool use_simdjson_;  // in-memory text only; off once RapidJSON has taken over
+  bool use_simdjson_;  // in-memory text only
+  bool one_by_one_ = false;  // in memory, the text holds more than one value (see read_with_simdjson)
   rapidjson::Reader parser_;
   std::exception_ptr failed_;
   std::optional<Value> read_whole_;  // a value simdjson read (see parse_next)

@@ -140,7 +140,7 @@ bool SourceInput::read_ahead(std::size_t cap) {
   return true;
 }
 
-bool SourceInput::Scan::run(const char* v, const char* end) noexcept {
+bool ValueScan::run(const char* v, const char* end) noexcept {
   const char* q = v + at;
   // A byte at a time up to `stop` (or just past it, after an escape); true when the value
   // closed, just before q.
