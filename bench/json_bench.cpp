@@ -24,6 +24,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "chunk_source.h"
 #include "corpora.h"
@@ -148,6 +149,48 @@ void transit_read(benchmark::State& state, const Corpus& c, const std::string& i
   report(state, input.size(), c.values);
 }
 
+// A text of many values, one a line (a batch of messages, a log of values): the items of a
+// corpus that is an array, each written alone. One Reader in memory reads them all; the floor
+// parses each line into a RapidJSON DOM.
+struct ManyText {
+  const Corpus* corpus;
+  std::string text;
+  std::vector<std::string_view> lines;
+};
+
+const ManyText& prepare_many(const Corpus& c) {
+  static std::deque<ManyText> texts;  // stable addresses for the registered benchmarks
+  ManyText& t = texts.emplace_back();
+  t.corpus = &c;
+  for (const Value& item : c.value.items()) t.text += write(item, Encoding::json) + "\n";
+  for (std::size_t at = 0; at < t.text.size();) {
+    const std::size_t end = t.text.find('\n', at);
+    t.lines.push_back(std::string_view(t.text).substr(at, end - at));
+    at = end + 1;
+  }
+  Reader reader(t.text, Encoding::json);
+  for (const Value& item : c.value.items()) {
+    const std::optional<Value> v = reader.next();
+    if (!v || !(*v == item)) fail(c.name, "a value of many read back differs");
+  }
+  if (reader.next()) fail(c.name, "more values read than written");
+  return t;
+}
+
+void floor_dom_many(benchmark::State& state, const ManyText& t) {
+  for (auto _ : state)
+    for (const std::string_view line : t.lines) benchmark::DoNotOptimize(rapidjson_dom(line));
+  report(state, t.text.size(), t.corpus->values);
+}
+
+void transit_read_many(benchmark::State& state, const ManyText& t) {
+  for (auto _ : state) {
+    Reader reader(t.text, Encoding::json);
+    while (std::optional<Value> v = reader.next()) benchmark::DoNotOptimize(v);
+  }
+  report(state, t.text.size(), t.corpus->values);
+}
+
 }  // namespace
 
 void transit_write(benchmark::State& state, const Corpus& c, Encoding encoding, bool float32,
@@ -190,6 +233,11 @@ void register_json_benchmarks(const Corpus& c) {
   add("Write/TransitJson", [&c](benchmark::State& s) {
     transit_write(s, c, Encoding::json, false, c.json);
   });
+  if (c.value.kind() == Kind::array) {
+    const ManyText& many = prepare_many(c);
+    add("Floor/RapidJsonDomMany", [&many](benchmark::State& s) { floor_dom_many(s, many); });
+    add("Read/TransitJsonMany", [&many](benchmark::State& s) { transit_read_many(s, many); });
+  }
   add("Floor/RapidJsonSaxVerbose", [&verbose](benchmark::State& s) { floor_sax(s, verbose); });
   add("Floor/RapidJsonDomVerbose", [&verbose](benchmark::State& s) { floor_dom(s, verbose); });
 #ifdef TRANSIT_HAVE_SIMDJSON
