@@ -157,6 +157,16 @@ TEST(JsonSimdjson, StructureAndSequencesReadTheSameBothWays) {
   expect_same(std::string_view("[\"a\0b\"]", 7));
 }
 
+// Limits every text of a few bytes can reach.
+ReadOptions small_limits() {
+  ReadOptions small;
+  small.max_string_length = 8;
+  small.max_value_bytes = 40;
+  small.max_collection_length = 3;
+  small.max_depth = 3;
+  return small;
+}
+
 TEST(JsonSimdjson, LimitsReadTheSameBothWays) {
   const std::string deep600 = std::string(600, '[') + std::string(600, ']');
   const std::string deep1100 = std::string(1100, '[') + std::string(1100, ']');
@@ -166,11 +176,7 @@ TEST(JsonSimdjson, LimitsReadTheSameBothWays) {
   deep.max_depth = 2000;
   expect_same(deep1100, deep);
 
-  ReadOptions small;
-  small.max_string_length = 8;
-  small.max_value_bytes = 40;
-  small.max_collection_length = 3;
-  small.max_depth = 3;
+  const ReadOptions small = small_limits();
   for (const char* text :
        {"[\"12345678\"]", "[\"123456789\"]", "[\"\\u0041\\u0041\\u0041\\u0041\\u0041\"]",
         "12345678", "123456789", "1.2345678", "1.23456789", "[1,2,3]", "[1,2,3,4]",
@@ -639,11 +645,7 @@ TEST(JsonSimdjson, ManyValuesReadTheSameBothWays) {
 }
 
 TEST(JsonSimdjson, ManyValuesReadTheSameBothWaysWithinLimits) {
-  ReadOptions small;
-  small.max_string_length = 8;
-  small.max_value_bytes = 40;
-  small.max_collection_length = 3;
-  small.max_depth = 3;
+  const ReadOptions small = small_limits();
   for (const char* text :
        {"[1] [\"123456789\"] [2]", "[1] [\"12345678\"] [2]", "[1,2,3] [1,2,3,4] [5]", "[[[1]]] [[[[1]]]] [2]",
         "[\"1234567\",\"1234567\",\"123456\"] [\"1234567\",\"1234567\",\"1234567\"] [1]", "[1] 123456789 [2]",
