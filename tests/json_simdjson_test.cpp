@@ -551,14 +551,20 @@ TEST(JsonSimdjson, NestedReadInAHandler) {
   EXPECT_EQ(v, transit::read(R"(["^ ","~:abc",[1,2.5,"~:abc"]])", Encoding::json));
 }
 
-// Mutations of every exemplar: bytes replaced, dropped, inserted and duplicated, texts cut and
-// joined, with a fixed seed so a failure reproduces.
-TEST(JsonSimdjson, MutatedExemplarsReadTheSameBothWays) {
-  if (!transit::test::exemplars_present()) GTEST_SKIP() << "exemplar folder not found";
+// Every JSON and JSON-Verbose exemplar's text.
+std::vector<std::string> exemplar_texts() {
   std::vector<std::string> texts;
   for (const char* suffix : {".verbose.json", ".json"})
     for (const std::string& name : exemplar_cases(suffix))
       texts.push_back(transit::test::slurp(transit::test::exemplar_dir() / (name + suffix)));
+  return texts;
+}
+
+// Mutations of every exemplar: bytes replaced, dropped, inserted and duplicated, texts cut and
+// joined, with a fixed seed so a failure reproduces.
+TEST(JsonSimdjson, MutatedExemplarsReadTheSameBothWays) {
+  if (!transit::test::exemplars_present()) GTEST_SKIP() << "exemplar folder not found";
+  const std::vector<std::string> texts = exemplar_texts();
   std::mt19937 rng(20261201);
   static constexpr char kAlphabet[] = "[]{}\",:^~# \n0123456789.eE-+\\u\x01\x1f\x7f\xc3\xa9\xff\0";
   const std::string_view alphabet(kAlphabet, sizeof kAlphabet - 1);
@@ -714,6 +720,37 @@ TEST(JsonSimdjson, ManyValuesReadTheSameBothWaysByTypedAndUntypedCalls) {
     for (const std::size_t batch : {ReadOptions::kLibraryDefault, std::size_t{0}, std::size_t{1}, std::size_t{3}})
       EXPECT_EQ(mixed_calls(text, true, batch), mixed_calls(text, false, batch))
           << "batch " << batch << " text: " << text.substr(0, 200);
+}
+
+// Texts of a few exemplars one after another, with every kind of whitespace or none between
+// them, then mutated as MutatedExemplarsReadTheSameBothWays mutates one: read both ways, by
+// next() and by the interleaved typed calls.
+TEST(JsonSimdjson, MutatedManyValueTextsReadTheSameBothWays) {
+  if (!transit::test::exemplars_present()) GTEST_SKIP() << "exemplar folder not found";
+  const std::vector<std::string> texts = exemplar_texts();
+  std::mt19937 rng(20261206);
+  const auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+  static constexpr const char* kBetween[] = {"", " ", "\n", "\t\r\n ", "\r", "  \n\n"};
+  static constexpr char kAlphabet[] = "[]{}\",:^~# \n0123456789.eE-\\\x01\xff";
+  const std::string_view alphabet(kAlphabet, sizeof kAlphabet - 1);
+  for (int round = 0; round < 3000; ++round) {
+    std::string t;
+    for (std::size_t n = 2 + pick(5); n != 0; --n) t += texts[pick(texts.size())] + kBetween[pick(std::size(kBetween))];
+    for (int e = static_cast<int>(pick(3)); e > 0 && !t.empty(); --e) {
+      const std::size_t at = pick(t.size());
+      switch (pick(3)) {
+        case 0: t[at] = alphabet[pick(alphabet.size())]; break;
+        case 1: t.erase(at, 1 + pick(4)); break;
+        case 2: t.insert(at, 1, alphabet[pick(alphabet.size())]); break;
+      }
+    }
+    SCOPED_TRACE(testing::Message() << "round " << round);
+    expect_same(t);
+    if (round % 4 == 0) {
+      EXPECT_EQ(mixed_calls(t, true, ReadOptions::kLibraryDefault), mixed_calls(t, false, ReadOptions::kLibraryDefault))
+          << "text: " << t.substr(0, 200);
+    }
+  }
 }
 
 // Counted: each array or object of a text of many is read by simdjson, not RapidJSON.
