@@ -103,6 +103,37 @@ TEST(CliHostile, ConvertNeverWritesWhatItCannotReadBack) {
   std::filesystem::remove(out);
 }
 
+// convert holds a value in memory until it is complete (so that one that fails leaves nothing
+// of itself in the output), but only its first MBs: a value of 100 MB of output goes to a file
+// as it is written (cut back if it fails) and to anything else through a temporary file, in
+// the memory a value of 1 MB takes.
+TEST(CliHostile, ConvertHoldsNoLargeValueInMemory) {
+  if (kAsan) GTEST_SKIP() << "AddressSanitizer's shadow memory distorts RSS";
+  // A 100 KB keyword as the key of `maps` maps: 100 KB of JSON, 100 KB of JSON-Verbose a map.
+  const auto peak_of = [](int maps, const std::string& to) {
+    std::string text = "[";
+    for (int i = 0; i < maps; ++i)
+      text += std::string(i ? ",[\"^ \",\"^0\"," : "[\"^ \",\"~:" + std::string(100'000, 'k') + "\",") +
+              std::to_string(i) + "]";
+    text += "]";
+    const auto in = temp_file("big-in.json");
+    std::ofstream(in, std::ios::binary) << text;
+    std::size_t peak = 0;
+    EXPECT_EQ(run_limited({"convert", "--to", "json-verbose"}, in, to, RLIM_INFINITY, &peak), 0);
+    std::filesystem::remove(in);
+    return peak;
+  };
+  const auto out = temp_file("big-out.json");
+  for (const std::string& to : {out.string(), std::string("/dev/null")}) {
+    SCOPED_TRACE(to);
+    const std::size_t small = peak_of(10, to);  // 1 MB of output
+    const std::size_t large = peak_of(1000, to);
+    EXPECT_LE(large, small + (std::size_t{16} << 20)) << small << " then " << large;
+  }
+  EXPECT_GT(std::filesystem::file_size(out), 100'000'000u);
+  std::filesystem::remove(out);
+}
+
 // `transit stats` once kept every value of its input and wrote each in full to a string
 // (500 MB in: bad_alloc, nothing printed). It now counts each value as it is read and drops
 // it: ten times the input, the same peak memory, and exactly ten times the counts.

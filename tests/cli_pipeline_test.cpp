@@ -177,11 +177,12 @@ TEST_F(CliPipeline, VersionAndHelp) {
 
 // ---- --max-output-bytes ------------------------------------------------------------------------
 
-// A 100 KB keyword as the key of 1000 maps: about 100 KB of JSON, 100 MB of JSON-Verbose.
-std::string amplifying_input() {
+// [1,2], then a 100 KB keyword as the key of `maps` maps: about 100 KB of JSON, 100 KB of
+// JSON-Verbose a map (100 MB for 1000).
+std::string amplifying_input(int maps_count = 1000) {
   const Value key = transit::kw(std::string(100'000, 'k'));
   std::vector<Value> maps;
-  for (int i = 0; i < 1000; ++i) maps.push_back(Value::map({{key, i}}));
+  for (int i = 0; i < maps_count; ++i) maps.push_back(Value::map({{key, i}}));
   return transit::write(Value::array({1, 2})) + transit::write(Value::array(std::move(maps)));
 }
 
@@ -190,8 +191,7 @@ TEST_F(CliPipeline, MaxOutputBytesStopsAnAmplifyingValue) {
   tool.send(amplifying_input());
   tool.close_input();
   const std::string out = tool.rest_of_stdout();
-  EXPECT_EQ(out.substr(0, 5), "[1,2]");
-  EXPECT_LE(out.size(), 5u + (1u << 20) + 64 * 1024);
+  EXPECT_TRUE(out == "[1,2]") << out.size() << " bytes, begins " << out.substr(0, 64);
   EXPECT_EQ(tool.stderr_text(),
             "transit: too_large: value 2 expands to more than 1048576 bytes of json-verbose "
             "(--max-output-bytes)\n");
@@ -220,6 +220,106 @@ TEST_F(CliPipeline, MaxOutputBytesLargeEnoughLetsItThrough) {
   tool.close_input();
   EXPECT_EQ(tool.stderr_text(), "");
   EXPECT_EQ(tool.wait(), 0);
+}
+
+// ---- a value that fails leaves nothing of itself --------------------------------------------
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+/// Every value of `bytes`, read by the library to its end: a stream that ends inside a value
+/// throws.
+std::vector<Value> read_all(const std::string& bytes, Encoding encoding) {
+  transit::Reader reader(bytes, encoding);
+  std::vector<Value> values;
+  while (auto v = reader.next()) values.push_back(std::move(*v));
+  return values;
+}
+
+/// Runs `args` (convert reading a file) with its output to a pipe, to a file named as OUT,
+/// and to a stdout that is a file: each time the output is exactly `before`, whole, and the
+/// tool says `error` and exits 1.
+void expect_only_values_before(const fs::path& dir, const std::vector<std::string>& args,
+                               Encoding to, const std::vector<Value>& before, const std::string& error) {
+  std::string expected;
+  for (const Value& v : before) expected += transit::write(v, to);
+  enum class Out { pipe, named_file, stdout_file };
+  for (const Out where : {Out::pipe, Out::named_file, Out::stdout_file}) {
+    SCOPED_TRACE(where == Out::pipe ? "to a pipe" : where == Out::named_file ? "to OUT" : "to a stdout that is a file");
+    const fs::path out = dir / "out";
+    fs::remove(out);
+    std::vector<std::string> run = args;
+    Tool::Options options;
+    if (where == Out::named_file) run.push_back(out.string());
+    if (where == Out::stdout_file) options.stdout_path = out.string();
+    Tool tool(run, options);
+    tool.close_input();
+    std::string bytes = tool.rest_of_stdout();
+    EXPECT_EQ(tool.stderr_text(), error);
+    EXPECT_EQ(tool.wait(), 1);
+    if (where != Out::pipe) bytes = file_bytes(out);
+    EXPECT_EQ(bytes.size(), expected.size());
+    EXPECT_TRUE(bytes == expected) << "begins " << bytes.substr(0, 64);  // not megabytes of it
+    EXPECT_EQ(read_all(bytes, to), before);
+  }
+}
+
+// A value that failed once the writer had handed its first 64 KiB on (the writer's buffer)
+// left them at the end of the output, which no reader could read to its end.
+TEST_F(CliPipeline, AValueTooLargePast64KiBLeavesOnlyTheValuesBeforeIt) {
+  const fs::path in = write_file("in.json", amplifying_input());
+  expect_only_values_before(
+      dir_, {"convert", "--to", "json-verbose", "--max-output-bytes", "1M", in.string()},
+      Encoding::json_verbose, {Value::array({1, 2})},
+      "transit: too_large: value 2 expands to more than 1048576 bytes of json-verbose "
+      "(--max-output-bytes)\n");
+}
+
+// Past what convert holds in memory: a file is cut back to the values before, a pipe gets
+// nothing of it (it was held in a temporary file).
+TEST_F(CliPipeline, AValueTooLargePastWhatIsHeldInMemoryLeavesOnlyTheValuesBeforeIt) {
+  const fs::path in = write_file("in.json", amplifying_input());
+  expect_only_values_before(
+      dir_, {"convert", "--to", "json-verbose", "--max-output-bytes", "12M", in.string()},
+      Encoding::json_verbose, {Value::array({1, 2})},
+      "transit: too_large: value 2 expands to more than 12582912 bytes of json-verbose "
+      "(--max-output-bytes)\n");
+}
+
+TEST_F(CliPipeline, AValueTooDeepPast64KiBLeavesOnlyTheValuesBeforeIt) {
+  // 100 KB of text, then an instant 512 levels deep: read at 512 levels, written at 513 (a
+  // MessagePack instant is an array), so the writer fails it after its first 64 KiB.
+  std::string deep = "\"~m5\"";
+  for (int i = 0; i < 511; ++i) deep = "[" + deep + "]";
+  const fs::path in = write_file("in.json", "[1,2]\n[\"" + std::string(100'000, 't') + "\"," + deep + "]\n[3]\n");
+  expect_only_values_before(
+      dir_, {"convert", "--to", "msgpack", in.string()}, Encoding::msgpack, {Value::array({1, 2})},
+      "transit: too_deep: value 2: value nests deeper than 512 levels as written "
+      "(WriteOptions::max_depth), which a reader with the same max_depth rejects\n");
+}
+
+// A value larger than convert holds in memory goes out whole to every kind of output.
+TEST_F(CliPipeline, AValueLargerThanWhatIsHeldInMemoryGoesOutWhole) {
+  const std::string input = amplifying_input(200);  // 20 MB of JSON-Verbose
+  const fs::path in = write_file("in.json", input);
+  const std::vector<Value> values = read_all(input, Encoding::json);
+  const fs::path out = dir_ / "out";
+  {
+    Tool tool({"convert", "--to", "json-verbose", in.string()});
+    tool.close_input();
+    const std::string bytes = tool.rest_of_stdout();
+    EXPECT_EQ(tool.wait(), 0) << tool.stderr_text();
+    EXPECT_GT(bytes.size(), 20'000'000u);
+    EXPECT_EQ(read_all(bytes, Encoding::json_verbose), values);
+  }
+  {
+    Tool tool({"convert", "--to", "json-verbose", in.string(), out.string()});
+    tool.close_input();
+    EXPECT_EQ(tool.wait(), 0) << tool.stderr_text();
+    EXPECT_EQ(read_all(file_bytes(out), Encoding::json_verbose), values);
+  }
 }
 
 TEST_F(CliPipeline, MaxOutputBytesNeedsAByteCount) {

@@ -21,6 +21,7 @@
 #include "demo.h"
 #include "model/edn.h"
 #include "progress.h"
+#include "whole_values.h"
 #include "transit/transit.h"
 
 namespace transit::cli {
@@ -421,7 +422,8 @@ constexpr Usage kConvertUsage{
     "Converts every top-level value of IN (default stdin) from one encoding to another, writing\n"
     "to OUT (default stdout). ENC is json (default), json-verbose or msgpack. Before waiting\n"
     "for more input, every value completed has been written; input already there is written\n"
-    "in large blocks.\n"
+    "in large blocks. A value goes out only once it is complete: one that fails (bad input,\n"
+    "--max-output-bytes) leaves nothing of itself.\n"
     "\n"
     "  --max-output-bytes N  fail on a value that expands to more than N bytes of output\n"
     "                        (K, M, G suffixes; default 1G)\n"
@@ -517,7 +519,7 @@ int convert(Args args) {
     if (p.positional.size() > 2) usage_error(kConvertUsage, "too many arguments");
     InputFile in(p.positional.size() > 0 ? std::optional(p.positional[0]) : std::nullopt);
     OutputFile out(p.positional.size() > 1 ? std::optional(p.positional[1]) : std::nullopt, &in);
-    FdSink sink(out.fd());
+    WholeValueOutput sink(out.fd());
     const Encoding to = p.to.value_or(Encoding::json);
     WriteOptions options;
     options.max_output_bytes = p.max_output_bytes;
@@ -529,6 +531,7 @@ int convert(Args args) {
       for_each_value(in, p.from.value_or(Encoding::json), [&](const Value& v) {
         try {
           writer.write(v);
+          writer.flush();  // every byte of it in the sink, which then knows it is whole
         } catch (const Error& e) {
           // A value refused by the writer is one the reader read whole: say which it was.
           if (e.code() == Errc::too_deep)
@@ -539,15 +542,17 @@ int convert(Args args) {
                           std::to_string(p.max_output_bytes) + " bytes of " +
                           std::string(encoding_name(to)) + " (--max-output-bytes)");
         }
+        sink.value_done();
         ++written;
-      }, &progress, [&] { writer.flush(); });
+      }, &progress, [&] { sink.push(); });
     } catch (const Error&) {
       progress.finish();
-      writer.flush();  // every value completed before the error
+      sink.drop_value();  // nothing of a value that failed
+      sink.push();        // every value completed before the error
       throw;
     }
     progress.finish();
-    writer.flush();
+    sink.push();
     return kOk;
   });
 }

@@ -30,7 +30,8 @@ constexpr const char* kUsage =
     "exit status:\n"
     "  0  success\n"
     "  1  bad input (the message names the byte, line, column and path; every value completed\n"
-    "     before it has been written), or output lost (a full disk, a closed pipe)\n"
+    "     before it has been written, nothing of the one that failed), or output lost (a\n"
+    "     full disk, a closed pipe)\n"
     "  2  bad usage: an unknown command, option or encoding\n";
 
 struct Command {
