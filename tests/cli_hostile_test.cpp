@@ -98,7 +98,7 @@ TEST(CliHostile, ConvertNeverWritesWhatItCannotReadBack) {
   std::ofstream(in, std::ios::binary) << "\x92\x01\x02" << deep;
   EXPECT_EQ(run_limited({"convert", "--from", "msgpack", "--to", "json"}, in, out, RLIM_INFINITY), 1);
   std::ifstream got(out);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(got), {}), "[1,2]");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(got), {}), "[1,2]\n");
   std::filesystem::remove(in);
   std::filesystem::remove(out);
 }

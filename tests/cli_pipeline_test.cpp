@@ -65,7 +65,7 @@ TEST_F(CliPipeline, ConvertPassesEachValueOnOverALivePipe) {
                std::string(transit::encoding_name(to))});
     for (const Value& v : kValues) {
       tool.send(transit::write(v, from));
-      const std::string expected = transit::write(v, to);
+      const std::string expected = transit::write(v, to) + (to == Encoding::msgpack ? "" : "\n");
       ASSERT_EQ(tool.receive(expected.size()), expected) << "no output before the next value was sent";
     }
     tool.close_input();
@@ -191,7 +191,7 @@ TEST_F(CliPipeline, MaxOutputBytesStopsAnAmplifyingValue) {
   tool.send(amplifying_input());
   tool.close_input();
   const std::string out = tool.rest_of_stdout();
-  EXPECT_TRUE(out == "[1,2]") << out.size() << " bytes, begins " << out.substr(0, 64);
+  EXPECT_TRUE(out == "[1,2]\n") << out.size() << " bytes, begins " << out.substr(0, 64);
   EXPECT_EQ(tool.stderr_text(),
             "transit: too_large: value 2 expands to more than 1048576 bytes of json-verbose "
             "(--max-output-bytes)\n");
@@ -244,7 +244,7 @@ std::vector<Value> read_all(const std::string& bytes, Encoding encoding) {
 void expect_only_values_before(const fs::path& dir, const std::vector<std::string>& args,
                                Encoding to, const std::vector<Value>& before, const std::string& error) {
   std::string expected;
-  for (const Value& v : before) expected += transit::write(v, to);
+  for (const Value& v : before) expected += transit::write(v, to) + (to == Encoding::msgpack ? "" : "\n");
   enum class Out { pipe, named_file, stdout_file };
   for (const Out where : {Out::pipe, Out::named_file, Out::stdout_file}) {
     SCOPED_TRACE(where == Out::pipe ? "to a pipe" : where == Out::named_file ? "to OUT" : "to a stdout that is a file");
@@ -412,7 +412,7 @@ TEST_F(CliPipeline, ConvertRedrawsProgressAsValuesTrickleIn) {
   for (int i = 1; i <= 3; ++i) {
     const std::string v = transit::write(Value::array({i}));
     tool.send(v);
-    ASSERT_EQ(tool.receive(v.size()), v);
+    ASSERT_EQ(tool.receive(v.size() + 1), v + "\n");
     std::this_thread::sleep_for(std::chrono::milliseconds(250));  // past the redraw interval
   }
   tool.close_input();

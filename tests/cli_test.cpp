@@ -53,10 +53,36 @@ TEST_F(Cli, BadInputExitsOneAfterWritingTheCompleteValues) {
   Tool tool({"convert", "--to", "json-verbose"});
   tool.send(R"(["^ ","~:a",1] ["~#set",[2]] ["^ ","~:b",)");
   tool.close_input();
-  EXPECT_EQ(tool.rest_of_stdout(), R"({"~:a":1}{"~#set":[2]})");
+  EXPECT_EQ(tool.rest_of_stdout(), "{\"~:a\":1}\n{\"~#set\":[2]}\n");
   const std::string err = tool.stderr_text();
   EXPECT_EQ(err, "transit: truncated at byte 41 (line 1, column 42) in $[:b]: input ends inside a value\n");
   EXPECT_EQ(tool.wait(), 1);
+}
+
+// JSON and JSON-Verbose values go out one a line, as transit-ruby writes them (Oj's stream
+// writer ends each top-level value with a newline), so that head, wc -l, grep and a terminal
+// see one value a line; our readers and the peers' read whitespace between values.
+// MessagePack stays bytes back to back, and roundtrip byte-exact.
+TEST_F(Cli, ConvertWritesAJsonValueALine) {
+  const std::string input = R"(["^ ","~:a",1] ["^ ","~:b",2])";
+  for (const char* to : {"json", "json-verbose", "msgpack"}) {
+    SCOPED_TRACE(to);
+    Tool tool({"convert", "--to", to});
+    tool.send(input);
+    tool.close_input();
+    const std::string out = tool.rest_of_stdout();
+    EXPECT_EQ(tool.wait(), 0);
+    const auto e = *transit::parse_encoding(to);
+    const transit::Value a = transit::Value::map({{transit::kw("a"), 1}});
+    const transit::Value b = transit::Value::map({{transit::kw("b"), 2}});
+    const std::string line_end = e == transit::Encoding::msgpack ? "" : "\n";
+    EXPECT_EQ(out, transit::write(a, e) + line_end + transit::write(b, e) + line_end);
+  }
+  Tool roundtrip({"roundtrip", "json"});
+  roundtrip.send(input);
+  roundtrip.close_input();
+  EXPECT_EQ(roundtrip.rest_of_stdout(), R"(["^ ","~:a",1]["^ ","~:b",2])");
+  EXPECT_EQ(roundtrip.wait(), 0);
 }
 
 std::string file_text(const std::string& path) {
@@ -90,7 +116,7 @@ TEST_F(Cli, ConvertRefusesToWriteOverItsInput) {
   Tool tool({"convert", "--to", "json-verbose", path, other});
   tool.close_input();
   EXPECT_EQ(tool.wait(), 0) << tool.stderr_text();
-  EXPECT_EQ(file_text(other), R"({"~:a":1})");
+  EXPECT_EQ(file_text(other), "{\"~:a\":1}\n");
   std::remove(path.c_str());
   std::remove(link.c_str());
   std::remove(other.c_str());
@@ -166,7 +192,8 @@ TEST_F(Cli, JsonTextReadAsMessagePackIsSaid) {
     Tool tool({"convert", "--from", "msgpack"});
     tool.send("[1,2]\n");
     tool.close_input();
-    EXPECT_EQ(tool.rest_of_stdout(), R"(["~#'",91]["~#'",49]["~#'",44]["~#'",50]["~#'",93]["~#'",10])");
+    EXPECT_EQ(tool.rest_of_stdout(), "[\"~#'\",91]\n[\"~#'\",49]\n[\"~#'\",44]\n[\"~#'\",50]\n"
+                                     "[\"~#'\",93]\n[\"~#'\",10]\n");
     EXPECT_EQ(tool.stderr_text(),
               "transit: warning: the input read as MessagePack is 6 one-byte integers, the first "
               "'[': it looks like JSON text (--from json)\n");

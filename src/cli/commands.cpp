@@ -420,9 +420,10 @@ constexpr Usage kConvertUsage{
     "usage: transit convert [--from ENC] [--to ENC] [--max-output-bytes N] [--quiet] [IN [OUT]]\n"
     "\n"
     "Converts every top-level value of IN (default stdin) from one encoding to another, writing\n"
-    "to OUT (default stdout). ENC is json (default), json-verbose or msgpack. Before waiting\n"
-    "for more input, every value completed has been written; input already there is written\n"
-    "in large blocks. A value goes out only once it is complete: one that fails (bad input,\n"
+    "to OUT (default stdout). ENC is json (default), json-verbose or msgpack; a JSON value is\n"
+    "followed by a newline, MessagePack values by nothing. Before waiting for more input,\n"
+    "every value completed has been written; input already there is written in large blocks.\n"
+    "A value goes out only once it is complete: one that fails (bad input, too deep,\n"
     "--max-output-bytes) leaves nothing of itself.\n"
     "\n"
     "  --max-output-bytes N  fail on a value that expands to more than N bytes of output\n"
@@ -519,8 +520,10 @@ int convert(Args args) {
     if (p.positional.size() > 2) usage_error(kConvertUsage, "too many arguments");
     InputFile in(p.positional.size() > 0 ? std::optional(p.positional[0]) : std::nullopt);
     OutputFile out(p.positional.size() > 1 ? std::optional(p.positional[1]) : std::nullopt, &in);
-    WholeValueOutput sink(out.fd());
     const Encoding to = p.to.value_or(Encoding::json);
+    // One JSON value a line, as transit-ruby writes a stream (head, wc -l, grep, a terminal
+    // see values as lines; every reader takes whitespace between values).
+    WholeValueOutput sink(out.fd(), to == Encoding::msgpack ? "" : "\n");
     WriteOptions options;
     options.max_output_bytes = p.max_output_bytes;
     Writer writer(sink, to, options);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 
 #include "transit/sink.h"
@@ -22,7 +23,9 @@ class WholeValueOutput final : public Sink {
  public:
   static constexpr std::size_t kHeldBytes = std::size_t{8} << 20;
 
-  explicit WholeValueOutput(int fd) : fd_(fd), out_(fd) {}
+  /// `separator` goes out after each value: "\n" for JSON, one value a line; "" for
+  /// MessagePack.
+  WholeValueOutput(int fd, std::string_view separator) : fd_(fd), out_(fd), separator_(separator) {}
   ~WholeValueOutput() override;
   WholeValueOutput(const WholeValueOutput&) = delete;
   WholeValueOutput& operator=(const WholeValueOutput&) = delete;
@@ -47,6 +50,7 @@ class WholeValueOutput final : public Sink {
 
   int fd_;
   FdSink out_;
+  std::string_view separator_;
   std::string held_;       // complete values [0, whole_), then the value being written
   std::size_t whole_ = 0;
   Spill spill_ = Spill::none;
