@@ -103,6 +103,24 @@ TEST(CliHostile, ConvertNeverWritesWhatItCannotReadBack) {
   std::filesystem::remove(out);
 }
 
+// Out of memory while reading a value (std::bad_alloc, not a transit::Error): the values
+// completed before it are still written, as the Writer's destructor once flushed them.
+TEST(CliHostile, ConvertWritesTheValuesBeforeOneItRanOutOfMemoryFor) {
+  if (kAsan) GTEST_SKIP() << "an address-space limit means nothing under AddressSanitizer";
+  const auto in = temp_file("oom-in.json"), out = temp_file("oom-out.json");
+  {
+    std::ofstream f(in, std::ios::binary);
+    f << "[1,2]\n[";
+    for (int i = 0; i < (1 << 24); ++i) f << (i ? ",[]" : "[]");  // some 270 MB as Values
+    f << "]\n";
+  }
+  EXPECT_EQ(run_limited({"convert", in.string()}, "/dev/null", out, rlim_t{128} << 20), 1);
+  std::ifstream got(out);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(got), {}), "[1,2]\n");
+  std::filesystem::remove(in);
+  std::filesystem::remove(out);
+}
+
 // convert holds a value in memory until it is complete (so that one that fails leaves nothing
 // of itself in the output), but only its first MBs: a value of 100 MB of output goes to a file
 // as it is written (cut back if it fails) and to anything else through a temporary file, in

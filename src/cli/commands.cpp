@@ -548,7 +548,7 @@ int convert(Args args) {
         sink.value_done();
         ++written;
       }, &progress, [&] { sink.push(); });
-    } catch (const Error&) {
+    } catch (...) {  // std::bad_alloc too: the values before it were read and written whole
       progress.finish();
       sink.drop_value();  // nothing of a value that failed
       sink.push();        // every value completed before the error
