@@ -86,6 +86,22 @@ TEST(CliHostile, EdnStillBreaksWhatDoesNotFit) {
   std::filesystem::remove(out);
 }
 
+/// What `transit convert args...` writes for the input `text` with at most `max_bytes` of
+/// address space; its exit status through `status`.
+std::string convert_output(const std::vector<std::string>& args, const std::string& text,
+                           rlim_t max_bytes, int& status) {
+  const auto in = temp_file("convert-in"), out = temp_file("convert-out");
+  std::ofstream(in, std::ios::binary) << text;
+  std::vector<std::string> command{"convert"};
+  command.insert(command.end(), args.begin(), args.end());
+  status = run_limited(command, in, out, max_bytes);
+  std::ifstream got(out);
+  std::string written(std::istreambuf_iterator<char>(got), {});
+  std::filesystem::remove(in);
+  std::filesystem::remove(out);
+  return written;
+}
+
 TEST(CliHostile, ConvertNeverWritesWhatItCannotReadBack) {
   // MessagePack maps keyed by maps, 257 deep: read as 257 levels, written as 514 levels of
   // cmaps. After a first value that converts, convert stops with an error (exit 1) and what
@@ -94,31 +110,22 @@ TEST(CliHostile, ConvertNeverWritesWhatItCannotReadBack) {
   for (int i = 0; i < 257; ++i) deep += "\x81";
   deep += "\x01";
   for (int i = 0; i < 257; ++i) deep += "\x02";
-  const auto in = temp_file("in3.mp"), out = temp_file("out3.json");
-  std::ofstream(in, std::ios::binary) << "\x92\x01\x02" << deep;
-  EXPECT_EQ(run_limited({"convert", "--from", "msgpack", "--to", "json"}, in, out, RLIM_INFINITY), 1);
-  std::ifstream got(out);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(got), {}), "[1,2]\n");
-  std::filesystem::remove(in);
-  std::filesystem::remove(out);
+  int status = 0;
+  EXPECT_EQ(convert_output({"--from", "msgpack", "--to", "json"}, "\x92\x01\x02" + deep, RLIM_INFINITY, status),
+            "[1,2]\n");
+  EXPECT_EQ(status, 1);
 }
 
 // Out of memory while reading a value (std::bad_alloc, not a transit::Error): the values
 // completed before it are still written, as the Writer's destructor once flushed them.
 TEST(CliHostile, ConvertWritesTheValuesBeforeOneItRanOutOfMemoryFor) {
   if (kAsan) GTEST_SKIP() << "an address-space limit means nothing under AddressSanitizer";
-  const auto in = temp_file("oom-in.json"), out = temp_file("oom-out.json");
-  {
-    std::ofstream f(in, std::ios::binary);
-    f << "[1,2]\n[";
-    for (int i = 0; i < (1 << 24); ++i) f << (i ? ",[]" : "[]");  // some 270 MB as Values
-    f << "]\n";
-  }
-  EXPECT_EQ(run_limited({"convert", in.string()}, "/dev/null", out, rlim_t{128} << 20), 1);
-  std::ifstream got(out);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(got), {}), "[1,2]\n");
-  std::filesystem::remove(in);
-  std::filesystem::remove(out);
+  std::string text = "[1,2]\n[[]";
+  for (int i = 1; i < (1 << 24); ++i) text += ",[]";  // some 270 MB as Values
+  text += "]\n";
+  int status = 0;
+  EXPECT_EQ(convert_output({}, text, rlim_t{128} << 20, status), "[1,2]\n");
+  EXPECT_EQ(status, 1);
 }
 
 // convert holds a value in memory until it is complete (so that one that fails leaves nothing
