@@ -5,10 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <utility>
 
@@ -46,7 +46,13 @@ WholeValueOutput::~WholeValueOutput() {
 
 void WholeValueOutput::write(const char* data, std::size_t size) {
   if (spill_ == Spill::none) {
-    if (held_.size() - whole_ + size <= kHeldBytes || !start_spill()) {
+    const std::size_t value_bytes = held_.size() - whole_ + size;
+    if (value_bytes <= kHeldBytes || !start_spill()) {
+      // Past 1 MiB, room for all a value may hold at once: doubling from 4 to 8 MiB would
+      // need both blocks at the peak.
+      if (value_bytes > (std::size_t{1} << 20) && value_bytes <= kHeldBytes &&
+          held_.size() + size > held_.capacity())
+        held_.reserve(whole_ + kHeldBytes);
       held_.append(data, size);
       return;
     }
@@ -95,16 +101,17 @@ void WholeValueOutput::to_temp(const char* data, std::size_t size) {
   }
 }
 
+// Through the held block, empty now and as large as the value made it before it spilled.
 void WholeValueOutput::copy_temp_out() {
-  const std::size_t chunk = std::size_t{1} << 20;
-  const auto buffer = std::make_unique_for_overwrite<char[]>(chunk);
+  held_.resize(std::max(held_.capacity(), std::size_t{1} << 20));
   for (off_t at = 0; at < temp_size_;) {
-    const ssize_t n = ::pread(temp_, buffer.get(), chunk, at);
+    const ssize_t n = ::pread(temp_, held_.data(), held_.size(), at);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) io_error("cannot read back a value from its temporary file", n < 0 ? errno : EIO);
-    out_.write(buffer.get(), static_cast<std::size_t>(n));
+    out_.write(held_.data(), static_cast<std::size_t>(n));
     at += n;
   }
+  held_.clear();
 }
 
 void WholeValueOutput::forget_temp() noexcept {
