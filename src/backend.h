@@ -51,6 +51,10 @@ class Reader::Impl {
   /// Reads the last value again onto `tape` whole (no bounded batches), after a bounded typed
   /// read of it stopped (see Reader::next<T>). Throws what reading it throws.
   virtual void retape(detail::Tape&) {}
+  /// The Reader that owns this (`self`) is done with it, having read no tape: a backend may
+  /// keep it, emptied, for the next Reader made on this thread (make_msgpack_reader), rather
+  /// than free it. Left in `self`, it is freed.
+  virtual void retire(std::unique_ptr<Impl>& self) noexcept { (void)self; }
 };
 
 namespace detail {

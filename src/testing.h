@@ -31,6 +31,12 @@ void set_msgpack_pairs_look(std::size_t bytes) noexcept;
 /// How many MessagePack values, on this thread, were read with the loop that reads pairs
 /// whole.
 std::size_t msgpack_pairs_reads() noexcept;
+/// Whether a MessagePack Reader done with, on this thread, may be kept for the next one made
+/// (MsgpackReader::retire): on unless set. Off, every reader is made new, as the tests that
+/// compare the two need; turning it off drops the one kept.
+void set_msgpack_reader_reuse(bool on) noexcept;
+/// Whether this thread holds a MessagePack reader kept for the next Reader.
+bool msgpack_reader_kept() noexcept;
 
 /// How many JSON values, on this thread, a reader from a Source read in place from the chunk
 /// it held (SourceInput::buffered_value), not through RapidJSON a byte at a time.

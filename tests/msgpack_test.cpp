@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -2257,4 +2258,129 @@ TEST(ReadHandlerNames, HandledValuesAllocateNoNameEach) {
   };
   const std::size_t once = scalars(1000);
   EXPECT_LT(scalars(2000), once + 100);
+}
+
+// A MessagePack Reader done with may be kept, on its thread, for the next one made there
+// (transit::read of one small message per request then makes no reader): the next reads as a
+// reader made new would, whatever the kept one read before (a pair, a cache full of codes, a
+// failure, other limits, handlers, a typed read), to the same values, errors (offsets and
+// paths) and offsets; two readers alive at once, a read handler's own reads, and threads
+// each read their own.
+TEST(MsgpackRead, AKeptReaderReadsAsANewOne) {
+  namespace testing = transit::detail::testing;
+  const std::string m = "92 a3 7e 23 6d 05 ";
+  const std::string u = "92 a3 7e 23 75 92 01 02 ";
+  const Value event = Value::map({{Value::keyword("id"), Value(12345)},
+                                  {Value::keyword("user"), Value::keyword("alice")},
+                                  {Value::keyword("ts"), Value::instant(1700000000000)},
+                                  {Value::keyword("tags"), Value::set({Value::keyword("a"),
+                                                                       Value::keyword("b")})}});
+  std::vector<std::string> cases = {
+      transit::write(event, Encoding::msgpack),
+      transit::write(Value::array({event, event, event}), Encoding::msgpack),
+      bytes("93 01 02 03"),
+      bytes("92 " + m + u),
+      bytes("91 " + m + "c1"),
+      bytes("91 91 91 91 01"),
+      bytes("93 a3 7e 3a 61 a2 5e 30 a2 5e 31"),  // a code for no entry
+      bytes("92 a3 7e 3a 61 a3 7e 3a 61") + bytes("01"),  // trailing data
+      bytes("a5 61 62 63 64 65"),
+      bytes("c1"),
+      std::string(),
+  };
+  transit::ReadHandlers handlers;
+  handlers.add("m", [](const Value& rep) { return Value::array({Value("m"), rep}); });
+  std::vector<ReadOptions> options(6);
+  options[1].max_depth = 2;
+  options[2].max_collection_length = 2;
+  options[3].max_string_length = 2;
+  options[4].max_value_bytes = 4;
+  options[5].handlers = &handlers;
+  // Every case, whole and cut, under every option, one after another on this thread: each
+  // read after the first finds the reader the one before it kept, when their options allow.
+  const auto outcomes = [&] {
+    std::vector<PairOutcome> out;
+    for (const std::string& input : cases)
+      for (std::size_t cut = 0; cut <= input.size(); ++cut) {
+        const std::string text = input.substr(0, cut);
+        for (const ReadOptions& o : options) out.push_back(read_outcome(text, o));
+        // Typed reads too (a reader kept or new, read as a tape and then not kept).
+        for (const ReadOptions& o : options) {
+          try {
+            out.push_back({Value(static_cast<std::int64_t>(
+                               transit::read<std::vector<std::int64_t>>(text, Encoding::msgpack, o)
+                                   .size())),
+                           {}});
+          } catch (const Error& e) {
+            out.push_back({std::nullopt, e.what()});
+          }
+          out.push_back(read_outcome(text, o));
+        }
+      }
+    return out;
+  };
+  testing::set_msgpack_reader_reuse(false);
+  const std::vector<PairOutcome> fresh = outcomes();
+  EXPECT_FALSE(testing::msgpack_reader_kept());
+  testing::set_msgpack_reader_reuse(true);
+  const std::vector<PairOutcome> kept = outcomes();
+  ASSERT_EQ(fresh.size(), kept.size());
+  for (std::size_t i = 0; i < fresh.size(); ++i) EXPECT_EQ(fresh[i], kept[i]) << i;
+  EXPECT_EQ(transit::read(cases[0], Encoding::msgpack), event);
+  EXPECT_TRUE(testing::msgpack_reader_kept());
+  // A failed read's reader, and a reader from a Source, are not kept; one that read well is,
+  // once, and the next Reader takes it.
+  testing::set_msgpack_reader_reuse(false);
+  testing::set_msgpack_reader_reuse(true);
+  EXPECT_THROW(transit::read(bytes("c1"), Encoding::msgpack), Error);
+  EXPECT_FALSE(testing::msgpack_reader_kept());
+  EXPECT_EQ(source_outcome(cases[0], {}).value, event);
+  EXPECT_FALSE(testing::msgpack_reader_kept());
+  {
+    const std::string text_a = cases[0] + cases[2];
+    const std::string text_b = cases[2] + cases[0];
+    transit::Reader a(text_a, Encoding::msgpack);
+    EXPECT_FALSE(testing::msgpack_reader_kept());
+    // A second reader alive at once is made new, and the two read apart.
+    transit::Reader b(text_b, Encoding::msgpack);
+    EXPECT_EQ(a.next(), event);
+    EXPECT_EQ(b.next(), Value::array({Value(1), Value(2), Value(3)}));
+    EXPECT_EQ(a.offset(), cases[0].size());
+    EXPECT_EQ(b.offset(), cases[2].size());
+    EXPECT_EQ(transit::read(cases[1], Encoding::msgpack), Value::array({event, event, event}));
+    EXPECT_TRUE(testing::msgpack_reader_kept());  // the read's own, kept
+    EXPECT_EQ(b.next(), event);
+    EXPECT_EQ(a.next(), Value::array({Value(1), Value(2), Value(3)}));
+    EXPECT_EQ(a.next(), std::nullopt);
+    EXPECT_EQ(b.next(), std::nullopt);
+    EXPECT_EQ(a.offset(), cases[0].size() + cases[2].size());
+  }
+  EXPECT_TRUE(testing::msgpack_reader_kept());
+  // A read handler that reads (with no handlers, so with a kept reader) inside a read.
+  transit::ReadHandlers nested;
+  nested.add("point", [&](const Value& rep) {
+    return transit::read(transit::write(Value::array({rep, event}), Encoding::msgpack),
+                         Encoding::msgpack);
+  });
+  ReadOptions with_nested;
+  with_nested.handlers = &nested;
+  const std::string outer = transit::write(
+      Value::array({Value::tagged("point", Value(1)), event, Value::tagged("point", Value(2))}),
+      Encoding::msgpack);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(transit::read(outer, Encoding::msgpack, with_nested),
+              Value::array({Value::array({Value(1), event}), event,
+                            Value::array({Value(2), event})}));
+  // Threads: each its own.
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 200; ++i)
+        if (transit::read(cases[i % 3], Encoding::msgpack) !=
+            transit::read(cases[i % 3], Encoding::msgpack, options[i % 3 == 2 ? 1 : 0]))
+          ++wrong;
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
 }

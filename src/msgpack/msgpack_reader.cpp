@@ -651,16 +651,45 @@ class MsgpackReader final : public Reader::Impl {
  public:
   /// Over bytes in memory.
   MsgpackReader(std::string_view input, const ReadOptions& options)
-      : decoder_(options), limits_(limits_of(options)), data_(input.data()), size_(input.size()) {}
+      : decoder_(options),
+        limits_(limits_of(options)),
+        data_(input.data()),
+        size_(input.size()),
+        max_depth_(options.max_depth) {}
   /// Over a Source: `buf_` holds the unread bytes, [begin_, size_).
   MsgpackReader(Source& source, const ReadOptions& options)
       : decoder_(options),
         limits_(limits_of(options)),
         source_(&source),
         buf_(std::max<std::size_t>(options.chunk_size, 16)),
-        chunk_size_(buf_.capacity()) {
+        chunk_size_(buf_.capacity()),
+        max_depth_(options.max_depth) {
     data_ = buf_.data();
   }
+
+  /// Whether a reader kept by retire() reads as one made with `options` over text in memory
+  /// would: the same limits, and no user code (a read handler could read with another reader
+  /// of this thread while this one is in use; without one, no user code runs in a read).
+  bool made_as(const ReadOptions& options) const noexcept {
+    return options.handlers == nullptr && options.max_depth == max_depth_ &&
+           options.max_string_length == limits_.max_string_length &&
+           options.max_collection_length == limits_.max_collection_length &&
+           options.max_value_bytes == limits_.max_value_bytes;
+  }
+
+  /// Reads `input` from its start, as a reader just made over it (one that retire() kept:
+  /// its decoder reset, no failure, no tape, no Source).
+  void reopen(std::string_view input) noexcept {
+    data_ = input.data();
+    size_ = input.size();
+    begin_ = 0;
+    before_ = 0;
+    value_begin_ = 0;
+    value_end_ = 0;
+    decoder_.forget_pairs();
+  }
+
+  void retire(std::unique_ptr<Reader::Impl>& self) noexcept override;
 
   std::optional<Value> next() override {
     if (failed_) std::rethrow_exception(failed_);
@@ -960,15 +989,44 @@ class MsgpackReader final : public Reader::Impl {
   std::size_t value_begin_ = 0;  // the last value read, in data_
   std::size_t value_end_ = 0;
   std::vector<std::uint64_t> stack_;  // the parser's, kept from value to value
+  std::size_t max_depth_;             // the decoder's, for made_as
 };
+
+// A Reader made for one small message (transit::read) paid, on every message, for making its
+// MsgpackReader: the object, the decoder's frames and cache slots, the parser's stack and the
+// value stack, five allocations and frees of the six a 97-byte message made, and their
+// constructors. One reader per thread is kept for the next: only one that read from memory
+// with no user code and no failure and no tape, emptied as next() empties it for a value (no
+// Value of the last document is kept alive); what it holds stays bounded (Decoder::reset
+// lets go of a large value stack; the frames and slots are bounded by the depth and cache
+// limits). Nothing is shared between threads, and a reader in use is never the one kept.
+thread_local std::unique_ptr<MsgpackReader> spare_reader;
+thread_local bool reuse_readers = true;  // testing::set_msgpack_reader_reuse
+
+void MsgpackReader::retire(std::unique_ptr<Reader::Impl>& self) noexcept {
+  if (spare_reader || !reuse_readers || source_ || tape_ || failed_ || skipping_ || pending_ ||
+      !decoder_.runs_no_user_code())
+    return;
+  decoder_.reset();
+  spare_reader.reset(static_cast<MsgpackReader*>(self.release()));
+}
 
 }  // namespace
 
 void testing::set_msgpack_pairs_look(std::size_t bytes) noexcept { pairs_look = bytes; }
 std::size_t testing::msgpack_pairs_reads() noexcept { return pairs_reads; }
+void testing::set_msgpack_reader_reuse(bool on) noexcept {
+  reuse_readers = on;
+  if (!on) spare_reader.reset();
+}
+bool testing::msgpack_reader_kept() noexcept { return spare_reader != nullptr; }
 
 std::unique_ptr<Reader::Impl> make_msgpack_reader(std::string_view input,
                                                   const ReadOptions& options) {
+  if (spare_reader && spare_reader->made_as(options)) {
+    spare_reader->reopen(input);
+    return std::move(spare_reader);
+  }
   return std::make_unique<MsgpackReader>(input, options);
 }
 

@@ -287,6 +287,9 @@ class Decoder {
   /// Whether start_pair ever began a pair in this decoder's reads: MessagePack's reader then
   /// reads its next values with the loop that reads pairs whole, wherever their first pair is.
   bool met_pair() const noexcept { return met_pair_; }
+  /// As a Decoder just made: no pair met (a MessagePack reader kept for another, see
+  /// MsgpackReader::reopen).
+  void forget_pairs() noexcept { met_pair_ = false; }
   /// An instant or a UUID read whole (see pair_whole_allowed), delivered as end_pair would.
   void instant_whole(std::int64_t ms) { deliver(ValueAccess::instant(ms)); }
   void uuid_whole(std::uint64_t hi, std::uint64_t lo) { deliver(Value::uuid({hi, lo})); }

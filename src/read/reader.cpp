@@ -107,6 +107,8 @@ constexpr std::size_t kSpareTapeTokens = std::size_t{1} << 20;
 }  // namespace
 
 Reader::~Reader() {
+  // A reader that read no tape may be kept by its backend for the next one on this thread.
+  if (impl_ && !tape_) impl_->retire(impl_);
   if (tape_ && !spare_tape && tape_->tokens.capacity() <= kSpareTapeTokens) {
     tape_->clear();
     spare_tape = std::move(tape_);
