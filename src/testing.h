@@ -37,6 +37,9 @@ std::size_t msgpack_pairs_reads() noexcept;
 void set_msgpack_reader_reuse(bool on) noexcept;
 /// Whether this thread holds a MessagePack reader kept for the next Reader.
 bool msgpack_reader_kept() noexcept;
+/// As set_msgpack_reader_reuse and msgpack_reader_kept, for readers of JSON text in memory.
+void set_json_reader_reuse(bool on) noexcept;
+bool json_reader_kept() noexcept;
 
 /// How many JSON values, on this thread, a reader from a Source read in place from the chunk
 /// it held (SourceInput::buffered_value), not through RapidJSON a byte at a time.

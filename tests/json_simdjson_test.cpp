@@ -832,4 +832,135 @@ TEST(JsonSimdjson, PaddingIsReadInPlaceOnlyInsideTheLastBytesBlock) {
   EXPECT_TRUE(padding_readable(block + 4095, 1, 0));
 }
 
+// Outcome of reading `text` through a Reader (which may take the reader kept on this thread,
+// and offers its own to be kept when done), by simdjson or RapidJSON.
+Outcome read_by_reader(const std::string& text, bool use_simdjson, const ReadOptions& options,
+                       bool typed) {
+  transit::detail::testing::set_json_simdjson(use_simdjson);
+  Outcome o;
+  if (typed) {
+    // Its reader, kept or new, reads a tape, and is then not kept.
+    try {
+      o.offsets.push_back(
+          transit::read<std::vector<std::int64_t>>(text, Encoding::json, options).size());
+    } catch (const Error& e) {
+      o.error = e.what();
+    }
+    transit::detail::testing::set_json_simdjson(true);
+    return o;
+  }
+  {
+    transit::Reader reader(text, Encoding::json, options);
+    try {
+      while (auto v = reader.next()) {
+        o.written.push_back(transit::write(*v, Encoding::json_verbose));
+        o.values.push_back(std::move(*v));
+        o.offsets.push_back(reader.offset());
+      }
+    } catch (const Error& e) {
+      o.error = e.what();
+    }
+  }
+  // read() of the text: one value, or its error.
+  try {
+    o.written.push_back(transit::write(transit::read(text, Encoding::json, options), Encoding::json));
+  } catch (const Error& e) {
+    o.error += std::string(" / ") + e.what();
+  }
+  transit::detail::testing::set_json_simdjson(true);
+  return o;
+}
+
+// A JSON Reader of a text in memory done with may be kept, on its thread, for the next one
+// made there (transit::read of one small message per request then makes no reader): the next
+// reads as a reader made new would, whatever the kept one read before (JSON-Verbose, a text of
+// many values, a cache full of codes, loose control bytes copied for RapidJSON, a failure,
+// other limits, handlers, a typed read), by simdjson and by RapidJSON.
+TEST(JsonSimdjson, AKeptReaderReadsAsANewOne) {
+  namespace testing = transit::detail::testing;
+  std::vector<std::string> texts = {
+      R"(["^ ","~:id",12345,"~:user","~:alice","~:ts","~m1700000000000","~:tags",["~#set",["~:a","~:b"]]])",
+      "[1,2,3]",
+      R"({"~:a":"~:b","~:c":["~#set",["~:a"]]})",
+      R"(["~:abc","^0","^0"] ["^0"] [1])",
+      R"(["^ ","~:abc",1,"^0",2])",
+      "[1,2,\x1b]",
+      "[\"a\x1b\"]",
+      "[1,\n2,\n[[[[3]]]]]",
+      R"(["~#point",[1,2]])",
+      R"(["~:a","~:b","~:c"] ["^1"])",
+      "[1,2",
+      "",
+      "   ",
+      R"(["~#set",[1,1]])",
+      std::string(40, ' ') + R"(["abcdefghijklmnopqrstuvwxyz"])",
+  };
+  if (transit::test::exemplars_present())
+    for (std::string& t : exemplar_texts()) texts.push_back(std::move(t));
+  transit::ReadHandlers handlers;
+  handlers.add("point", [](const Value& rep) { return Value::array({Value("p"), rep}); });
+  std::vector<ReadOptions> options(6);
+  options[1].max_depth = 2;
+  options[2].max_collection_length = 2;
+  options[3].max_string_length = 2;
+  options[4].max_value_bytes = 8;
+  options[5].handlers = &handlers;
+  // Every text, under every option, both ways, one after another on this thread.
+  const auto outcomes = [&] {
+    std::vector<Outcome> out;
+    for (const std::string& text : texts)
+      for (const bool simd : {true, false})
+        for (const bool typed : {false, true})
+          for (const ReadOptions& o : options) out.push_back(read_by_reader(text, simd, o, typed));
+    return out;
+  };
+  testing::set_json_reader_reuse(false);
+  const std::vector<Outcome> fresh = outcomes();
+  EXPECT_FALSE(testing::json_reader_kept());
+  testing::set_json_reader_reuse(true);
+  const std::vector<Outcome> kept = outcomes();
+  ASSERT_EQ(fresh.size(), kept.size());
+  for (std::size_t i = 0; i < fresh.size(); ++i) EXPECT_EQ(fresh[i], kept[i]) << i;
+  EXPECT_EQ(transit::read("[1,2,3]"), Value::array({Value(1), Value(2), Value(3)}));
+  EXPECT_TRUE(testing::json_reader_kept());
+  // A failed read's reader, and a reader from a Source, are not kept.
+  testing::set_json_reader_reuse(false);
+  testing::set_json_reader_reuse(true);
+  EXPECT_THROW(transit::read("[1,"), Error);
+  EXPECT_FALSE(testing::json_reader_kept());
+  {
+    transit::test::StepSource source("[1] [2]", 3);
+    transit::Reader reader(source);
+    EXPECT_EQ(reader.next(), Value::array({Value(1)}));
+  }
+  EXPECT_FALSE(testing::json_reader_kept());
+  // Two readers alive at once read apart; a handler reads (with no handlers: a kept reader)
+  // inside a read.
+  EXPECT_EQ(transit::read("[0]"), Value::array({Value(0)}));
+  {
+    const std::string text_a = "[1] [2]";
+    const std::string text_b = "[3] [4]";
+    transit::Reader a(text_a);
+    EXPECT_FALSE(testing::json_reader_kept());
+    transit::Reader b(text_b);
+    EXPECT_EQ(a.next(), Value::array({Value(1)}));
+    EXPECT_EQ(b.next(), Value::array({Value(3)}));
+    EXPECT_EQ(transit::read("[5]"), Value::array({Value(5)}));
+    EXPECT_TRUE(testing::json_reader_kept());
+    EXPECT_EQ(b.next(), Value::array({Value(4)}));
+    EXPECT_EQ(a.next(), Value::array({Value(2)}));
+    EXPECT_EQ(a.next(), std::nullopt);
+    EXPECT_EQ(a.offset(), text_a.size());
+  }
+  transit::ReadHandlers nested;
+  nested.add("json", [](const Value& rep) { return transit::read(rep.as_string()); });
+  ReadOptions with_nested;
+  with_nested.handlers = &nested;
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(transit::read(R"([["~#json","[\"~:abcd\",\"^0\"]"],["~#json","[2]"]])", Encoding::json,
+                            with_nested),
+              Value::array({Value::array({Value::keyword("abcd"), Value::keyword("abcd")}),
+                            Value::array({Value(2)})}));
+}
+
 }  // namespace

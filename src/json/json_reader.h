@@ -932,6 +932,11 @@ std::size_t emit_tape(Decoder& d, const simdjson::dom::document& doc, std::size_
                       std::size_t stop = 0);
 #endif
 
+/// Keeps `self`, a JsonReader<MemoryInput> done with, for the next reader of a text in memory
+/// made on this thread (make_json_reader), unless one is kept already: then it is freed.
+/// In json_spare.cpp, with take_json_reader (backend.h).
+void keep_json_reader(std::unique_ptr<Reader::Impl>& self) noexcept;
+
 template <class Input>
 class JsonReader final : public Reader::Impl, private TapeFeeder {
  public:
@@ -958,6 +963,33 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   // Defined in json_reader_tape.cpp, so that the typed instantiation of the parser is compiled
   // apart: beside the untyped one, it changes what GCC inlines into the untyped one.
   bool next_tape(Tape& tape) override;
+
+  // A reader of a text in memory that read well with no user code, and no tape (the Reader
+  // asks only then), may be kept for the next (keep_json_reader).
+  void retire(std::unique_ptr<Reader::Impl>& self) noexcept override {
+    if constexpr (std::is_same_v<Input, MemoryInput>)
+      if (!failed_ && !walking_ && decoder_.runs_no_user_code()) keep_json_reader(self);
+  }
+  /// Whether this reader reads as one made with `options` and `use_simdjson` would.
+  bool made_as(const ReadOptions& options, bool use_simdjson) const noexcept {
+    return decoder_.made_as(options) && options.max_string_length == limits_.max_string_length &&
+           options.max_value_bytes == limits_.max_value_bytes &&
+           options.typed_batch_tokens == batch_tokens_ && use_simdjson == use_simdjson_;
+  }
+  /// Lets go of the last text and document, as the reader is kept (keep_json_reader). No
+  /// value is left in read_whole_: next() hands it out whole.
+  void empty() noexcept {
+    decoder_.reset();
+    input_ = Input(std::string_view());
+  }
+  /// Reads `text` from its start, as a reader just made over it would (one kept, emptied).
+  void reopen(std::string_view text) noexcept {
+    input_ = Input(text);
+    cache_lazily_ = Input::kRereadable;
+    one_by_one_ = false;
+    value_start_ = 0;
+    tape_marked_ = true;
+  }
 
   Location locate_mark(std::size_t mark) const override { return input_.locate(mark); }
 

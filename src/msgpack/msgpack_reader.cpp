@@ -654,16 +654,14 @@ class MsgpackReader final : public Reader::Impl {
       : decoder_(options),
         limits_(limits_of(options)),
         data_(input.data()),
-        size_(input.size()),
-        max_depth_(options.max_depth) {}
+        size_(input.size()) {}
   /// Over a Source: `buf_` holds the unread bytes, [begin_, size_).
   MsgpackReader(Source& source, const ReadOptions& options)
       : decoder_(options),
         limits_(limits_of(options)),
         source_(&source),
         buf_(std::max<std::size_t>(options.chunk_size, 16)),
-        chunk_size_(buf_.capacity()),
-        max_depth_(options.max_depth) {
+        chunk_size_(buf_.capacity()) {
     data_ = buf_.data();
   }
 
@@ -671,9 +669,8 @@ class MsgpackReader final : public Reader::Impl {
   /// would: the same limits, and no user code (a read handler could read with another reader
   /// of this thread while this one is in use; without one, no user code runs in a read).
   bool made_as(const ReadOptions& options) const noexcept {
-    return options.handlers == nullptr && options.max_depth == max_depth_ &&
+    return options.handlers == nullptr && decoder_.made_as(options) &&
            options.max_string_length == limits_.max_string_length &&
-           options.max_collection_length == limits_.max_collection_length &&
            options.max_value_bytes == limits_.max_value_bytes;
   }
 
@@ -989,7 +986,6 @@ class MsgpackReader final : public Reader::Impl {
   std::size_t value_begin_ = 0;  // the last value read, in data_
   std::size_t value_end_ = 0;
   std::vector<std::uint64_t> stack_;  // the parser's, kept from value to value
-  std::size_t max_depth_;             // the decoder's, for made_as
 };
 
 // A Reader made for one small message (transit::read) paid, on every message, for making its

@@ -290,6 +290,12 @@ class Decoder {
   /// As a Decoder just made: no pair met (a MessagePack reader kept for another, see
   /// MsgpackReader::reopen).
   void forget_pairs() noexcept { met_pair_ = false; }
+  /// Whether this decoder reads as one made with `options` would (a reader kept for the next
+  /// one on its thread, see Reader::Impl::retire).
+  bool made_as(const ReadOptions& options) const noexcept {
+    return options.max_depth == max_depth_ && options.max_collection_length == max_items_ &&
+           options.handlers == handlers_;
+  }
   /// An instant or a UUID read whole (see pair_whole_allowed), delivered as end_pair would.
   void instant_whole(std::int64_t ms) { deliver(ValueAccess::instant(ms)); }
   void uuid_whole(std::uint64_t hi, std::uint64_t lo) { deliver(Value::uuid({hi, lo})); }

@@ -76,9 +76,11 @@ std::unique_ptr<Reader::Impl> make_reader(Input& input, Encoding encoding,
   switch (encoding) {
     case Encoding::json:
     case Encoding::json_verbose:
-      if constexpr (std::is_same_v<Input, std::string_view>)
-        return detail::make_json_reader(input, options, detail::testing::json_simdjson());
-      else
+      if constexpr (std::is_same_v<Input, std::string_view>) {
+        const bool use_simdjson = detail::testing::json_simdjson();
+        if (auto kept = detail::take_json_reader(input, options, use_simdjson)) return kept;
+        return detail::make_json_reader(input, options, use_simdjson);
+      } else
         return detail::make_json_reader(input, options);
     case Encoding::msgpack:
       return detail::make_msgpack_reader(input, options);
