@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "json/readable_padding.h"
 #include "support/exemplars.h"
+#include "support/one_limit_each.h"
 #include "support/step_source.h"
 #include "testing.h"
 #include "transit/transit.h"
@@ -899,12 +900,7 @@ TEST(JsonSimdjson, AKeptReaderReadsAsANewOne) {
     for (std::string& t : exemplar_texts()) texts.push_back(std::move(t));
   transit::ReadHandlers handlers;
   handlers.add("point", [](const Value& rep) { return Value::array({Value("p"), rep}); });
-  std::vector<ReadOptions> options(6);
-  options[1].max_depth = 2;
-  options[2].max_collection_length = 2;
-  options[3].max_string_length = 2;
-  options[4].max_value_bytes = 8;
-  options[5].handlers = &handlers;
+  const std::vector<ReadOptions> options = transit::test::one_limit_each(handlers, 8);
   // Every text, under every option, both ways, one after another on this thread.
   const auto outcomes = [&] {
     std::vector<Outcome> out;
@@ -914,13 +910,8 @@ TEST(JsonSimdjson, AKeptReaderReadsAsANewOne) {
           for (const ReadOptions& o : options) out.push_back(read_by_reader(text, simd, o, typed));
     return out;
   };
-  testing::set_json_reader_reuse(false);
-  const std::vector<Outcome> fresh = outcomes();
-  EXPECT_FALSE(testing::json_reader_kept());
-  testing::set_json_reader_reuse(true);
-  const std::vector<Outcome> kept = outcomes();
-  ASSERT_EQ(fresh.size(), kept.size());
-  for (std::size_t i = 0; i < fresh.size(); ++i) EXPECT_EQ(fresh[i], kept[i]) << i;
+  transit::test::expect_kept_readers_read_as_new(outcomes, testing::set_json_reader_reuse,
+                                                 testing::json_reader_kept);
   EXPECT_EQ(transit::read("[1,2,3]"), Value::array({Value(1), Value(2), Value(3)}));
   EXPECT_TRUE(testing::json_reader_kept());
   // A failed read's reader, and a reader from a Source, are not kept.

@@ -29,6 +29,7 @@
 #include "codec/codec.h"
 #include "testing.h"
 #include "support/msgpack_items.h"
+#include "support/one_limit_each.h"
 #include "support/step_source.h"
 #include "transit/transit.h"
 
@@ -2290,12 +2291,7 @@ TEST(MsgpackRead, AKeptReaderReadsAsANewOne) {
   };
   transit::ReadHandlers handlers;
   handlers.add("m", [](const Value& rep) { return Value::array({Value("m"), rep}); });
-  std::vector<ReadOptions> options(6);
-  options[1].max_depth = 2;
-  options[2].max_collection_length = 2;
-  options[3].max_string_length = 2;
-  options[4].max_value_bytes = 4;
-  options[5].handlers = &handlers;
+  const std::vector<ReadOptions> options = transit::test::one_limit_each(handlers, 4);
   // Every case, whole and cut, under every option, one after another on this thread: each
   // read after the first finds the reader the one before it kept, when their options allow.
   const auto outcomes = [&] {
@@ -2319,13 +2315,8 @@ TEST(MsgpackRead, AKeptReaderReadsAsANewOne) {
       }
     return out;
   };
-  testing::set_msgpack_reader_reuse(false);
-  const std::vector<PairOutcome> fresh = outcomes();
-  EXPECT_FALSE(testing::msgpack_reader_kept());
-  testing::set_msgpack_reader_reuse(true);
-  const std::vector<PairOutcome> kept = outcomes();
-  ASSERT_EQ(fresh.size(), kept.size());
-  for (std::size_t i = 0; i < fresh.size(); ++i) EXPECT_EQ(fresh[i], kept[i]) << i;
+  transit::test::expect_kept_readers_read_as_new(outcomes, testing::set_msgpack_reader_reuse,
+                                                 testing::msgpack_reader_kept);
   EXPECT_EQ(transit::read(cases[0], Encoding::msgpack), event);
   EXPECT_TRUE(testing::msgpack_reader_kept());
   // A failed read's reader, and a reader from a Source, are not kept; one that read well is,
