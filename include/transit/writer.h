@@ -43,12 +43,24 @@ struct WriteOptions {
   std::size_t max_output_bytes = SIZE_MAX;
   /// Collects handler-lookup statistics when set (see LookupProfiler). Must outlive the writer.
   LookupProfiler* profiler = nullptr;
+  /// JSON and JSON-Verbose: end each top-level value with a newline (`\n`), so the output is
+  /// one value a line, for a peer that reads one value a text (transit-js's `reader.read`),
+  /// `jq`, `wc -l` or a log. Nothing else written holds a raw newline (a string's control
+  /// characters are escaped), so each line is exactly one value. The newline belongs to the
+  /// value: it reaches the sink with the value's last byte (so `flush()` never leaves a value
+  /// without it), `transit::write` ends its text with it, a value that fails leaves none, and
+  /// it is not counted by max_output_bytes. Ignored by MessagePack, whose values delimit
+  /// themselves and where the byte would be read as the integer 10, so a program choosing the
+  /// encoding at run time can set it once. Off by default: values follow each other with nothing
+  /// between, which this library's and transit-java's readers take.
+  bool newline_after_value = false;
 };
 
-/// Writes top-level values, one after another, to a sink. Each `write` is one complete Transit
-/// value with its own key cache, as every Transit reader expects. Bytes reach the sink when the
-/// internal buffer fills and on `flush()`; a StringSink's string holds each value as soon as
-/// it is written.
+/// Writes top-level values, one after another, to a sink (nothing between them, or a newline
+/// after each JSON value: WriteOptions::newline_after_value). Each `write` is one complete
+/// Transit value with its own key cache, as every Transit reader expects. Bytes reach the sink
+/// when the internal buffer fills and on `flush()`; a StringSink's string holds each value as
+/// soon as it is written.
 class Writer {
  public:
   /// Throws Error(invalid_argument) for an encoding this build cannot write.

@@ -521,11 +521,13 @@ int convert(Args args) {
     InputFile in(p.positional.size() > 0 ? std::optional(p.positional[0]) : std::nullopt);
     OutputFile out(p.positional.size() > 1 ? std::optional(p.positional[1]) : std::nullopt, &in);
     const Encoding to = p.to.value_or(Encoding::json);
-    // One JSON value a line, as transit-ruby writes a stream (head, wc -l, grep, a terminal
-    // see values as lines; every reader takes whitespace between values).
-    WholeValueOutput sink(out.fd(), to == Encoding::msgpack ? "" : "\n");
+    WholeValueOutput sink(out.fd());
     WriteOptions options;
     options.max_output_bytes = p.max_output_bytes;
+    // One JSON value a line, as transit-ruby writes a stream (head, wc -l, grep, a terminal
+    // see values as lines; every reader takes whitespace between values). MessagePack ignores
+    // it.
+    options.newline_after_value = true;
     Writer writer(sink, to, options);
     // Values and the progress line would garble each other on one terminal.
     Progress progress("convert", progress_enabled(p.quiet) && ::isatty(out.fd()) != 1);

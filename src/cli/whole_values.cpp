@@ -128,7 +128,6 @@ void WholeValueOutput::value_done() {
     forget_temp();
   }
   spill_ = Spill::none;
-  if (!separator_.empty()) held_.append(separator_);
   whole_ = held_.size();
   if (whole_ >= kBlock) push();
 }

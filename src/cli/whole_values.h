@@ -4,7 +4,6 @@
 
 #include <cstddef>
 #include <string>
-#include <string_view>
 #include <sys/types.h>
 
 #include "transit/sink.h"
@@ -23,9 +22,9 @@ class WholeValueOutput final : public Sink {
  public:
   static constexpr std::size_t kHeldBytes = std::size_t{8} << 20;
 
-  /// `separator` goes out after each value: "\n" for JSON, one value a line; "" for
-  /// MessagePack.
-  WholeValueOutput(int fd, std::string_view separator) : fd_(fd), out_(fd), separator_(separator) {}
+  /// Values go out as the Writer wrote them, a JSON value with its newline (convert sets
+  /// WriteOptions::newline_after_value).
+  explicit WholeValueOutput(int fd) : fd_(fd), out_(fd) {}
   ~WholeValueOutput() override;
   WholeValueOutput(const WholeValueOutput&) = delete;
   WholeValueOutput& operator=(const WholeValueOutput&) = delete;
@@ -50,7 +49,6 @@ class WholeValueOutput final : public Sink {
 
   int fd_;
   FdSink out_;
-  std::string_view separator_;
   std::string held_;       // complete values [0, whole_), then the value being written
   std::size_t whole_ = 0;
   Spill spill_ = Spill::none;

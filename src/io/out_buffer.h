@@ -73,9 +73,13 @@ class OutBuffer {
   }
   /// A top-level value is complete: in the sink's memory it becomes output at once (the sink
   /// holds complete values only, so a string sink can be read between writes); a buffer of
-  /// our own spills once it is half full.
+  /// our own spills once it is half full. `kNewline`: '\n' follows the value
+  /// (WriteOptions::newline_after_value), written after the limit's check, which counts the
+  /// value's bytes only.
+  template <bool kNewline = false>
   void end_value() {
     check_limit();
+    if constexpr (kNewline) put_newline();
     if (direct_) {
       if (base_ != nullptr) close_region(buffered());
     } else if (buffered() >= capacity_ / 2) {
@@ -105,6 +109,17 @@ class OutBuffer {
   std::size_t buffered() const noexcept { return static_cast<std::size_t>(cur_ - base_); }
 
  private:
+  // The newline that ends a value goes to the sink in the same write() as the value's last
+  // byte, so a reader of a pipe never holds a value without it while the writer holds the
+  // newline: a buffer of our own, full, has a byte more for it (see make_room). Taking that
+  // byte leaves cur_ one past end_, with the buffer full; end_value's spill, due once half
+  // of it is used, empties it before anything else is written.
+  void put_newline() {
+    if (cur_ == end_ && !own_) [[unlikely]]
+      make_room(1);  // the sink's memory grows: nothing is handed to the sink
+    *cur_++ = '\n';
+  }
+
   void spill() {
     const std::size_t used = buffered();
     if (used != 0) sink_.write(base_, used);
@@ -141,8 +156,9 @@ class OutBuffer {
     }
     if (size_ < n || buf_ == nullptr) {
       // Left uninitialised: a one-shot write of a small value must not pay for clearing it.
+      // One byte more than is handed out, for a newline after a value (see put_newline).
       size_ = std::max(capacity_, n);
-      buf_ = std::make_unique_for_overwrite<char[]>(size_);
+      buf_ = std::make_unique_for_overwrite<char[]>(size_ + 1);
     }
     base_ = cur_ = buf_.get();
     end_ = base_ + size_;

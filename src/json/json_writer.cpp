@@ -142,6 +142,9 @@ char* escape_json(std::string_view s, char* p) noexcept {
 /// cost a separate reserve for every separator.
 class JsonEmitter {
  public:
+  /// Text: WriteOptions::newline_after_value ends each value with a newline.
+  static constexpr bool kNewlines = true;
+
   explicit JsonEmitter(OutBuffer& out) : out_(out) {}
 
   void null() { literal("null"); }
@@ -202,8 +205,9 @@ class JsonEmitter {
   [[gnu::always_inline]] void map_begin(std::size_t) { open('{', kBeforeKey); }
   [[gnu::always_inline]] void map_end() { close('}'); }
 
-  /// Lets the next top-level value start: values follow one another with no separator, as
-  /// RapidJSON's Writer, reset between them, wrote them.
+  /// Lets the next top-level value start: values follow one another with no separator (but
+  /// the newline the writer may end each with), as RapidJSON's Writer, reset between them,
+  /// wrote them.
   void next_root() noexcept {
     levels_.clear();
     state_ = kRoot;

@@ -65,6 +65,10 @@ inline char* put_header(char* p, std::uint32_t n, unsigned fix, std::uint32_t fi
 /// the same bytes as msgpack-cxx's packer.
 class MsgpackEmitter {
  public:
+  /// Values delimit themselves, and a newline byte would be read as the integer 10:
+  /// WriteOptions::newline_after_value does not apply.
+  static constexpr bool kNewlines = false;
+
   MsgpackEmitter(OutBuffer& out, bool float32) : out_(out), float32_(float32) {}
 
   void next_root() noexcept {}  // MessagePack values need no separator or reset

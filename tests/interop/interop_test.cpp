@@ -420,6 +420,43 @@ TEST_P(Interop, WhatWeWriteTransitJsReads) {
   }
 }
 
+// One Writer with WriteOptions::newline_after_value writes every value to a file, which
+// transit-js reads a line at a time (peer.js's roundtrip splits its input on newlines): each
+// line is one value, the one we wrote, in the bytes transit::write gives it.
+TEST_P(Interop, AWriterWithNewlinesFramesValuesForTransitJs) {
+  const Named values = generated_values();
+  const fs::path path = interop_dir() / ("cpp-lines-" + enc() + ".txt");
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  std::string expected;
+  {
+    FdSink sink(fd);
+    WriteOptions options;
+    options.newline_after_value = true;
+    Writer writer(sink, encoding(), options);
+    for (const auto& [name, v] : values) {
+      writer.write(v);
+      expected += write(v, encoding()) + "\n";
+    }
+    writer.flush();
+  }
+  ::close(fd);
+  ASSERT_EQ(read_file(path), expected);
+
+  const NodeRun run = run_peer({"roundtrip", enc(), path.string()});
+  ASSERT_EQ(run.spawn_error, 0) << std::strerror(run.spawn_error);
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  const auto answers = tab_lines(run.out);
+  ASSERT_EQ(answers.size(), values.size()) << run.err;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const auto& [name, original] = values[i];
+    SCOPED_TRACE(name);
+    EXPECT_EQ(answers[i].first, js_type(original));
+    EXPECT_TRUE(read(answers[i].second, encoding()) == as_transit_js_sees_it(original))
+        << "transit-js wrote back: " << answers[i].second.substr(0, 400);
+  }
+}
+
 TEST_P(Interop, WhatTransitJsWritesWeRead) {
   const auto expected = js_fixtures();
   const NodeRun run = run_peer({"fixtures", enc()});
