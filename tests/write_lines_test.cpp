@@ -138,9 +138,11 @@ TEST_P(WriteLines, TheNewlineIsNotCountedByTheLimit) {
 
 // With a buffer of its own the writer hands the sink large chunks; the newline always goes in
 // the same chunk as its value's last byte, never at the start of the next one, wherever the
-// value's end falls in the buffer. Some of these end exactly where the buffer does: a base64
-// string reserves exactly its bytes, and one larger than the buffer gets a buffer of exactly
-// its size, which the closing bracket fills.
+// value's end falls in the buffer. Most of these end exactly where the buffer does: a base64
+// string reserves exactly its bytes (and a separator's, which the first item has not), and
+// one larger than the buffer gets a buffer of exactly that size, which the closing bracket
+// fills. (Without the byte the buffer keeps for the newline, 1013 chunks of 1200 start with
+// one; strings reserve 6 bytes a byte, and grown by them the buffer is never filled.)
 TEST_P(WriteLines, TheNewlineReachesTheSinkWithTheValuesLastByte) {
   ChunkSink sink;
   transit::WriteOptions options = lines();
@@ -148,8 +150,7 @@ TEST_P(WriteLines, TheNewlineReachesTheSinkWithTheValuesLastByte) {
   transit::Writer writer(sink, encoding(), options);
   std::string expected;
   for (std::size_t n = 0; n < 1200; ++n) {
-    const Value v = n % 2 == 0 ? Value::array({std::string(n, 'q')})
-                               : Value::array({Value::bytes(std::string(n, 'b'))});
+    const Value v = Value::array({Value::bytes(std::string(n, 'b'))});
     writer.write(v);
     expected += without_newlines(v, encoding()) + "\n";
   }

@@ -367,6 +367,16 @@ std::string edn_or_error(const std::string& text, Encoding encoding) {
   }
 }
 
+// transit-js's answers to `peer.js roundtrip OUT IN_PATH`, `count` of them (see peer.js).
+void roundtrip_answers(const std::string& out, const fs::path& in_path, std::size_t count,
+                       std::vector<std::pair<std::string, std::string>>& answers) {
+  const NodeRun run = run_peer({"roundtrip", out, in_path.string()});
+  ASSERT_EQ(run.spawn_error, 0) << std::strerror(run.spawn_error);
+  ASSERT_EQ(run.exit_status, 0) << run.err;
+  answers = tab_lines(run.out);
+  ASSERT_EQ(answers.size(), count) << run.err;
+}
+
 // We write every generated value in the parameter's encoding; transit-js reads it, reports how
 // it typed it, and writes it back in JSON and in JSON-Verbose, which we read.
 TEST_P(Interop, WhatWeWriteTransitJsReads) {
@@ -379,11 +389,8 @@ TEST_P(Interop, WhatWeWriteTransitJsReads) {
   for (Encoding out : {Encoding::json, Encoding::json_verbose}) {
     const std::string out_name(encoding_name(out));
     SCOPED_TRACE("transit-js writes back " + out_name);
-    const NodeRun run = run_peer({"roundtrip", out_name, in_path.string()});
-    ASSERT_EQ(run.spawn_error, 0) << std::strerror(run.spawn_error);
-    ASSERT_EQ(run.exit_status, 0) << run.err;
-    const auto answers = tab_lines(run.out);
-    ASSERT_EQ(answers.size(), values.size()) << run.err;
+    std::vector<std::pair<std::string, std::string>> answers;
+    ASSERT_NO_FATAL_FAILURE(roundtrip_answers(out_name, in_path, values.size(), answers));
 
     for (std::size_t i = 0; i < values.size(); ++i) {
       const auto& [name, original] = values[i];
@@ -443,11 +450,8 @@ TEST_P(Interop, AWriterWithNewlinesFramesValuesForTransitJs) {
   ::close(fd);
   ASSERT_EQ(read_file(path), expected);
 
-  const NodeRun run = run_peer({"roundtrip", enc(), path.string()});
-  ASSERT_EQ(run.spawn_error, 0) << std::strerror(run.spawn_error);
-  ASSERT_EQ(run.exit_status, 0) << run.err;
-  const auto answers = tab_lines(run.out);
-  ASSERT_EQ(answers.size(), values.size()) << run.err;
+  std::vector<std::pair<std::string, std::string>> answers;
+  ASSERT_NO_FATAL_FAILURE(roundtrip_answers(enc(), path, values.size(), answers));
   for (std::size_t i = 0; i < values.size(); ++i) {
     const auto& [name, original] = values[i];
     SCOPED_TRACE(name);
