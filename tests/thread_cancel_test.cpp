@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support/sanitizers.h"
 #include "transit/transit.h"
 
 namespace {
@@ -109,7 +110,20 @@ std::string text_of(const Value& v, Encoding e) { return transit::write(v, e); }
 
 constexpr Encoding kEncodings[] = {Encoding::json, Encoding::json_verbose, Encoding::msgpack};
 
+// The sanitizers cannot follow glibc's forced unwinding: it runs through _Unwind_ForcedUnwind,
+// which they do not intercept, so the frames it leaves keep their poison (ASan then reports a
+// stack-buffer-overflow in its own sigaltstack call at the next throw in that thread: clang
+// 14's ASan on run_user_call's rethrow, "this may be a false positive if your program uses
+// some custom stack unwind mechanism"), and TSan's shadow stack is left with frames that never
+// returned. The release build's suite runs these tests.
+#if defined(TRANSIT_TEST_ASAN) || defined(TRANSIT_TEST_TSAN)
+#define SKIP_UNDER_SANITIZERS() GTEST_SKIP() << "a sanitizer cannot follow glibc's forced unwinding"
+#else
+#define SKIP_UNDER_SANITIZERS() (void)0
+#endif
+
 TEST(ThreadCancel, InAReadHandlerEndsTheThreadEveryWay) {
+  SKIP_UNDER_SANITIZERS();
   transit::ReadHandlers handlers;
   handlers.add("cancel", [](const Value&) { return cancel_here(); });
   const Value v = Value::array({Value(1), Value::tagged("cancel", Value(1))});
@@ -124,6 +138,7 @@ TEST(ThreadCancel, InAReadHandlerEndsTheThreadEveryWay) {
 }
 
 TEST(ThreadCancel, InTheDefaultHandlerEndsTheThread) {
+  SKIP_UNDER_SANITIZERS();
   transit::ReadHandlers handlers;
   handlers.set_default([](std::string_view, const Value&) { return cancel_here(); });
   const Value v = Value::array({Value::tagged("unknown", Value(1))});
@@ -135,6 +150,7 @@ TEST(ThreadCancel, InTheDefaultHandlerEndsTheThread) {
 }
 
 TEST(ThreadCancel, InAMapBuilderEndsTheThread) {
+  SKIP_UNDER_SANITIZERS();
   transit::ReadHandlers handlers;
   handlers.set_map_builder([](std::span<Value>) { return cancel_here(); });
   // The map first, then more tokens than a typed read of JSON in memory tapes at a time
@@ -154,6 +170,7 @@ TEST(ThreadCancel, InAMapBuilderEndsTheThread) {
 // JSON reader, which reads ahead while its Source fills whole chunks to find the value's end
 // (and parse it with simdjson), waits in that read.
 TEST(ThreadCancel, WhileTheSourceWaitsForTheRestOfAValue) {
+  SKIP_UNDER_SANITIZERS();
   for (const Encoding e : kEncodings) {
     std::vector<Value> items(40000, Value(123456));
     std::string bytes = text_of(Value::array(std::move(items)), e);
