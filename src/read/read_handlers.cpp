@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transit/read_handlers.h"
 
+#include <algorithm>
 #include <array>
+#include <atomic>
+#include <mutex>
 #include <unordered_map>
 
 #include "read/read_handlers_access.h"
@@ -26,6 +29,14 @@ struct ReadHandlers::Impl {
       typed_by_tag;
   std::unordered_map<std::type_index, std::pair<std::string, std::shared_ptr<const detail::TypedReader>>>
       typed_by_type;
+
+  // Each Record's chains to its bases (ReadHandlersAccess::chains): made by the first read that
+  // needs one, under the mutex, and published whole; let go when a Record is added, which no
+  // read may overlap (a ReadHandlers is read-only while readers use it).
+  using Chains = std::unordered_map<const detail::TypedReader*, std::vector<detail::UpcastChain>>;
+  std::mutex chains_mutex;
+  std::atomic<const Chains*> chains{nullptr};
+  std::unique_ptr<const Chains> chains_made;
 };
 
 ReadHandlers::ReadHandlers() : impl_(std::make_unique<Impl>()) {}
@@ -68,6 +79,9 @@ ReadHandlers& ReadHandlers::add_typed(std::string tag,
       detail::kTaggedHandlerName.data() + tag, {}, r};
   impl_->by_tag.insert_or_assign(tag, std::move(entry));
   impl_->typed_by_tag.insert_or_assign(std::move(tag), std::move(reader));
+  // A new Record may lengthen any other's chains, or end one.
+  impl_->chains.store(nullptr, std::memory_order_relaxed);
+  impl_->chains_made.reset();
   return *this;
 }
 
@@ -129,6 +143,72 @@ const ReadHandlerEntry* ReadHandlersAccess::find(const ReadHandlers& handlers,
   if (by_tag.empty()) return nullptr;
   auto it = by_tag.find(tag);
   return it == by_tag.end() ? nullptr : &it->second;
+}
+
+namespace {
+
+/// Every base the declarations reach from `r`'s type: breadth first over the declared bases
+/// that have Records in `handlers`, each step keeping the one it came from to rebuild its
+/// chain, as deep as Upcasts holds. The first chain to a base is the nearest; the write side
+/// walks the same declarations.
+std::vector<UpcastChain> chains_from(const TypedReader& r, const ReadHandlers& handlers) {
+  struct Step {
+    const TypedReader* reader;
+    std::size_t from;
+    void* (*fn)(void*);
+    std::size_t depth;
+  };
+  std::vector<Step> steps{{&r, 0, nullptr, 0}};
+  std::vector<UpcastChain> out;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    for (const auto& [base, fn] : steps[i].reader->upcasts) {
+      const std::type_index type = base;  // a lambda may not capture a binding (clang 14)
+      Upcasts chain;
+      chain.n = steps[i].depth + 1;
+      std::size_t k = chain.n;
+      chain.fns[--k] = fn;
+      for (std::size_t j = i; j != 0; j = steps[j].from) chain.fns[--k] = steps[j].fn;
+      auto known = std::find_if(out.begin(), out.end(), [&](const UpcastChain& c) { return c.base == type; });
+      if (known == out.end())
+        out.push_back({type, chain, {}});
+      else if (known->others.size() < Upcasts::kMost)  // one that differs is all a read needs
+        known->others.push_back(chain);
+      if (steps[i].depth + 2 > Upcasts::kMost) continue;
+      if (const TypedReader* next = handlers.typed_for(type, nullptr))
+        steps.push_back({next, i, fn, steps[i].depth + 1});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::span<const UpcastChain> ReadHandlersAccess::chains(const ReadHandlers& handlers,
+                                                        const TypedReader& r) {
+  ReadHandlers::Impl& impl = *handlers.impl_;
+  const ReadHandlers::Impl::Chains* made = impl.chains.load(std::memory_order_acquire);
+  if (!made) {
+    std::lock_guard lock(impl.chains_mutex);
+    made = impl.chains.load(std::memory_order_relaxed);
+    if (!made) {
+      auto all = std::make_unique<ReadHandlers::Impl::Chains>();
+      // By tag and by type: a Record replaced under its tag by another type's is still its
+      // type's reader (typed_for), and the other way round.
+      for (const auto& [tag, reader] : impl.typed_by_tag)
+        if (!all->count(reader.get())) all->emplace(reader.get(), chains_from(*reader, handlers));
+      for (const auto& [type, entry] : impl.typed_by_type)
+        if (!all->count(entry.second.get()))
+          all->emplace(entry.second.get(), chains_from(*entry.second, handlers));
+      made = all.get();
+      impl.chains_made = std::move(all);
+      impl.chains.store(made, std::memory_order_release);
+    }
+  }
+  auto it = made->find(&r);
+  if (it != made->end()) return it->second;
+  // A reader these handlers do not hold: the reads ask only for those find_typed and
+  // typed_for give, so none reaches here.
+  return {};
 }
 
 }  // namespace detail

@@ -5,8 +5,13 @@
 // longer than std::string's inline capacity: it was a heap allocation a handled value).
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
+#include <typeindex>
+#include <vector>
 
 #include "transit/read_handlers.h"
 
@@ -39,9 +44,38 @@ Value bind_record(const TypedReader& r, const Value& rep, const ReadHandlers* ha
 /// (`<#tag>[:xs][1]`), which the reader puts after its own path.
 std::string path_below_record(std::string_view tag, std::string_view path);
 
+/// The conversions of an object's pointer to a base's, applied in order: a Record's declared
+/// base, or a chain of them through the bases' own Records (a Refund to its Cancelled to
+/// Cancelled's Event).
+struct Upcasts {
+  static constexpr std::size_t kMost = 8;  // Record declarations up a hierarchy
+  std::array<void* (*)(void*), kMost> fns{};
+  std::size_t n = 0;
+  void* operator()(void* p) const {
+    for (std::size_t i = 0; i < n; ++i) p = fns[i](p);
+    return p;
+  }
+};
+
+/// How the declarations of a Record and of its bases' Records lead from its type to `base`:
+/// the nearest chain (the first in breadth-first order, declarations in the order made), and
+/// every other chain found. The others give the same object as the nearest for a virtual
+/// base, and another one for a base the type holds twice (a diamond without `virtual`), which
+/// no read may pick between, as C++ refuses to convert to such a base.
+struct UpcastChain {
+  std::type_index base;
+  Upcasts nearest;
+  std::vector<Upcasts> others;
+};
+
 struct ReadHandlersAccess {
   /// The entry for `tag`, or nullptr.
   static const ReadHandlerEntry* find(const ReadHandlers& handlers, std::string_view tag) noexcept;
+  /// Every base the declarations reach from `r`'s type, with the chains there: worked out for
+  /// every Record of `handlers` when a read first needs one (a breadth-first walk, once, not
+  /// per value), and again after a Record is added. Safe from many threads at once, as
+  /// readers share a ReadHandlers.
+  static std::span<const UpcastChain> chains(const ReadHandlers& handlers, const TypedReader& r);
 };
 
 }  // namespace transit::detail

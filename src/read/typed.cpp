@@ -9,6 +9,7 @@
 #include <charconv>
 #include <limits>
 #include <optional>
+#include <span>
 #include <typeindex>
 #include <utility>
 #include <vector>
@@ -216,63 +217,60 @@ void Cursor::read_held(const std::type_info& type, const TypedReader& r, void* o
 
 namespace {
 
-using UpcastFn = void* (*)(void*);
-
-/// The conversions of an object's pointer to a base's, applied in order.
-struct Upcasts {
-  static constexpr std::size_t kMost = 8;  // Record declarations up a hierarchy
-  std::array<UpcastFn, kMost> fns{};
-  std::size_t n = 0;
-  void* operator()(void* p) const {
-    for (std::size_t i = 0; i < n; ++i) p = fns[i](p);
-    return p;
-  }
+/// How a read makes a `base` of an object of `r`'s type: the nearest chain of Record
+/// declarations, and the others there when the declarations reach `base` by more than one.
+struct BaseConversion {
+  Upcasts nearest;
+  std::span<const Upcasts> others;
 };
 
+/// What the two messages below name: the tag `~#tag`, or with none (an object a Value holds,
+/// bound again) the object, by its type: made only for a message.
+std::string subject(const TypedReader& r, std::string_view tag) {
+  return tag.empty() ? "a held " + type_name(*r.type) : "~#" + std::string(tag);
+}
+
 /// The conversion of `r`'s objects to `base`: none when they are `base`; the one their Record
-/// declares; else the chain through the Records (in `handlers`) of the bases it declares, and
-/// theirs, nearest first (a Refund to its Cancelled to Cancelled's Event), as the write side
-/// walks the same declarations. A mismatch for `what` + `name` (a tag, a held object) when no
-/// chain of declarations reaches `base`.
-Upcasts upcast_to(const Cursor& c, const ReadHandlers* handlers, const TypedReader& r,
-                  const std::type_info& base, const std::type_info& wanted, std::size_t at,
-                  std::string_view what, std::string_view name) {
-  Upcasts out;
+/// declares; else the chains through the Records (in `handlers`) of the bases it declares, and
+/// theirs (ReadHandlersAccess::chains: worked out once, not per value). A mismatch, for the
+/// tag or held object (`subject`), when no chain of declarations reaches `base`.
+BaseConversion upcast_to(const Cursor& c, const ReadHandlers* handlers, const TypedReader& r,
+                 const std::type_info& base, const std::type_info& wanted, std::size_t at,
+                 std::string_view tag) {
+  BaseConversion out;
   if (*r.type == base) return out;
   const std::type_index target(base);
-  // The common case, a base r's Record declares, before the search (and its vector): the
-  // search's first step would find it too.
+  // The common case, a base r's Record declares, before the chains (a hash lookup): C++
+  // converted to it, so it is the type's only `base`, whatever else leads there.
   for (const auto& [type, fn] : r.upcasts)
     if (type == target) {
-      out.fns[out.n++] = fn;
+      out.nearest.fns[out.nearest.n++] = fn;
       return out;
     }
-  // Breadth first over the declared bases that have Records; each step keeps the one it came
-  // from, to rebuild the chain.
-  struct Step {
-    const TypedReader* reader;
-    std::size_t from;
-    UpcastFn fn;
-    std::size_t depth;
-  };
-  std::vector<Step> steps{{&r, 0, nullptr, 0}};
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    for (const auto& [type, fn] : steps[i].reader->upcasts) {
-      if (type == target) {
-        out.n = steps[i].depth + 1;
-        std::size_t k = out.n;
-        out.fns[--k] = fn;
-        for (std::size_t j = i; j != 0; j = steps[j].from) out.fns[--k] = steps[j].fn;
-        return out;
-      }
-      if (steps[i].depth + 2 > Upcasts::kMost || !handlers) continue;
-      if (const TypedReader* next = handlers->typed_for(type, nullptr))
-        steps.push_back({next, i, fn, steps[i].depth + 1});
-    }
-  }
+  if (handlers)
+    for (const UpcastChain& chain : ReadHandlersAccess::chains(*handlers, r))
+      if (chain.base == target) return {chain.nearest, chain.others};
   c.mismatch(wanted, at,
-             std::string(what) + std::string(name) + " reads " + type_name(*r.type) +
+             subject(r, tag) + " reads " + type_name(*r.type) +
                  ", which its Record does not declare to derive from " + type_name(base));
+}
+
+/// `obj`, made by `r`, as a `base` by `upcast`; when the chains there give different objects
+/// (the type holds two `base`s: a diamond without `virtual`), it is freed and the read is a
+/// mismatch, as C++ refuses such a conversion: no read picks one of the two.
+void* as_base(const Cursor& c, const BaseConversion& upcast, const TypedReader& r, void* obj,
+              const std::type_info& base, const std::type_info& wanted, std::size_t at,
+              std::string_view tag) {
+  void* const nearest = upcast.nearest(obj);
+  for (const Upcasts& other : upcast.others)
+    if (other(obj) != nearest) {
+      r.destroy(obj);
+      c.mismatch(wanted, at,
+                 subject(r, tag) + " reads " + type_name(*r.type) +
+                     ", which holds more than one " + type_name(base) +
+                     ": its Records' declarations reach it by chains that give different objects");
+    }
+  return nearest;
 }
 
 }  // namespace
@@ -283,11 +281,11 @@ void* Cursor::clone_held(const std::type_info& base, const std::type_info& wante
   const Value& held = value(t);
   const TypedReader* r = handlers_->typed_for(held.object_type_info(), nullptr);
   if (!r || !r->clone) return nullptr;
-  const Upcasts upcast = upcast_to(*this, handlers_, *r, base, wanted, position(), "a held ",
-                                   type_name(held.object_type_info()));
+  const std::size_t at = position();
+  const BaseConversion upcast = upcast_to(*this, handlers_, *r, base, wanted, at, {});
   void* obj = r->clone(held.object_address());
   ++at_;
-  return upcast(obj);
+  return as_base(*this, upcast, *r, obj, base, wanted, at, {});
 }
 
 void* Cursor::read_derived(const std::type_info& base, const std::type_info& wanted) {
@@ -298,7 +296,7 @@ void* Cursor::read_derived(const std::type_info& base, const std::type_info& wan
   const std::string_view tag = text(t);
   const TypedReader* r = handlers_->find_typed(tag);
   if (!r) return nullptr;
-  const Upcasts upcast = upcast_to(*this, handlers_, *r, base, wanted, at, "~#", tag);
+  const BaseConversion upcast = upcast_to(*this, handlers_, *r, base, wanted, at, tag);
   ++at_;
   void* obj = r->create(r->context.get(), *this);
   try {
@@ -307,7 +305,7 @@ void* Cursor::read_derived(const std::type_info& base, const std::type_info& wan
     r->destroy(obj);
     throw;
   }
-  return upcast(obj);
+  return as_base(*this, upcast, *r, obj, base, wanted, at, tag);
 }
 
 Value Cursor::build(std::size_t at, bool map) {
