@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// transit-read-file FILE [N] [transit|handlers|source|pipe|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|
+// transit-read-file FILE [N] [transit|handlers|held|source|pipe|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|
 // write-verbose|write-msgpack|rapidjson-write|msgpack-pack|copy-values] [msgpack]: reads FILE into memory and parses it N times, with transit::read (as Transit JSON, the default), with
 // one of the floors (RapidJSON's DOM parse with full precision, the very function
 // transit-bench's Floor/RapidJsonDom times: bench/rapidjson_dom.h; simdjson's DOM parse,
@@ -18,7 +18,10 @@
 //   valgrind --tool=callgrind --toggle-collect='*typed_read*' transit-read-file FILE 3 twitter [msgpack]
 //   valgrind --tool=callgrind --toggle-collect='*handled_read(*' transit-read-file FILE 3 handlers [msgpack]
 // `handlers` reads as `transit` does with a read handler for the tag `point` (extensions has
-// 3,000 a read), which returns its rep.
+// 3,000 a read), which returns its rep. `held` (same toggle) reads with read handlers for the
+// tags `m` and `f`, each returning its rep: what a service with handlers for the tags its
+// messages hold pays (bench/messages/event.json holds an instant, `~m`, and order.json
+// decimals, `~f`; numbers.json neither, nor any message `point`).
 // `source` reads FILE as Transit JSON from a Source that hands out the text in 64 KiB chunks,
 // with a fresh Reader each time (transit-bench's Read/TransitJsonSource). Its reads fill
 // their chunks, so a document of up to 4 MiB is read ahead and read in place by simdjson
@@ -199,7 +202,7 @@ template <class T>
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: transit-read-file FILE [N] [transit|handlers|source|pipe|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|write-verbose|write-msgpack|rapidjson-write|msgpack-pack|copy-values] [msgpack]\n";
+    std::cerr << "usage: transit-read-file FILE [N] [transit|handlers|held|source|pipe|rapidjson|simdjson|msgpack-unpack|twitter|citm|write-json|write-verbose|write-msgpack|rapidjson-write|msgpack-pack|copy-values] [msgpack]\n";
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -273,6 +276,14 @@ int main(int argc, char** argv) {
         static const transit::ReadHandlers handlers = [] {
           transit::ReadHandlers h;
           h.add("point", [](const transit::Value& rep) { return rep; });
+          return h;
+        }();
+        items += handled_read(text, encoding, {.handlers = &handlers});
+      } else if (with == "held") {
+        static const transit::ReadHandlers handlers = [] {
+          transit::ReadHandlers h;
+          h.add("m", [](const transit::Value& rep) { return rep; });
+          h.add("f", [](const transit::Value& rep) { return rep; });
           return h;
         }();
         items += handled_read(text, encoding, {.handlers = &handlers});
