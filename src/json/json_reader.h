@@ -964,26 +964,30 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   // apart: beside the untyped one, it changes what GCC inlines into the untyped one.
   bool next_tape(Tape& tape) override;
 
-  // A reader of a text in memory that read well with no user code, and no tape (the Reader
-  // asks only then), may be kept for the next (keep_json_reader).
+  // A reader of a text in memory that read well, and no tape (the Reader asks only then),
+  // may be kept for the next (keep_json_reader).
   void retire(std::unique_ptr<Reader::Impl>& self) noexcept override {
     if constexpr (std::is_same_v<Input, MemoryInput>)
-      if (!failed_ && !walking_ && decoder_.runs_no_user_code()) keep_json_reader(self);
+      if (!failed_ && !walking_) keep_json_reader(self);
   }
-  /// Whether this reader reads as one made with `options` and `use_simdjson` would.
+  /// Whether this reader, reopened with the handlers of `options`, reads as one made with
+  /// `options` and `use_simdjson` would.
   bool made_as(const ReadOptions& options, bool use_simdjson) const noexcept {
     return decoder_.made_as(options) && options.max_string_length == limits_.max_string_length &&
            options.max_value_bytes == limits_.max_value_bytes &&
            options.typed_batch_tokens == batch_tokens_ && use_simdjson == use_simdjson_;
   }
-  /// Lets go of the last text and document, as the reader is kept (keep_json_reader). No
-  /// value is left in read_whole_: next() hands it out whole.
+  /// Lets go of the last text and document, and of all the user's (Decoder::let_go), as the
+  /// reader is kept (keep_json_reader). No value is left in read_whole_: next() hands it out
+  /// whole.
   void empty() noexcept {
-    decoder_.reset();
+    decoder_.let_go();
     input_ = Input(std::string_view());
   }
-  /// Reads `text` from its start, as a reader just made over it would (one kept, emptied).
-  void reopen(std::string_view text) noexcept {
+  /// Reads `text` from its start with `handlers`, as a reader just made over it would (one
+  /// kept, emptied).
+  void reopen(std::string_view text, const ReadHandlers* handlers) noexcept {
+    decoder_.rebind(handlers);
     input_ = Input(text);
     cache_lazily_ = Input::kRereadable;
     one_by_one_ = false;

@@ -666,17 +666,15 @@ class MsgpackReader final : public Reader::Impl {
   }
 
   /// Whether a reader kept by retire() reads as one made with `options` over text in memory
-  /// would: the same limits, and no user code (a read handler could read with another reader
-  /// of this thread while this one is in use; without one, no user code runs in a read).
+  /// would, reopened with their handlers: the same limits.
   bool made_as(const ReadOptions& options) const noexcept {
-    return options.handlers == nullptr && decoder_.made_as(options) &&
-           options.max_string_length == limits_.max_string_length &&
+    return decoder_.made_as(options) && options.max_string_length == limits_.max_string_length &&
            options.max_value_bytes == limits_.max_value_bytes;
   }
 
-  /// Reads `input` from its start, as a reader just made over it (one that retire() kept:
-  /// its decoder reset, no failure, no tape, no Source).
-  void reopen(std::string_view input) noexcept {
+  /// Reads `input` from its start with `handlers`, as a reader just made over it (one that
+  /// retire() kept: its decoder emptied, no failure, no tape, no Source).
+  void reopen(std::string_view input, const ReadHandlers* handlers) noexcept {
     data_ = input.data();
     size_ = input.size();
     begin_ = 0;
@@ -684,6 +682,7 @@ class MsgpackReader final : public Reader::Impl {
     value_begin_ = 0;
     value_end_ = 0;
     decoder_.forget_pairs();
+    decoder_.rebind(handlers);
   }
 
   void retire(std::unique_ptr<Reader::Impl>& self) noexcept override;
@@ -992,19 +991,21 @@ class MsgpackReader final : public Reader::Impl {
 // MsgpackReader: the object, the decoder's frames and cache slots, the parser's stack and the
 // value stack, five allocations and frees of the six a 97-byte message made, and their
 // constructors. One reader per thread is kept for the next: only one that read from memory
-// with no user code and no failure and no tape, emptied as next() empties it for a value (no
-// Value of the last document is kept alive); what it holds stays bounded (Decoder::reset
+// with no failure and no tape, emptied (Decoder::let_go: no Value of the last document, nothing
+// a read handler made or threw, no handlers); what it holds stays bounded (Decoder::reset
 // lets go of a large value stack; the frames and slots are bounded by the depth and cache
-// limits). Nothing is shared between threads, and a reader in use is never the one kept.
+// limits). Nothing is shared between threads, and a reader in use is never the one kept: a
+// read handler's own read, or a second Reader alive, takes it or makes another.
 thread_local std::unique_ptr<MsgpackReader> spare_reader;
 thread_local bool reuse_readers = true;  // testing::set_msgpack_reader_reuse
 
 void MsgpackReader::retire(std::unique_ptr<Reader::Impl>& self) noexcept {
-  if (spare_reader || !reuse_readers || source_ || tape_ || failed_ || skipping_ || pending_ ||
-      !decoder_.runs_no_user_code())
+  if (spare_reader || !reuse_readers || source_ || tape_ || failed_ || skipping_ || pending_)
     return;
-  decoder_.reset();
-  spare_reader.reset(static_cast<MsgpackReader*>(self.release()));
+  decoder_.let_go();
+  // A destructor let_go ran (of a user object a handler made) may have read, and left its
+  // reader here: that one stays.
+  if (!spare_reader) spare_reader.reset(static_cast<MsgpackReader*>(self.release()));
 }
 
 }  // namespace
@@ -1020,7 +1021,7 @@ bool testing::msgpack_reader_kept() noexcept { return spare_reader != nullptr; }
 std::unique_ptr<Reader::Impl> make_msgpack_reader(std::string_view input,
                                                   const ReadOptions& options) {
   if (spare_reader && spare_reader->made_as(options)) {
-    spare_reader->reopen(input);
+    spare_reader->reopen(input, options.handlers);
     return std::move(spare_reader);
   }
   return std::make_unique<MsgpackReader>(input, options);

@@ -290,11 +290,29 @@ class Decoder {
   /// As a Decoder just made: no pair met (a MessagePack reader kept for another, see
   /// MsgpackReader::reopen).
   void forget_pairs() noexcept { met_pair_ = false; }
-  /// Whether this decoder reads as one made with `options` would (a reader kept for the next
-  /// one on its thread, see Reader::Impl::retire).
+  /// Whether this decoder, given the handlers of `options` (rebind), reads as one made with
+  /// `options` would (a reader kept for the next one on its thread, see
+  /// Reader::Impl::retire). Nothing is derived from the handlers: every read asks them.
   bool made_as(const ReadOptions& options) const noexcept {
-    return options.max_depth == max_depth_ && options.max_collection_length == max_items_ &&
-           options.handlers == handlers_;
+    return options.max_depth == max_depth_ && options.max_collection_length == max_items_;
+  }
+  /// Lets go of all the reads before held, for a reader kept for another (Reader::Impl::retire):
+  /// their values (reset), the record of user calls and the handlers, so that a kept reader
+  /// holds nothing of the user's (no value a handler made, no exception it threw, no pointer
+  /// to a ReadHandlers that may be gone or made anew at the same address). It may run user
+  /// code: the destructors of what handlers made.
+  void let_go() noexcept {
+    forget_user_calls();
+    reset();
+    handlers_ = nullptr;
+  }
+  /// Reads with `handlers` from now on, as a Decoder made with them (a reader that let_go()
+  /// emptied, taken for another). Runs no user code.
+  void rebind(const ReadHandlers* handlers) noexcept {
+    handlers_ = handlers;
+    // As a Decoder made with no handlers: no record (whose tests would cost every value).
+    if (!handlers && user_calls_) [[unlikely]]
+      drop_user_calls();
   }
   /// An instant or a UUID read whole (see pair_whole_allowed), delivered as end_pair would.
   void instant_whole(std::int64_t ms) { deliver(ValueAccess::instant(ms)); }
@@ -1549,6 +1567,7 @@ class Decoder {
   void walk_user_calls_at(std::size_t start, bool record) noexcept;
   void clear_user_calls() noexcept;
   void free_user_calls() noexcept;
+  [[gnu::cold]] void drop_user_calls() noexcept;
   void set_user_call_place(TokenPlace place) noexcept;
   void set_pass_refusals() noexcept;
   /// The body of run_user_call before a refusal: the call, its record and replay.

@@ -58,11 +58,17 @@ struct Decoder::UserCalls {
 
 void Decoder::free_user_calls() noexcept { delete user_calls_; }
 
+void Decoder::drop_user_calls() noexcept {
+  free_user_calls();
+  user_calls_ = nullptr;
+}
+
 void Decoder::clear_user_calls() noexcept {
   UserCalls& c = *user_calls_;
   c.start = SIZE_MAX;
   c.next = 0;
   c.thrown = nullptr;
+  c.thrown_by = nullptr;
   c.refused = nullptr;
   refused_ = false;
   // What a large value needed is given back, not held for the rest of the stream.
