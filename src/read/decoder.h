@@ -305,6 +305,7 @@ class Decoder {
     forget_user_calls();
     reset();
     handlers_ = nullptr;
+    emptied_ = true;
   }
   /// Reads with `handlers` from now on, as a Decoder made with them (a reader that let_go()
   /// emptied, taken for another). Runs no user code.
@@ -1568,6 +1569,8 @@ class Decoder {
   void clear_user_calls() noexcept;
   void free_user_calls() noexcept;
   [[gnu::cold]] void drop_user_calls() noexcept;
+  /// reset() but for the cache's mode.
+  [[gnu::noinline]] void empty_all() noexcept;
   void set_user_call_place(TokenPlace place) noexcept;
   void set_pass_refusals() noexcept;
   /// The body of run_user_call before a refusal: the call, its record and replay.
@@ -1619,6 +1622,9 @@ class Decoder {
   // error then is the container's, not its next key's.
   bool closing_ = false;
   bool met_pair_ = false;  // see met_pair(); not reset per value
+  // let_go() emptied the decoder, and nothing has read since: the reset() that begins the next
+  // walk (a kept reader's first, once taken) has nothing to empty.
+  bool emptied_ = false;
   // Bit d (of d mod 64): a MessagePack array that began at depth d (frames_.size() at its
   // start) in this value began with a tag or a "^ ", so sized_array_begin reserves the next
   // ones there no node, which a tag would make them give up: they take place() at their

@@ -65,12 +65,16 @@ void Decoder::drop_user_calls() noexcept {
 
 void Decoder::clear_user_calls() noexcept {
   UserCalls& c = *user_calls_;
+  refused_ = false;
+  // Cleared already: only a walk (walk_user_calls_at) sets `start`, before it records
+  // anything. A value's read clears the record up to three times (its walk begins, it is
+  // done, its reader is kept): the first does the work, the others return here.
+  if (c.start == SIZE_MAX) return;
   c.start = SIZE_MAX;
   c.next = 0;
   c.thrown = nullptr;
   c.thrown_by = nullptr;
   c.refused = nullptr;
-  refused_ = false;
   // What a large value needed is given back, not held for the rest of the stream.
   if (c.results.capacity() > kKeptCalls)
     std::vector<std::pair<const void*, Value>>().swap(c.results);
