@@ -92,6 +92,23 @@ namespace detail {
 /// SinkRef's failures, out of line: Error(io) naming the call and, for a count, what it said.
 [[noreturn]] void throw_sink_ref_failed(const char* call, std::size_t size);
 [[noreturn]] void throw_sink_ref_count(std::size_t size, long long returned);
+
+// The size parameter of a `write` that names one member function. SinkRef passes the size as
+// that type, so that a signed one (std::ostream's std::streamsize) costs a consumer building
+// with -Wsign-conversion no warning; std::size_t for an overloaded or template `write`.
+template <class C, class R, class P, class N> N write_size_parameter(R (C::*)(P, N));
+template <class C, class R, class P, class N> N write_size_parameter(R (C::*)(P, N) const);
+template <class C, class R, class P, class N> N write_size_parameter(R (C::*)(P, N) noexcept);
+template <class C, class R, class P, class N> N write_size_parameter(R (C::*)(P, N) const noexcept);
+template <class T>
+struct write_size {
+  using type = std::size_t;
+};
+template <class T>
+  requires std::is_integral_v<std::remove_cvref_t<decltype(detail::write_size_parameter(&T::write))>>
+struct write_size<T> {
+  using type = std::remove_cvref_t<decltype(detail::write_size_parameter(&T::write))>;
+};
 }  // namespace detail
 
 /// Adapts anything with `write(const char*, std::size_t)` to a Sink, heeding what its `write`
@@ -106,19 +123,21 @@ class SinkRef final : public Sink {
  public:
   explicit SinkRef(T& target) : target_(target) {}
   void write(const char* data, std::size_t size) override {
-    using Result = decltype(target_.write(data, size));
+    using Size = typename detail::write_size<T>::type;
+    using Result = decltype(target_.write(data, static_cast<Size>(size)));
     if constexpr (std::is_integral_v<Result> && !std::is_same_v<Result, bool>) {
       while (size != 0) {
-        const Result n = target_.write(data, size);
+        const Result n = target_.write(data, static_cast<Size>(size));
         if (n <= 0 || static_cast<std::make_unsigned_t<Result>>(n) > size)
           detail::throw_sink_ref_count(size, static_cast<long long>(n));
         data += n;
         size -= static_cast<std::size_t>(n);
       }
     } else if constexpr (std::is_constructible_v<bool, Result>) {
-      if (!static_cast<bool>(target_.write(data, size))) detail::throw_sink_ref_failed("write", size);
+      if (!static_cast<bool>(target_.write(data, static_cast<Size>(size))))
+        detail::throw_sink_ref_failed("write", size);
     } else {
-      target_.write(data, size);
+      target_.write(data, static_cast<Size>(size));
     }
   }
   void flush() override {

@@ -6,6 +6,7 @@
 #include <transit/transit.h>
 
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,11 @@ int main() {
   writer.write(back);
   writer.write(m);
   writer.flush();
+  // std::ostream::write takes a signed std::streamsize.
+  std::ostringstream os;
+  transit::SinkRef<std::ostream> stream_sink(os);
+  transit::Writer stream_writer(stream_sink, transit::Encoding::json);
+  stream_writer.write(back);
+  stream_writer.flush();
   return transit::to_edn(back).empty() ? 1 : 0;
 }
