@@ -48,6 +48,13 @@ std::size_t json_buffered_reads() noexcept;
 /// value read with simdjson one at a time (JsonReader::read_with_simdjson), not through
 /// RapidJSON.
 std::size_t json_values_alone() noexcept;
+/// How many of those a stream read (ValueStream: simdjson's parse_many over batches of values).
+std::size_t json_values_streamed() noexcept;
+/// The bytes of a ValueStream's batch, for the streams started on this thread after the call:
+/// 16 KiB unless set; 0 reads each value of a text of many alone (ValueScan), as before the
+/// stream. The tests set small batches, so that values cross batches' ends.
+void set_json_stream_batch(std::size_t bytes) noexcept;
+std::size_t json_stream_batch() noexcept;
 /// Whether JSON readers from a Source on this thread read values in place (true unless set):
 /// the tests compare reads with and without it.
 void set_json_in_place(bool on) noexcept;
@@ -68,6 +75,6 @@ bool built_with_simdjson() noexcept;
 void count_whole_reread() noexcept;
 void count_refill() noexcept;
 void count_json_buffered_read() noexcept;
-void count_json_value_alone() noexcept;
+void count_json_value_alone(bool streamed) noexcept;
 
 }  // namespace transit::detail::testing

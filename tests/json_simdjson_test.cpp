@@ -783,6 +783,148 @@ TEST(JsonSimdjson, ManyValuesInMemoryAreEachReadBySimdjson) {
   EXPECT_EQ(json_values_alone() - before, 3u);
 }
 
+// A text of many values goes to simdjson's stream (ValueStream: one stage 1 over a batch of
+// values, stage 2 a value at a time) in batches of `bytes` while this lives; 0 turns it off.
+struct StreamBatch {
+  explicit StreamBatch(std::size_t bytes) : was(transit::detail::testing::json_stream_batch()) {
+    transit::detail::testing::set_json_stream_batch(bytes);
+  }
+  ~StreamBatch() { transit::detail::testing::set_json_stream_batch(was); }
+  StreamBatch(const StreamBatch&) = delete;
+  StreamBatch& operator=(const StreamBatch&) = delete;
+  std::size_t was;
+};
+
+// Batches from simdjson's least (32 bytes, shorter than many values) up, and none: values cut
+// at a batch's end, values longer than a batch, errors in a later batch, scalars between
+// values, limits, and typed calls (a bounded walk holds the stream's document) read as
+// RapidJSON reads them.
+TEST(JsonSimdjson, ManyValuesReadTheSameBothWaysInStreamsOfEveryBatch) {
+  std::vector<std::string> texts = many_value_texts();
+  std::string scalars;
+  for (int i = 0; i < 400; ++i)
+    scalars += i % 5 == 0 ? std::to_string(i) + " " : (i % 5 == 1 ? "\"s\" " : "[" + std::to_string(i) + "]");
+  texts.push_back(scalars);
+  texts.push_back(many_small_values(300) + "[18446744073709551616]" + many_small_values(300));
+  texts.push_back(many_small_values(300) + "[0e400] [0.0]" + many_small_values(300));
+  texts.push_back(many_small_values(300) + "[\"\xff\"]" + many_small_values(300));
+  const ReadOptions small = small_limits();
+  for (const std::size_t batch : {std::size_t{0}, std::size_t{32}, std::size_t{100}, std::size_t{1000}, std::size_t{16} << 10}) {
+    const StreamBatch in_batches(batch);
+    for (const std::string& text : texts) {
+      SCOPED_TRACE(testing::Message() << "batch " << batch);
+      expect_same(text);
+      if (text.size() < 20000) expect_same(text, small);
+    }
+    for (const std::string& text : {many_small_values(200), scalars, texts[texts.size() - 3]})
+      for (const std::size_t tokens : {ReadOptions::kLibraryDefault, std::size_t{0}, std::size_t{3}})
+        EXPECT_EQ(mixed_calls(text, true, tokens), mixed_calls(text, false, tokens))
+            << "stream batch " << batch << ", typed batch " << tokens << " text: " << text.substr(0, 200);
+  }
+}
+
+// `text` placed so that the 64 bytes after it are readable (the 4 KiB block of its last byte
+// holds them): a stream reads to its end.
+std::string_view padded_copy(std::vector<char>& buffer, std::string_view text) {
+  buffer.assign(text.size() + 8192, ' ');
+  const auto last = reinterpret_cast<std::uintptr_t>(buffer.data()) + text.size() - 1;
+  const std::size_t shift = (4096 - last % 4096) % 4096;  // the last byte starts a block
+  std::memcpy(buffer.data() + shift, text.data(), text.size());
+  return {buffer.data() + shift, text.size()};
+}
+
+// Counted: the arrays and objects of a text of many are read by the stream, whatever is
+// between them; the rest as before (scalars by RapidJSON, values after an error, values longer
+// than a batch by simdjson alone).
+TEST(JsonSimdjson, ManyValuesInMemoryAreReadByAStream) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << "counts simdjson's reads";
+  using transit::detail::testing::json_values_alone;
+  using transit::detail::testing::json_values_streamed;
+  std::vector<char> buffer;
+  const auto streamed = [&](std::string_view text) {
+    const std::size_t before = json_values_streamed(), alone_before = json_values_alone();
+    try {
+      (void)transit::read_all(padded_copy(buffer, text));
+    } catch (const Error&) {
+    }
+    return std::pair{json_values_streamed() - before, json_values_alone() - alone_before};
+  };
+  using Counts = std::pair<std::size_t, std::size_t>;  // streamed, read by simdjson alone
+  EXPECT_EQ(streamed("[1] [2] {\"a\":[3]}"), (Counts{3, 3}));
+  EXPECT_EQ(streamed("[1][2]"), (Counts{2, 2}));
+  EXPECT_EQ(streamed("[1]"), (Counts{0, 0}));
+  EXPECT_EQ(streamed("1 [2] \"a\" [3] true"), (Counts{2, 2}));
+  EXPECT_EQ(streamed("[1] [2] [3,] [4] [5]"), (Counts{2, 2}));
+  // Past 64 KiB, the first value, which the look at the text found, is read alone.
+  EXPECT_EQ(streamed(many_small_values(3000)), (Counts{2999, 3000}));
+  EXPECT_EQ(streamed(many_small_values(3000, 2000)), (Counts{1999, 2000}));
+  EXPECT_EQ(streamed(many_small_values(1000)), (Counts{1000, 1000}));
+  // A big integer (simdjson's error) ends the stream; the values after it are read alone
+  // until a batch past it, then by a new stream.
+  const std::string big = many_small_values(1000) + "[18446744073709551616]" + many_small_values(1000);
+  const Counts counts = streamed(big);
+  EXPECT_EQ(counts.second, 2000u);
+  EXPECT_GT(counts.first, 1500u);
+  EXPECT_LT(counts.first, 1900u);
+  {
+    const StreamBatch off(0);
+    EXPECT_EQ(streamed(many_small_values(1000)), (Counts{0, 1000}));
+  }
+  // A value longer than a batch is read alone, and the stream goes on after it.
+  const StreamBatch in_batches(100);
+  const std::string long_one = "[\"" + std::string(150, 'x') + "\"]";
+  EXPECT_EQ(streamed("[1] " + long_one + " [2] [3]"), (Counts{3, 4}));
+}
+
+// Two readers of texts of many on one thread, their calls interleaved: each has its stream and
+// its parser, so neither disturbs the other's.
+TEST(JsonSimdjson, InterleavedReadersOfManyValues) {
+  const std::string a = many_small_values(500), b = many_small_values(700, 650);
+  const auto alone = [](std::string_view text) {
+    std::vector<std::string> out;
+    transit::Reader reader(text);
+    try {
+      while (auto v = reader.next()) out.push_back(transit::write(*v));
+    } catch (const Error& e) {
+      out.emplace_back(e.what());
+    }
+    return out;
+  };
+  std::vector<std::string> got_a, got_b;
+  transit::Reader ra(a), rb(b);
+  bool a_done = false, b_done = false;
+  while (!a_done || !b_done) {
+    if (!a_done) {
+      if (auto v = ra.next()) got_a.push_back(transit::write(*v)); else a_done = true;
+    }
+    if (!b_done) {
+      try {
+        if (auto v = rb.next()) got_b.push_back(transit::write(*v)); else b_done = true;
+      } catch (const Error& e) {
+        got_b.emplace_back(e.what());
+        b_done = true;
+      }
+    }
+  }
+  EXPECT_EQ(got_a, alone(a));
+  EXPECT_EQ(got_b, alone(b));
+  ASSERT_EQ(got_a.size(), 500u);
+  ASSERT_EQ(got_b.size(), 651u);
+}
+
+// A read handler that reads a text of many values inside a read of a text of many values.
+TEST(JsonSimdjson, NestedReadOfManyValuesInAHandler) {
+  transit::ReadHandlers handlers;
+  handlers.add("json", [](const Value& rep) {
+    return Value::array(transit::read_all(rep.as_string(), Encoding::json));
+  });
+  ReadOptions options;
+  options.handlers = &handlers;
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += R"(["~#json","[1] ["^ ","~:abc",[1,2.5,"^0"]] [3]"] )";
+  expect_same(text, options);
+}
+
 // simdjson reads up to 64 bytes past a text's end (strings are scanned in whole blocks). A text
 // read in place must therefore have those bytes inside the 4 KiB block of its last byte; a text
 // that ends at a page whose next page cannot be read is copied first, and read as RapidJSON

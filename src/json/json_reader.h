@@ -26,6 +26,8 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <type_traits>
@@ -585,6 +587,11 @@ class SimdjsonParser {
   /// The thread's parser, or null while it is in use (a read handler reading JSON inside a
   /// read): the inner read then goes to RapidJSON rather than overwrite the outer document.
   SimdjsonParser() : parser_(busy_ ? nullptr : &parser()) { busy_ = parser_ != nullptr; }
+  /// `own` (a ValueStream's), held as the thread's parser is: unless busy, this thread's
+  /// walk (and its zeros_stand) is of the document `own` holds, which adopt names.
+  explicit SimdjsonParser(simdjson::dom::parser& own) : parser_(busy_ ? nullptr : &own) {
+    busy_ = parser_ != nullptr;
+  }
   ~SimdjsonParser() {
     if (!parser_) return;
     busy_ = false;
@@ -608,6 +615,15 @@ class SimdjsonParser {
   const simdjson::dom::document* parse(std::string_view text, bool copy) {
     simdjson::dom::element root;
     if (!parser_ || parser_->parse(text.data(), text.size(), copy).get(root)) return nullptr;
+    text_ = text;
+    zeros_ = Zeros::unknown;
+    return &parser_->doc;
+  }
+
+  /// The document of the parser held (SimdjsonParser(own)), which a stream parsed from `text`;
+  /// null when the parser is busy.
+  const simdjson::dom::document* adopt(std::string_view text) noexcept {
+    if (!parser_) return nullptr;
     text_ = text;
     zeros_ = Zeros::unknown;
     return &parser_->doc;
@@ -699,6 +715,67 @@ class SimdjsonParser {
 inline thread_local bool SimdjsonParser::busy_ = false;
 inline thread_local std::string_view SimdjsonParser::text_;
 inline thread_local SimdjsonParser::Zeros SimdjsonParser::zeros_ = SimdjsonParser::Zeros::unknown;
+
+/// The values of a text of many in memory as simdjson's parse_many reads them: stage 1 runs
+/// once over a batch of values (batch() bytes), which finds where each ends, and stage 2 over
+/// one value at a time, into the parser's document; so a value pays neither a scan for its end
+/// (ValueScan) nor a stage 1 call of its own. The stream is only a faster way to a value a
+/// value's own parse would give: a document is used only when it starts where the reader's
+/// cursor is and is an array or object (a scalar is RapidJSON's). Its bytes are then exactly
+/// the value's text: stage 1 began at a value's start, outside any string, so every
+/// structural it found is one, and stage 2 accepted the value whole from the cursor. Anything
+/// else (an error anywhere in a batch, which stage 1 reports for the batch's first value; a
+/// value longer than a batch; a stream that split the text otherwise, as around a scalar) ends
+/// the stream or leaves the value to the reader's other paths, which read it as before.
+/// The parser is the stream's own, held between values, which user code runs between: another
+/// reader on the thread uses the thread's. Its buffers follow the batch, not the text. Its
+/// stage 1 runs on the calling thread (simdjson's threaded mode, on in Debian's build, starts
+/// a worker thread for it; a library starts none behind its user's back).
+class ValueStream {
+ public:
+  /// Batch bytes (testing::set_json_stream_batch; 0: no stream). 16 KiB: about 220 KB of
+  /// buffers, and the value cut at a batch's end, scanned again in the next, is then a small
+  /// part of a batch; values longer than a batch go a value at a time as before.
+  static std::size_t batch() noexcept { return testing::json_stream_batch(); }
+
+  // In json_source.cpp, as `at` is.
+  ValueStream();
+  ~ValueStream();
+  ValueStream(const ValueStream&) = delete;
+  ValueStream& operator=(const ValueStream&) = delete;
+
+  simdjson::dom::parser& parser() noexcept { return parser_; }
+
+  /// The document of the array or object at `start` of `text` when the stream read it, at
+  /// most `cap` bytes long (its end is then `start` plus its size, in `end`); else null. A
+  /// stream starts at the first value asked for, and again after one ended with an error, a
+  /// batch past the value that met it (so no byte is in more than two stage 1 runs).
+  /// As `at`, of the stream `self` holds, made on first use. In json_source.cpp, out of JSON's
+  /// unit: inline there, this moved GCC's inlining of the one-document read (its copy of
+  /// Decoder::null() grew from 0xd0 to 0x152 bytes, twitter 0.13% more instructions a read).
+  static const simdjson::dom::document* at(std::unique_ptr<ValueStream>& self, std::string_view text,
+                                           std::size_t start, std::size_t cap, std::size_t& end);
+  const simdjson::dom::document* at(std::string_view text, std::size_t start, std::size_t cap,
+                                    std::size_t& end);
+
+  /// Forgets the text (the reader is kept for another, or reads one from its start).
+  void reset() noexcept;
+
+ private:
+  bool begin(std::string_view text, std::size_t start);
+  void stop(std::size_t retry_from) noexcept {
+    live_ = false;
+    retry_from_ = retry_from;
+  }
+
+  simdjson::dom::parser parser_;
+  std::optional<simdjson::dom::document_stream> stream_;
+  simdjson::dom::document_stream::iterator it_;
+  std::size_t base_ = 0;        // the offset in the text where the stream's bytes start
+  std::size_t batch_ = 0;       // the batch of the stream
+  std::size_t retry_from_ = 0;  // no stream starts before this offset
+  bool live_ = false;
+};
 
 /// Whether a container's word on simdjson's tape opens an empty array or object: its item
 /// count (bits 32-55; saturated at 0xFFFFFF, never at 0) is 0.
@@ -983,6 +1060,9 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   void empty() noexcept {
     decoder_.let_go();
     input_ = Input(std::string_view());
+#ifdef TRANSIT_HAVE_SIMDJSON
+    if (stream_) stream_->reset();
+#endif
   }
   /// Reads `text` from its start with `handlers`, as a reader just made over it would (one
   /// kept, emptied).
@@ -991,6 +1071,9 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     input_ = Input(text);
     cache_lazily_ = Input::kRereadable;
     one_by_one_ = false;
+#ifdef TRANSIT_HAVE_SIMDJSON
+    if (stream_) stream_->reset();
+#endif
     value_start_ = 0;
     tape_marked_ = true;
   }
@@ -1262,21 +1345,32 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
         one_by_one_ = !value.empty() && value.size() != rest;
       }
     }
+    // A value the stream read (see ValueStream), else the value's text alone.
+    const simdjson::dom::document* streamed = nullptr;
     if (one_by_one_) {
-      if (value.empty()) value = input_.value_text(cap);
-      if (value.empty()) return std::nullopt;
-      end = start + value.size();
+      if (value.empty()) streamed = ValueStream::at(stream_, text, start, cap, end);
+      if (!streamed) {
+        if (value.empty()) value = input_.value_text(cap);
+        if (value.empty()) return std::nullopt;
+        end = start + value.size();
+      }
     }
     // A bounded walk keeps its parser (and its document) until the value is all taped.
     const bool bounded = kTape && batch_tokens_ != 0;
     std::optional<SimdjsonParser> local;
     std::optional<SimdjsonParser>& parser = bounded ? walk_parser_ : local;
-    parser.emplace();
-    // The padding simdjson reads past a value is the text's own bytes, unless the value ends
-    // near the text's end.
-    const bool copy = text.size() - end < simdjson::SIMDJSON_PADDING &&
-                      !padding_readable(text.data(), text.size(), simdjson::SIMDJSON_PADDING);
-    const simdjson::dom::document* const doc = parser->parse(text.substr(start, end - start), copy);
+    const simdjson::dom::document* doc = nullptr;
+    if (streamed) {
+      parser.emplace(stream_->parser());
+      doc = parser->adopt(text.substr(start, end - start));
+    } else {
+      parser.emplace();
+      // The padding simdjson reads past a value is the text's own bytes, unless the value
+      // ends near the text's end.
+      const bool copy = text.size() - end < simdjson::SIMDJSON_PADDING &&
+                        !padding_readable(text.data(), text.size(), simdjson::SIMDJSON_PADDING);
+      doc = parser->parse(text.substr(start, end - start), copy);
+    }
     if (!doc) {
       parser.reset();
       if (one_by_one_) return std::nullopt;
@@ -1286,7 +1380,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       if (first.empty() || start + first.size() == end) return std::nullopt;
       return read_with_simdjson<kTape>(start);
     }
-    if (one_by_one_) testing::count_json_value_alone();
+    if (one_by_one_) testing::count_json_value_alone(streamed != nullptr);
     if (bounded) {
       if (!begin_walk(*doc, end)) return std::nullopt;
       return Value();
@@ -1401,6 +1495,8 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
   std::size_t batch_tokens_;         // ReadOptions::typed_batch_tokens
   bool walking_ = false;             // a bounded walk began for the last value
 #ifdef TRANSIT_HAVE_SIMDJSON
+  // Declared before walk_parser_, which may hold its parser, so that it outlives it.
+  std::unique_ptr<ValueStream> stream_;  // in memory, once one_by_one_ (kept with the reader)
   std::optional<SimdjsonParser> walk_parser_;  // holds walk_doc_
   const simdjson::dom::document* walk_doc_ = nullptr;
   Tape* walk_tape_ = nullptr;

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -206,6 +207,80 @@ bool ValueScan::run(const char* v, const char* end) noexcept {
   at = static_cast<std::size_t>(q - v);  // past `end` after a backslash at its last byte
   return false;
 }
+
+
+#ifdef TRANSIT_HAVE_SIMDJSON
+ValueStream::ValueStream() {
+#ifdef SIMDJSON_THREADS_ENABLED
+  parser_.threaded = false;
+#endif
+}
+ValueStream::~ValueStream() = default;
+
+void ValueStream::reset() noexcept {
+  stream_.reset();
+  live_ = false;
+  retry_from_ = 0;
+}
+
+const simdjson::dom::document* ValueStream::at(std::unique_ptr<ValueStream>& self,
+                                               std::string_view text, std::size_t start,
+                                               std::size_t cap, std::size_t& end) {
+  if (!self) self = std::make_unique<ValueStream>();
+  return self->at(text, start, cap, end);
+}
+
+const simdjson::dom::document* ValueStream::at(std::string_view text, std::size_t start,
+                                             std::size_t cap, std::size_t& end) {
+  if (!live_ && !begin(text, start)) return nullptr;
+  std::size_t at = 0;
+  for (;;) {
+    if (!(it_ != stream_->end())) {
+      stop(SIZE_MAX);  // the stream's text is all read
+      return nullptr;
+    }
+    if ((*it_).error()) {
+      stop(start + batch_);
+      return nullptr;
+    }
+    at = base_ + it_.current_index();
+    if (at >= start) break;
+    ++it_;  // a value the reader read otherwise
+  }
+  if (at != start || (text[start] != '[' && text[start] != '{')) return nullptr;
+  const std::size_t size = it_.source().size();
+  if (size > cap) return nullptr;
+  end = start + size;
+  return &parser_.doc;
+}
+
+bool ValueStream::begin(std::string_view text, std::size_t start) {
+  // A parser past SimdjsonParser::kKeepCapacity is let go when its holder ends: a stream's
+  // must live on, so no batch is longer.
+  if (start < retry_from_ || (batch_ = std::min(batch(), SimdjsonParser::kKeepCapacity)) == 0) return false;
+  // simdjson reads up to SIMDJSON_PADDING bytes past a value: the stream stops that much
+  // before the text's end unless those bytes are readable (the values it leaves are read
+  // as before).
+  std::size_t end = text.size();
+  if (!padding_readable(text.data(), text.size(), simdjson::SIMDJSON_PADDING))
+    end = end > simdjson::SIMDJSON_PADDING ? end - simdjson::SIMDJSON_PADDING : 0;
+  if (end <= start) {
+    retry_from_ = SIZE_MAX;
+    return false;
+  }
+  const std::size_t len = end - start;
+  stream_.emplace();
+  // A batch no longer than the text: the buffers follow the text when it is short.
+  if (parser_.parse_many(text.data() + start, len, std::min(batch_, len)).get(*stream_)) {
+    stop(start + batch_);
+    return false;
+  }
+  base_ = start;
+  it_ = stream_->begin();
+  live_ = true;
+  return true;
+}
+#endif
 
 }  // namespace json
 }  // namespace transit::detail

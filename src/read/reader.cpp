@@ -37,6 +37,8 @@ thread_local std::size_t whole_reread_count = 0;
 thread_local std::size_t refill_count = 0;
 thread_local std::size_t json_buffered_read_count = 0;
 thread_local std::size_t json_value_alone_count = 0;
+thread_local std::size_t json_value_streamed_count = 0;
+thread_local std::size_t json_stream_batch_bytes = std::size_t{16} << 10;
 thread_local bool json_in_place_on = true;
 thread_local bool json_simdjson_on = true;
 
@@ -62,7 +64,13 @@ void detail::testing::count_refill() noexcept { ++refill_count; }
 std::size_t detail::testing::json_buffered_reads() noexcept { return json_buffered_read_count; }
 void detail::testing::count_json_buffered_read() noexcept { ++json_buffered_read_count; }
 std::size_t detail::testing::json_values_alone() noexcept { return json_value_alone_count; }
-void detail::testing::count_json_value_alone() noexcept { ++json_value_alone_count; }
+std::size_t detail::testing::json_values_streamed() noexcept { return json_value_streamed_count; }
+void detail::testing::count_json_value_alone(bool streamed) noexcept {
+  ++json_value_alone_count;
+  if (streamed) ++json_value_streamed_count;
+}
+void detail::testing::set_json_stream_batch(std::size_t bytes) noexcept { json_stream_batch_bytes = bytes; }
+std::size_t detail::testing::json_stream_batch() noexcept { return json_stream_batch_bytes; }
 void detail::testing::set_json_in_place(bool on) noexcept { json_in_place_on = on; }
 bool detail::testing::json_in_place() noexcept { return json_in_place_on; }
 void detail::testing::set_json_simdjson(bool on) noexcept { json_simdjson_on = on; }
