@@ -48,6 +48,9 @@ std::size_t json_buffered_reads() noexcept;
 /// value read with simdjson one at a time (JsonReader::read_with_simdjson), not through
 /// RapidJSON.
 std::size_t json_values_alone() noexcept;
+/// How many texts in memory, on this thread, simdjson was given whole and refused (a text of
+/// many values shown so, or a text of one that simdjson refuses).
+std::size_t json_whole_refusals() noexcept;
 /// How many of those a stream read (ValueStream: simdjson's parse_many over batches of values).
 std::size_t json_values_streamed() noexcept;
 /// The bytes of a ValueStream's batch, for the streams started on this thread after the call:
@@ -76,5 +79,6 @@ void count_whole_reread() noexcept;
 void count_refill() noexcept;
 void count_json_buffered_read() noexcept;
 void count_json_value_alone(bool streamed) noexcept;
+void count_json_whole_refusal() noexcept;
 
 }  // namespace transit::detail::testing

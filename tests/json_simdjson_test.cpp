@@ -876,6 +876,34 @@ TEST(JsonSimdjson, ManyValuesInMemoryAreReadByAStream) {
   EXPECT_EQ(streamed("[1] " + long_one + " [2] [3]"), (Counts{3, 4}));
 }
 
+// A short text of values one a line shows it by its first line, and is read a value at a time
+// without first being given to simdjson whole (which refuses it, after a stage 1 over all of
+// it); a text of one value, on one line or several, and values on one line are given whole.
+TEST(JsonSimdjson, ValuesOneALineAreNotFirstParsedWhole) {
+  if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << "counts simdjson's reads";
+  using transit::detail::testing::json_whole_refusals;
+  const auto refusals = [](std::string_view text) {
+    const std::size_t before = json_whole_refusals();
+    try {
+      (void)transit::read_all(text);
+    } catch (const Error&) {
+    }
+    return json_whole_refusals() - before;
+  };
+  EXPECT_EQ(refusals("[1]\n[2]\n[3]\n"), 0u);
+  EXPECT_EQ(refusals("{\"a\":1} \r\n{\"b\":2}"), 0u);
+  EXPECT_EQ(refusals("[1] [2]\n[3]"), 0u);
+  EXPECT_EQ(refusals(many_small_values(40)), 0u);
+  EXPECT_EQ(refusals("[1] [2] [3]"), 1u);            // one line: tried whole
+  EXPECT_EQ(refusals("[\n1,\n2]\n[3]"), 1u);       // a value over several lines
+  EXPECT_EQ(refusals("[1,2]\n"), 0u);               // one value: read whole
+  EXPECT_EQ(refusals("{\n  \"a\": [1]\n}\n"), 0u);
+  EXPECT_EQ(refusals("[1,]\n"), 1u);                // one value simdjson refuses
+  for (const char* text : {"[1]\n[2]\n[3]\n", "{\"a\":1} \r\n{\"b\":2}", "[1] [2]\n[3]", "[1]\n[2] x",
+                           "[1]\n[2,", "[\"a\\\"]\"]\n[1]", "[1]]\n[2]", "1\n[2]", "[1]\n", "[1]  \t\n  "})
+    expect_same(text);
+}
+
 // Two readers of texts of many on one thread, their calls interleaved: each has its stream and
 // its parser, so neither disturbs the other's.
 TEST(JsonSimdjson, InterleavedReadersOfManyValues) {

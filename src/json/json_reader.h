@@ -1335,14 +1335,16 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
       // A long text is looked at before simdjson reads it whole: one whose first value closes
       // within 1/1024 of it and is followed by more is read a value at a time from the start,
       // so simdjson's buffers are never sized to a text of many values (nor its stage 1 run
-      // over all of it in vain). A shorter text, or a longer first value, is tried whole: at
-      // worst one stage 1 over the text is lost, once a reader.
+      // over all of it in vain). A shorter text is looked at by its first line (values_by_line).
+      // Any other is tried whole: at worst one stage 1 over the text is lost, once a reader.
       const std::size_t rest = end - start;
       if (rest > cap) {
         one_by_one_ = true;
       } else if (rest > kLookFrom) {
         value = input_.value_text(rest >> 10);
         one_by_one_ = !value.empty() && value.size() != rest;
+      } else {
+        one_by_one_ = values_by_line(text, start, end);
       }
     }
     // A value the stream read (see ValueStream), else the value's text alone.
@@ -1374,6 +1376,7 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     if (!doc) {
       parser.reset();
       if (one_by_one_) return std::nullopt;
+      testing::count_json_whole_refusal();
       // The rest is not one value: its first value, if simdjson accepts it, is read alone.
       one_by_one_ = true;
       const std::string_view first = input_.value_text(cap);
@@ -1388,6 +1391,24 @@ class JsonReader final : public Reader::Impl, private TapeFeeder {
     std::optional<Value> v = walk_whole<kTape>(*doc);
     if (v) input_.seek(end);
     return v;
+  }
+
+  /// Whether the text from `start` to `end` shows, by its first line, that it holds values one
+  /// a line (a log of values, a Writer's newline_after_value): the line ends, but for
+  /// whitespace, with a bracket that closes the value at `start` (or an earlier one), and more
+  /// follows. Such a short text goes a value at a time at once, without the whole-text parse
+  /// that would show it (a stage 1 over all of it, and buffers sized to it, in vain). The first
+  /// line is looked for in the first 1/16 of the text (at least 256 bytes): over all of it, the
+  /// memchr cost a read of one value of 6 KB 0.36% more instructions.
+  bool values_by_line(std::string_view text, std::size_t start, std::size_t end) const noexcept {
+    const std::size_t look = std::max<std::size_t>((end - start) >> 4, 256);
+    const std::size_t newline = text.substr(0, std::min(end, start + look)).find('\n', start);
+    if (newline == std::string_view::npos) return false;
+    std::size_t last = newline;  // just past the line's last byte that is not whitespace
+    while (last > start && (text[last - 1] == ' ' || text[last - 1] == '\r' || text[last - 1] == '\t'))
+      --last;
+    if (last == start || (text[last - 1] != ']' && text[last - 1] != '}')) return false;
+    return !input_.value_text(last - start).empty();
   }
 
   /// Walks a document simdjson read into the decoder, again from the start if it turns out

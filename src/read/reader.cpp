@@ -38,6 +38,7 @@ thread_local std::size_t refill_count = 0;
 thread_local std::size_t json_buffered_read_count = 0;
 thread_local std::size_t json_value_alone_count = 0;
 thread_local std::size_t json_value_streamed_count = 0;
+thread_local std::size_t json_whole_refusal_count = 0;
 thread_local std::size_t json_stream_batch_bytes = std::size_t{16} << 10;
 thread_local bool json_in_place_on = true;
 thread_local bool json_simdjson_on = true;
@@ -69,6 +70,8 @@ void detail::testing::count_json_value_alone(bool streamed) noexcept {
   ++json_value_alone_count;
   if (streamed) ++json_value_streamed_count;
 }
+std::size_t detail::testing::json_whole_refusals() noexcept { return json_whole_refusal_count; }
+void detail::testing::count_json_whole_refusal() noexcept { ++json_whole_refusal_count; }
 void detail::testing::set_json_stream_batch(std::size_t bytes) noexcept { json_stream_batch_bytes = bytes; }
 std::size_t detail::testing::json_stream_batch() noexcept { return json_stream_batch_bytes; }
 void detail::testing::set_json_in_place(bool on) noexcept { json_in_place_on = on; }
