@@ -754,18 +754,22 @@ TEST(JsonSimdjson, MutatedManyValueTextsReadTheSameBothWays) {
   }
 }
 
+// How much `count`, one of this thread's counters (testing.h), grows while `text` is read to
+// its end or its first error.
+std::size_t grows_by(std::size_t (*count)() noexcept, std::string_view text) {
+  const std::size_t before = count();
+  try {
+    (void)transit::read_all(text);
+  } catch (const Error&) {
+  }
+  return count() - before;
+}
+
 // Counted: each array or object of a text of many is read by simdjson, not RapidJSON.
 TEST(JsonSimdjson, ManyValuesInMemoryAreEachReadBySimdjson) {
   if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << "counts simdjson's reads";
   using transit::detail::testing::json_values_alone;
-  const auto alone = [](std::string_view text) {
-    const std::size_t before = json_values_alone();
-    try {
-      (void)transit::read_all(text);
-    } catch (const Error&) {
-    }
-    return json_values_alone() - before;
-  };
+  const auto alone = [](std::string_view text) { return grows_by(json_values_alone, text); };
   EXPECT_EQ(alone("[1] [2] {\"a\":[3]}"), 3u);
   EXPECT_EQ(alone("[1][2]"), 2u);
   EXPECT_EQ(alone("[1]"), 0u);  // one value: read whole, as ever
@@ -882,14 +886,7 @@ TEST(JsonSimdjson, ManyValuesInMemoryAreReadByAStream) {
 TEST(JsonSimdjson, ValuesOneALineAreNotFirstParsedWhole) {
   if (!transit::detail::testing::built_with_simdjson()) GTEST_SKIP() << "counts simdjson's reads";
   using transit::detail::testing::json_whole_refusals;
-  const auto refusals = [](std::string_view text) {
-    const std::size_t before = json_whole_refusals();
-    try {
-      (void)transit::read_all(text);
-    } catch (const Error&) {
-    }
-    return json_whole_refusals() - before;
-  };
+  const auto refusals = [](std::string_view text) { return grows_by(json_whole_refusals, text); };
   EXPECT_EQ(refusals("[1]\n[2]\n[3]\n"), 0u);
   EXPECT_EQ(refusals("{\"a\":1} \r\n{\"b\":2}"), 0u);
   EXPECT_EQ(refusals("[1] [2]\n[3]"), 0u);
