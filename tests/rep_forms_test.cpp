@@ -36,6 +36,19 @@ struct FormBag {
 struct FormPoint {
   int x, y;
 };
+struct FormRecord {
+  int x, y;
+};
+struct FormMid {
+  int n;
+};
+struct FormVee {
+  int n;
+};
+struct FormName {
+  int n;
+};
+struct FormOrphan {};
 
 namespace {
 
@@ -340,6 +353,88 @@ TEST(RepForms, ATypedMapKeyedByATaggedValueWrittenAsAnArrayIsACmap) {
     for (const Encoding e : kAll)
       EXPECT_EQ(transit::read(transit::write(m, e), e), Value::map({{key, 1}})) << tag << " " << transit::encoding_name(e);
   }
+}
+
+// ---- reps that are other user types -------------------------------------------------------------
+
+// A map keyed by FormKey, written by `registry`, reads back as `expected` in every encoding.
+void expect_keys_read_back(const transit::Registry& registry, const Value& expected) {
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(std::string(transit::encoding_name(e)));
+    EXPECT_EQ(transit::read(written(keyed(), e, registry), e), expected);
+    const Value objects = Value::map({{Value::object(FormKey{1}), 10}, {Value::object(FormKey{2}), 20}});
+    EXPECT_EQ(transit::read(written(objects, e, registry), e), expected);
+  }
+}
+
+TEST(RepForms, ADirectTagWhoseRepIsARecordKeysACmap) {
+  int calls = 0;
+  const auto record = transit::Record<FormRecord>("rec").field(&FormRecord::x, "x").field(&FormRecord::y, "y");
+  transit::RegistryBuilder b;
+  b.add(record);
+  b.add(transit::Handler<FormKey>("s").rep([&](const FormKey& k) {
+    ++calls;
+    return FormRecord{k.n, -k.n};
+  }));
+  const transit::Registry registry = std::move(b).freeze();
+  const auto rec = [](int x, int y) {
+    return Value::tagged("rec", Value::map({{transit::kw("x"), x}, {transit::kw("y"), y}}));
+  };
+  expect_keys_read_back(registry, Value::map({{rec(1, -1), 10}, {rec(2, -2), 20}}));
+  EXPECT_EQ(written(keyed(), Encoding::json_verbose, registry).rfind(R"({"~#cmap":[{"~#rec":{"~:x":1,"~:y":-1}},10,)", 0), 0u)
+      << written(keyed(), Encoding::json_verbose, registry);
+  // Read with the Record's read handler, the keys are FormRecords again.
+  transit::ReadHandlers read;
+  read.add(record);
+  for (const Encoding e : kAll) {
+    const Value back = transit::read(written(keyed(), e, registry), e, {.handlers = &read});
+    std::vector<std::pair<int, int>> keys;
+    for (const auto& entry : back.entries()) keys.emplace_back(entry.first.as<FormRecord>().x, entry.first.as<FormRecord>().y);
+    EXPECT_EQ(keys, (std::vector<std::pair<int, int>>{{1, -1}, {2, -2}})) << transit::encoding_name(e);
+  }
+  // The map's form is known before any key's rep is made: each is made once.
+  calls = 0;
+  (void)written(keyed(), Encoding::json, registry);
+  EXPECT_EQ(calls, 2);
+}
+
+TEST(RepForms, ADirectTagWhoseRepIsAUserTypeTakesTheFormItsHandlerGivesIt) {
+  const auto point = [](int n) { return Value::tagged("point", Value::array({n, n})); };
+  // Through another object written as its rep, to a tagged value: a cmap.
+  transit::RegistryBuilder chain;
+  chain.add(transit::Handler<FormKey>("s").rep([](const FormKey& k) { return FormMid{k.n}; }));
+  chain.add(transit::Handler<FormMid>("s").rep([](const FormMid& m) { return FormPoint{m.n, m.n}; }));
+  chain.add<FormPoint>("point", [](const FormPoint& p) { return std::array{p.x, p.y}; });
+  const transit::Registry chained = std::move(chain).freeze();
+  EXPECT_EQ(written(keyed(), Encoding::json, chained).rfind(R"(["~#cmap",[["~#point",[1,1]],10,)", 0), 0u)
+      << written(keyed(), Encoding::json, chained);
+  expect_keys_read_back(chained, Value::map({{point(1), 10}, {point(2), 20}}));
+
+  // To an object that is a "~x" string: a map, as before.
+  transit::RegistryBuilder named;
+  named.add(transit::Handler<FormKey>("s").rep([](const FormKey& k) { return FormName{k.n}; }));
+  named.add(transit::Handler<FormName>("x").rep([](const FormName& n) { return std::to_string(n.n); }));
+  const transit::Registry names = std::move(named).freeze();
+  EXPECT_EQ(written(keyed(), Encoding::json, names), R"(["^ ","~x1",10,"~x2",20])");
+  EXPECT_EQ(written(keyed(), Encoding::json_verbose, names), R"({"~x1":10,"~x2":20})");
+
+  // To an object whose verbose rep alone is composite: a cmap in JSON-Verbose only.
+  transit::RegistryBuilder vee;
+  vee.add(transit::Handler<FormKey>("s").rep([](const FormKey& k) { return FormVee{k.n}; }));
+  vee.add(transit::Handler<FormVee>("s")
+              .rep([](const FormVee& v) { return std::to_string(v.n); })
+              .verbose_rep([](const FormVee& v) { return std::vector<int>{v.n, v.n}; }));
+  const transit::Registry vees = std::move(vee).freeze();
+  EXPECT_EQ(written(keyed(), Encoding::json, vees), R"(["^ ","1",10,"2",20])");
+  EXPECT_EQ(written(keyed(), Encoding::json_verbose, vees), R"({"~#cmap":[[1,1],10,[2,2],20]})");
+
+  // To a type with no handler of its own: the default handler's tagged value, a cmap.
+  transit::RegistryBuilder fallback;
+  fallback.add(transit::Handler<FormKey>("s").rep([](const FormKey&) { return FormOrphan{}; }));
+  fallback.set_default("unknown", [](const transit::ObjectInfo& o) { return std::string(o.type_name); });
+  const transit::Registry orphans = std::move(fallback).freeze();
+  const FormKeyed one({{FormKey{1}, 10}}, form_key_less);
+  EXPECT_EQ(written(one, Encoding::json, orphans), R"(["~#cmap",[["~#unknown","FormOrphan"],10]])");
 }
 
 }  // namespace

@@ -68,13 +68,20 @@ struct ErasedHandler {
   /// A typed default handler's rep: receives the object's dynamic type too. When set, it is
   /// used instead of write_rep.
   std::function<void(const std::type_info&, const void*, ObjectEncoder&)> write_typed_rep;
-  /// The forms of write_rep's and write_verbose_rep's reps, from their C++ types.
+  /// The forms of write_rep's rep and of what JSON-Verbose writes (write_verbose_rep's rep, else
+  /// write_rep's), from their C++ types; RegistryBuilder::add_erased makes verbose_rep_form the
+  /// rep's when there is no verbose rep, and freeze() resolves a rep that is another user type.
   RepForm rep_form = RepForm::unknown;
   RepForm verbose_rep_form = RepForm::unknown;
   /// What the writer checks of each rep once made (set by RegistryBuilder::add_erased for a
   /// fixed tag; a tag_of handler's is decided per object).
   RepCheck rep_check = RepCheck::none;
   RepCheck verbose_rep_check = RepCheck::none;
+  /// The user type that write_rep's (write_verbose_rep's) rep is, when that type's handler
+  /// decides the rep's form; null when the rep's C++ type tells it, or leaves it to the value.
+  /// freeze() looks that handler up and fills rep_form (verbose_rep_form) with its form.
+  const std::type_info* rep_type = nullptr;
+  const std::type_info* verbose_rep_type = nullptr;
 };
 
 /// Converts a pointer to a derived object into a pointer to one of its direct bases.
@@ -233,7 +240,9 @@ class RegistryBuilder {
   }
 
   /// Validates and freezes. Throws Error(invalid_argument) when a declared type has two
-  /// handlers at the same distance through different bases (naming both).
+  /// handlers at the same distance through different bases (naming both). A rep that is another
+  /// user type (Handler<X>("s") returning a Record) takes here the form that type's handler
+  /// writes it in, so that a map keyed by X is known to be a cmap before any rep is made.
   Registry freeze(LookupStrategy strategy = LookupStrategy::memoized) &&;
 
  private:

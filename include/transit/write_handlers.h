@@ -504,6 +504,19 @@ constexpr RepForm static_form() {
   }
 }
 
+/// The user type whose handler decides the form of a rep of type R (RegistryBuilder::freeze
+/// looks it up), or null: R tells its form itself, leaves it to the value (a Value, a pointer
+/// that may be null), or is a reference to a polymorphic type, which may be a derived one.
+template <class R>
+const std::type_info* user_rep_type() noexcept {
+  using U = plain_t<R>;
+  if constexpr (std::is_class_v<U> && !StaticallyWritable<U> && !FilesystemPath<U> &&
+                (!std::is_polymorphic_v<U> || std::is_final_v<U> || !std::is_reference_v<R>))
+    return &typeid(U);
+  else
+    return nullptr;
+}
+
 /// Whether a map key is written as a string.
 template <class K>
 bool key_is_string(const K& k) {
@@ -813,7 +826,10 @@ class Handler {
  public:
   /// `tag`: one character ("x") writes `"~x" + string_rep` where a string rep is given;
   /// "array", "map" and `_ ? i d s` write the rep as it is (a map keyed by objects whose rep
-  /// is no scalar is a cmap); anything else writes `["~#tag", rep]`. Under `set`, `list`,
+  /// is no scalar is a cmap; a rep that is another user type has the form its handler gives
+  /// it, known when the registry is frozen; a rep whose form only its value tells, a Value,
+  /// must be a scalar as a map key, else the write fails with Error(bad_rep)); anything else
+  /// writes `["~#tag", rep]`. Under `set`, `list`,
   /// `cmap` and `link` the rep must have the form the spec gives it: add() throws
   /// Error(invalid_argument) for a rep whose type is of another, a write Error(bad_rep) for a
   /// rep (a Value ...) found to be of another once made.
@@ -825,6 +841,7 @@ class Handler {
     if constexpr (detail::StringLike<detail::plain_t<R>>)
       if (!h_.string_rep) h_.string_rep = detail::erase_string<T>(f);
     h_.rep_form = detail::static_form<detail::plain_t<R>>();
+    h_.rep_type = detail::user_rep_type<R>();
     h_.write_rep = detail::erase_rep<T>(std::move(f));
     return *this;
   }
@@ -845,6 +862,7 @@ class Handler {
     else
       h_.verbose_string_rep = nullptr;
     h_.verbose_rep_form = detail::static_form<detail::plain_t<R>>();
+    h_.verbose_rep_type = detail::user_rep_type<R>();
     h_.write_verbose_rep = detail::erase_rep<T>(std::move(f));
     return *this;
   }

@@ -147,7 +147,7 @@ class Encoder final : public ObjectEncoder {
     const bool verbose_rep = verbose_ && h.write_verbose_rep;
     if (is_direct_tag(tag)) {
       // A map key whose rep's type does not say it is a scalar (a Value ...): checked once made.
-      rep_check = as_key && (verbose_rep ? h.verbose_rep_form : h.rep_form) != RepForm::scalar
+      rep_check = as_key && (verbose_ ? h.verbose_rep_form : h.rep_form) != RepForm::scalar
                       ? RepCheck::scalar
                       : RepCheck::none;
       if (rep_check != RepCheck::none) [[unlikely]] arm_check(type, tag);
@@ -155,7 +155,7 @@ class Encoder final : public ObjectEncoder {
     }
     rep_check = verbose_rep ? h.verbose_rep_check : h.rep_check;
     if (h.tag_of || rep_check != RepCheck::none) [[unlikely]]
-      arm_tag_check(h, type, tag, verbose_rep);
+      arm_tag_check(h, type, tag);
     if (verbose_rep) [[unlikely]]
       return detail::write_verbose_object(*this, h, tag, obj, as_key);
     if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep)
@@ -175,7 +175,7 @@ class Encoder final : public ObjectEncoder {
     // A direct tag's object is its rep: a scalar unless the rep's type says otherwise (one
     // whose type leaves it open is checked as it is written, check_rep).
     if (is_direct_tag(tag)) {
-      const RepForm form = verbose_ && h.write_verbose_rep ? h.verbose_rep_form : h.rep_form;
+      const RepForm form = verbose_ ? h.verbose_rep_form : h.rep_form;
       return form == RepForm::scalar || form == RepForm::unknown;  // unknown: check_rep
     }
     return string_tag_char(tag[0]) && h.string_rep;
@@ -312,9 +312,9 @@ class Encoder final : public ObjectEncoder {
   }
   // A tag decided per object is held to the rep's form here, as add_erased holds a fixed one.
   [[gnu::noinline]] void arm_tag_check(const ErasedHandler& h, const std::type_info& type,
-                                       std::string_view tag, bool verbose_rep) {
+                                       std::string_view tag) {
     if (h.tag_of)
-      rep_check = detail::rep_check_for(tag, verbose_rep ? h.verbose_rep_form : h.rep_form, type,
+      rep_check = detail::rep_check_for(tag, verbose_ ? h.verbose_rep_form : h.rep_form, type,
                                         Errc::bad_rep);
     arm_check(type, tag);
   }

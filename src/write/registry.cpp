@@ -301,15 +301,22 @@ RepCheck rep_check_for(std::string_view tag, RepForm form, const std::type_info&
   return need == RepCheck::even_array ? need : RepCheck::none;
 }
 
-RepForm form_of_object(const ErasedHandler& h, const std::type_info& type, const void* obj, bool verbose) {
+namespace {
+// The form of an object written by `h` under `tag`.
+RepForm form_under(const ErasedHandler& h, std::string_view tag, bool verbose) {
   if (h.write_typed_rep) return RepForm::tagged;
-  const std::string tag = h.tag_of ? tag_of_object(h, type, obj) : h.tag;
-  const bool verbose_rep = verbose && h.write_verbose_rep;
-  if (is_direct_tag(tag)) return verbose_rep ? h.verbose_rep_form : h.rep_form;
+  if (is_direct_tag(tag)) return verbose ? h.verbose_rep_form : h.rep_form;
   // "~X" + a string, but for a verbose rep that is not one ({"~#X": verbose rep}).
-  if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep && (!verbose_rep || h.verbose_string_rep))
+  if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep &&
+      (!verbose || !h.write_verbose_rep || h.verbose_string_rep))
     return RepForm::scalar;
   return RepForm::tagged;
+}
+}  // namespace
+
+RepForm form_of_object(const ErasedHandler& h, const std::type_info& type, const void* obj, bool verbose) {
+  if (h.write_typed_rep) return RepForm::tagged;
+  return form_under(h, h.tag_of ? tag_of_object(h, type, obj) : h.tag, verbose);
 }
 
 void check_rep_shape(RepCheck check, RepShape shape, const std::type_info& type, std::string_view tag) {
@@ -347,6 +354,49 @@ void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::s
 }
 }  // namespace detail
 
+namespace {
+
+// Without a verbose rep, JSON-Verbose writes the rep: its form is the rep's until freeze()
+// resolves a rep that is a user type, whose form may differ in JSON-Verbose.
+void same_verbose_form(detail::ErasedHandler& h) {
+  if (h.write_verbose_rep) return;
+  h.verbose_rep_form = h.rep_form;
+  h.verbose_rep_type = h.rep_type;
+}
+
+// Fills in the form of each rep that is another user type (ErasedHandler::rep_type) from the
+// handler that type resolves to, as the writer would find it, once every handler is known: a
+// map keyed by objects written as such reps (Handler<X>("s") returning a Record) is then known
+// to be a cmap before any key's rep is made. A rep whose form its handler leaves open (a
+// Value, a tag decided per object, a cycle of reps) stays open: checked once made.
+class FormResolver {
+ public:
+  explicit FormResolver(Registry::State& state) : state_(state) {}
+
+  void resolve(detail::ErasedHandler& h) {
+    if (!open_.insert(&h).second) return;  // done, or being resolved (a cycle)
+    if (h.rep_type && h.rep_form == detail::RepForm::unknown) h.rep_form = form_of(*h.rep_type, false);
+    if (h.verbose_rep_type && h.verbose_rep_form == detail::RepForm::unknown)
+      h.verbose_rep_form = form_of(*h.verbose_rep_type, true);
+  }
+
+ private:
+  detail::RepForm form_of(const std::type_info& type, bool verbose) {
+    std::uint64_t steps = 0;
+    const detail::ErasedHandler* found = state_.walk(std::type_index(type), steps).handler;
+    if (!found && state_.fallback) found = &*state_.fallback;
+    if (!found || found->tag_of) return detail::RepForm::unknown;
+    // Every handler is the registry's own, not yet shared: filled in here, before any lookup.
+    resolve(const_cast<detail::ErasedHandler&>(*found));
+    return detail::form_under(*found, found->tag, verbose);
+  }
+
+  Registry::State& state_;
+  std::unordered_set<const detail::ErasedHandler*> open_;
+};
+
+}  // namespace
+
 RegistryBuilder& RegistryBuilder::add_erased(const std::type_info& type,
                                              detail::ErasedHandler handler) {
   check_tag(handler, &type);
@@ -365,6 +415,7 @@ RegistryBuilder& RegistryBuilder::add_erased(const std::type_info& type,
       handler.verbose_rep_check =
           detail::rep_check_for(handler.tag, handler.verbose_rep_form, type, Errc::invalid_argument);
   }
+  same_verbose_form(handler);
   handler.type_key = &type;
   impl_->handlers.insert_or_assign(std::type_index(type), std::move(handler));
   return *this;
@@ -384,6 +435,7 @@ RegistryBuilder& RegistryBuilder::add_bases(std::type_index derived, std::string
 
 RegistryBuilder& RegistryBuilder::set_default(detail::ErasedHandler handler) {
   check_tag(handler, nullptr);
+  same_verbose_form(handler);
   impl_->fallback = std::move(handler);
   return *this;
 }
@@ -436,6 +488,10 @@ Registry RegistryBuilder::freeze(LookupStrategy strategy) && {
     }
     state->ancestors.emplace(type, std::move(order));
   }
+
+  FormResolver forms(*state);
+  for (detail::ErasedHandler& handler : state->handlers) forms.resolve(handler);
+  if (state->fallback) forms.resolve(*state->fallback);
 
   // The exact types go into the lookup table first; derived types join it as they resolve.
   // type_index does not expose its type_info, so the key is the type_info each handler was

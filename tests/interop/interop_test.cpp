@@ -575,6 +575,49 @@ TEST_P(Interop, WhatTransitJsWritesWeReadTyped) {
   EXPECT_GT(checked, 20u);
 }
 
+// A map keyed by objects that a handler writes as their reps, where the rep is another user
+// type (a Record): a cmap of tagged keys, which transit-js reads, writes back the same, and
+// which reads back into the Record's type.
+struct Seat {
+  int row = 0;
+  std::string letter;
+};
+struct SeatKey {
+  int row;
+  std::string letter;
+  bool operator<(const SeatKey& o) const { return row < o.row; }
+};
+
+TEST_P(Interop, AMapKeyedByObjectsWrittenAsOtherUserTypesIsACmapTransitJsReads) {
+  const auto seat = transit::Record<Seat>("seat").field(&Seat::row, "row").field(&Seat::letter, "letter");
+  transit::RegistryBuilder b;
+  b.add(seat);
+  b.add(transit::Handler<SeatKey>("s").rep([](const SeatKey& k) { return Seat{k.row, k.letter}; }));
+  const transit::Registry registry = std::move(b).freeze();
+  transit::WriteOptions options;
+  options.registry = &registry;
+  const std::string ours = write(std::map<SeatKey, int>{{{1, "A"}, 10}, {{2, "B"}, 20}}, encoding(), options);
+  const auto tagged_seat = [](int row, const char* letter) {
+    return Value::tagged("seat", Value::map({{kw("row"), row}, {kw("letter"), letter}}));
+  };
+  const Value expected = Value::map({{tagged_seat(1, "A"), 10}, {tagged_seat(2, "B"), 20}});
+  EXPECT_EQ(read(ours, encoding()), expected) << ours;
+
+  const fs::path in_path = interop_dir() / ("cpp-seat-keys-" + enc() + ".txt");
+  write_file(in_path, ours + "\n");
+  std::vector<std::pair<std::string, std::string>> answers;
+  ASSERT_NO_FATAL_FAILURE(roundtrip_answers(enc(), in_path, 1, answers));
+  const auto& [js_typed, js_written] = answers[0];
+  EXPECT_EQ(js_typed, js_type(expected));
+  EXPECT_EQ(normalize_escapes(js_written), normalize_escapes(ours));
+  transit::ReadHandlers handlers;
+  handlers.add(seat);
+  const Value back = read(js_written, encoding(), {.handlers = &handlers});
+  std::vector<std::pair<int, std::string>> keys;
+  for (const auto& entry : back.entries()) keys.emplace_back(entry.first.as<Seat>().row, entry.first.as<Seat>().letter);
+  EXPECT_EQ(keys, (std::vector<std::pair<int, std::string>>{{1, "A"}, {2, "B"}})) << js_written;
+}
+
 INSTANTIATE_TEST_SUITE_P(Encodings, Interop,
                          ::testing::Values(Encoding::json, Encoding::json_verbose),
                          [](const ::testing::TestParamInfo<Encoding>& info) {
