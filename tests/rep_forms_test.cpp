@@ -437,4 +437,43 @@ TEST(RepForms, ADirectTagWhoseRepIsAUserTypeTakesTheFormItsHandlerGivesIt) {
   EXPECT_EQ(written(one, Encoding::json, orphans), R"(["~#cmap",[["~#unknown","FormOrphan"],10]])");
 }
 
+// ---- a Value rep holding an object written as its own rep ---------------------------------------
+
+TEST(RepForms, ACollectionTagChecksTheRepOfAnObjectItsValueRepHolds) {
+  // FormBag's rep is a Value holding a FormKey, which is written as its own rep, another Value:
+  // only that rep, once made, tells the set's form.
+  const auto registry_for = [](const char* tag, auto key_rep) {
+    transit::RegistryBuilder b;
+    b.add(transit::Handler<FormBag>(tag).rep(
+        [](const FormBag& bag) { return Value::object(FormKey{static_cast<int>(bag.items.size())}); }));
+    b.add(transit::Handler<FormKey>("s").rep(key_rep));
+    return std::move(b).freeze();
+  };
+  const transit::Registry sets = registry_for("set", [](const FormKey& k) {
+    return k.n == 0 ? Value(5) : Value::array({k.n});
+  });
+  for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(FormBag{{7}}, e, sets), e), Value::set({1}));
+  expect_refused(FormBag{}, sets,
+                 "the write handler for FormBag writes under the tag \"set\" a rep that is a scalar, "
+                 "which no reader reads: its rep must be an array");
+  const transit::Registry cmaps = registry_for("cmap", [](const FormKey& k) {
+    return k.n == 2 ? Value::array({1, 2}) : Value::array({1, 2, 3});
+  });
+  for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(FormBag{{7, 8}}, e, cmaps), e), Value::map({{1, 2}}));
+  expect_refused(FormBag{{7}}, cmaps, "under the tag \"cmap\" a rep that is an array of odd length");
+  const transit::Registry links = registry_for("link", [](const FormKey& k) {
+    return k.n == 0 ? Value::map({{"href", "h"}, {"rel", "r"}}) : Value::map({{transit::kw("href"), "h"}});
+  });
+  for (const Encoding e : kAll)
+    EXPECT_EQ(transit::read(written(FormBag{}, e, links), e), Value::link(Value::map({{"href", "h"}, {"rel", "r"}})));
+  expect_refused(FormBag{{7}}, links, "under the tag \"link\" a rep that is a map whose keys are not all strings");
+  // A rep whose type says only that it is composite (an array or a map) is told by its value too.
+  const transit::Registry composite = registry_for("set", [](const FormKey& k) {
+    using Rep = std::variant<std::vector<int>, std::map<std::string, int>>;
+    return k.n == 0 ? Rep(std::map<std::string, int>{{"n", 0}}) : Rep(std::vector<int>{k.n});
+  });
+  for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(FormBag{{7}}, e, composite), e), Value::set({1}));
+  expect_refused(FormBag{}, composite, "under the tag \"set\" a rep that is a map,");
+}
+
 }  // namespace

@@ -147,10 +147,14 @@ class Encoder final : public ObjectEncoder {
     const bool verbose_rep = verbose_ && h.write_verbose_rep;
     if (is_direct_tag(tag)) {
       // A map key whose rep's type does not say it is a scalar (a Value ...): checked once made.
-      rep_check = as_key && (verbose_ ? h.verbose_rep_form : h.rep_form) != RepForm::scalar
-                      ? RepCheck::scalar
-                      : RepCheck::none;
-      if (rep_check != RepCheck::none) [[unlikely]] arm_check(type, tag);
+      // Unless this object is the rep of a `set` `list` `cmap` or `link` object, whose check
+      // check_rep left armed for the rep this object makes.
+      if (rep_check == RepCheck::none || rep_check == RepCheck::scalar) {
+        rep_check = as_key && (verbose_ ? h.verbose_rep_form : h.rep_form) != RepForm::scalar
+                        ? RepCheck::scalar
+                        : RepCheck::none;
+        if (rep_check != RepCheck::none) [[unlikely]] arm_check(type, tag);
+      }
       return detail::write_direct_object(*this, h, obj, as_key, verbose_, direct_depth_);
     }
     rep_check = verbose_rep ? h.verbose_rep_check : h.rep_check;
@@ -188,6 +192,11 @@ class Encoder final : public ObjectEncoder {
 
   void check_rep(RepShape shape) override {
     const RepCheck check = rep_check;
+    // A rep that is an object written as its own rep, whose form only that rep tells (unknown)
+    // or whose type says only that it is composite: a `set` `list` `cmap` or `link` check
+    // stays armed for that rep, which object() writes next. (A map key's is armed there anew.)
+    if ((shape.form == RepForm::unknown || shape.form == RepForm::composite) && check != RepCheck::scalar)
+      [[unlikely]] return;
     rep_check = RepCheck::none;
     detail::check_rep_shape(check, shape, *checked_type_, checked_tag_);
   }
@@ -234,6 +243,7 @@ class Encoder final : public ObjectEncoder {
 
   /// Forgets what a value that failed half-way left behind; called before each top-level value.
   void begin_value() noexcept {
+    rep_check = RepCheck::none;  // a rep function that threw left its check armed
     resolved_.clear();
     claims_.clear();
     claim_depth_ = 0;
