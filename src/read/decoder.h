@@ -376,7 +376,9 @@ class Decoder {
   /// plain_walk() for the whole walk, so it is not tested again for every string.
   template <bool kPlain = false>
   [[gnu::always_inline]] void json_string(std::string_view raw) {
-    if (!kPlain && (tape_ || handlers_)) [[unlikely]]
+    // Read handlers act on tags and on `~X` scalars only (a builder on containers): every
+    // other string reads as it would without them, here, not by string() (hpath36).
+    if (!kPlain && tape_) [[unlikely]]
       return string(raw);
     const std::size_t n = raw.size();
     const char first = n != 0 ? raw[0] : '\0';
@@ -393,12 +395,22 @@ class Decoder {
       // A cached tag (a set's or list's, on every item of extensions) starts a tagged value
       // whose rep may go to pair_rep_ (start_tagged); string() would find the entry again.
       if (entry->is_tag) return json_start_cached_tag(entry->value);
+      // With user code no arena is open (runs_no_user_code): a copy, as string() delivers
+      // it, not place_code's alias.
+      if (!kPlain && handlers_) {
+        deliver(entry->value);
+        return;
+      }
       return place_code(*entry);
     }
     if (first == '~') {
       if (n < 2) return string(raw);
       if (raw[1] != ':' && raw[1] != '$') {
         if (!string_tag_char(raw[1])) return string(raw);
+        // A handler for X, or the default one for what decode_scalar keeps tagged, runs in
+        // string() (decode_string); any other `~X` reads as with no handlers.
+        if (!kPlain && handlers_ && (handlers_->has_char(raw[1]) || handlers_->default_handler()))
+          return string(raw);
         return json_scalar_string(raw);
       }
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
