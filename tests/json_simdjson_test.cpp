@@ -845,10 +845,14 @@ TEST(JsonSimdjson, ManyValuesInMemoryAreReadByAStream) {
   using transit::detail::testing::json_values_alone;
   using transit::detail::testing::json_values_streamed;
   std::vector<char> buffer;
+  // The text ends in SIMDJSON_PADDING spaces: where the bytes past a text may not be read
+  // (under ASan or memcheck, padding_readable), the stream stops that far before its end, and
+  // its values must all come before that to be streamed there too.
   const auto streamed = [&](std::string_view text) {
     const std::size_t before = json_values_streamed(), alone_before = json_values_alone();
+    const std::string spaced = std::string(text) + std::string(64, ' ');
     try {
-      (void)transit::read_all(padded_copy(buffer, text));
+      (void)transit::read_all(padded_copy(buffer, spaced));
     } catch (const Error&) {
     }
     return std::pair{json_values_streamed() - before, json_values_alone() - alone_before};
