@@ -772,6 +772,7 @@ class ValueStream {
   std::optional<simdjson::dom::document_stream> stream_;
   simdjson::dom::document_stream::iterator it_;
   std::size_t base_ = 0;        // the offset in the text where the stream's bytes start
+  std::size_t end_ = 0;         // and where they end (the text's end, or SIMDJSON_PADDING before)
   std::size_t batch_ = 0;       // the batch of the stream
   std::size_t retry_from_ = 0;  // no stream starts before this offset
   bool live_ = false;

@@ -249,6 +249,18 @@ const simdjson::dom::document* ValueStream::at(std::string_view text, std::size_
   }
   if (at != start || (text[start] != '[' && text[start] != '{')) return nullptr;
   const std::size_t size = it_.source().size();
+  // simdjson ends the stream's last batch at its last complete document, as it sees them, and
+  // marks the batch's end as the next structural: a value cut there by something it took for
+  // a document's start (`["a" \0 ]`: the NUL) is closed by whatever byte follows the stream's
+  // bytes, read as `]` or `}` when it is one. That byte is past the stream's text (the rest of
+  // the text, or the bytes past it): such a document reaches one byte past the stream's end.
+  // It is the stream's last; the value is read alone, as the reader reads it without a stream.
+  // (An earlier batch ends at such a start too, but keeps the structurals after it: a value
+  // that reaches past it meets that start, two values with no comma between, an error.)
+  if (start + size > end_) {
+    stop(SIZE_MAX);
+    return nullptr;
+  }
   if (size > cap) return nullptr;
   end = start + size;
   return &parser_.doc;
@@ -276,6 +288,7 @@ bool ValueStream::begin(std::string_view text, std::size_t start) {
     return false;
   }
   base_ = start;
+  end_ = end;
   it_ = stream_->begin();
   live_ = true;
   return true;
