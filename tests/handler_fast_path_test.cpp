@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// A read with read handlers takes the fast paths (JSON's walk of simdjson's document) for
-// what its handlers cannot act on: strings that are no tag and no `~X` scalar with a handler
-// for X (or a default handler), cache codes. Whatever it takes, it reads as before: with
-// handlers that cannot act on the input as with none (values, offsets, errors, no call), and
-// with handlers that do act as the byte-at-a-time read of a Source, whose RapidJSON events
-// take Decoder::string() for every string.
+// A read with read handlers takes the fast paths (JSON's walk of simdjson's document,
+// MessagePack's checked_string) for what its handlers cannot act on: strings that are no tag
+// and no `~X` scalar with a handler for X (or a default handler), cache codes. Whatever it
+// takes, it reads as before: with handlers that cannot act on the input as with none (values,
+// offsets, errors, no call), and with handlers that do act as the byte-at-a-time read of a
+// JSON Source, whose RapidJSON events take Decoder::string() for every string (MessagePack:
+// the same items as JSON, read from such a Source).
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "support/msgpack_items.h"
 #include "support/step_source.h"
 #include "transit/transit.h"
 
@@ -174,6 +177,201 @@ TEST(HandlerFastPath, ScalarHandlersRunOncePerScalar) {
   const std::size_t before = calls;
   (void)transit::read(text, Encoding::json, {.handlers = &h.acting});
   EXPECT_EQ(calls - before, 3u);
+}
+
+}  // namespace
+
+namespace {
+
+// MessagePack texts, each the values of a JSON text item for item (msgpack_items_of: every
+// string a str8, every integer an int64): cache codes of keys (in maps and map arrays),
+// keywords and tags, short and long, ASCII or not; every `~X` scalar; tags with and without
+// rules, a Record, pairs; errors.
+const std::vector<std::vector<std::string>> kItems = {
+    {R"([{"abcd":1,"~:efgh":2,"a key of more than 16 bytes":"~:a keyword of more than 16"},)"
+     R"({"^0":3,"^1":"^1","^2":"^3"},{"^2":["^3","^0"]}])"},
+    {R"([["^ ","abcd",1,"~:efgh",2],["^ ","^0",3,"^1","^1"],["^ ","^0","~:efgh"]])"},
+    {R"([["~#point",1],["^0",2],["~#point",["~m5","~f1.5"]],["^0","^0"]])"},
+    {R"(["~m1700000000000","~u550e8400-e29b-41d4-a716-446655440000","~n12345678901234567890",)"
+     R"("~f1.50","~rhttp://x.org/a","~cx","~i42","~d2.5","~bAAEC","~zINF","~zNaN","~Qsome",)"
+     R"("~~tilde","~^caret","~`tick","~:kw","~$sym","a long string of more than 13 bytes","ab"])"},
+    {R"({"abcd":["~m1","abcd"],"efgh":{"abcd":"~fx"}})", R"([{"abcd":1},{"abcd":2}])"},
+    {R"({"~m1":"~f2.5","~t2024-01-02T03:04:05.000Z":"~u1","~bAAEC":"~bAAEC","^1":"^0"})"},
+    {R"(["~#pt",{"~:x":16,"~:name":"abcd"}])", R"(["~#pt",{"~:x":"~m7","~:name":"^0"}])"},
+    {R"(["~#set",[1,"~m2"]])", R"(["~#list",["~:abcd","^0"]])", R"(["~#cmap",[["~m3"],"~f4"]])",
+     R"(["~#unknown","~m9"])", R"(["~#m",5])", R"(["~#u",[1,2]])", R"([["~#m",6],["^0",7]])"},
+    {R"([{"ab\u00e9":1,"abc\u00e9":2},{"^0":3},"~:\u00e9","~:\u00e9\u00e9","^1",)"
+     R"("a string of more than 64 bytes, ASCII all of it, for the longer of the two tests",)"
+     R"("~:a keyword of more than 64 bytes, not ASCII: \u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9",)"
+     R"("^2"])"},
+    {R"({"~#point":1})", R"({"~#point":1,"x":2})", R"(["~mnope"])", R"(["~uzz"])", R"(["^9"])",
+     R"(["~#"])", R"(["~bA*"])", R"(["~#point",1,2])"},
+    {R"([[[["~m1"]]]])", "[1,2,3,4]", R"("~m8")", R"("~Qx")", R"("^ ")"},
+};
+
+// The JSON of a kItems text: its values, one a line, with `\u00XX` as the UTF-8 of U+00XX
+// (so that a JSON Source reads the same strings).
+std::string json_of(const std::vector<std::string>& values) {
+  std::string out;
+  for (const std::string& v : values) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (v.compare(i, 4, "\\u00") == 0) {
+        const unsigned c = static_cast<unsigned>(std::stoul(v.substr(i + 4, 2), nullptr, 16));
+        if (c < 0x80) {
+          out += static_cast<char>(c);
+        } else {
+          out += static_cast<char>(0xC0 | (c >> 6));
+          out += static_cast<char>(0x80 | (c & 0x3F));
+        }
+        i += 5;
+      } else {
+        out += v[i];
+      }
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+// The MessagePack of a kItems text (`\u00ff\u00fe`: the invalid UTF-8 of bytes FF FE).
+std::string msgpack_of(const std::vector<std::string>& values) {
+  std::string out;
+  for (const std::string& v : values) {
+    std::string raw;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (v.compare(i, 4, "\\u00") == 0) {
+        const unsigned c = static_cast<unsigned>(std::stoul(v.substr(i + 4, 2), nullptr, 16));
+        if (c >= 0xFE) {
+          raw += static_cast<char>(c);
+        } else {
+          raw += static_cast<char>(0xC0 | (c >> 6));
+          raw += static_cast<char>(0x80 | (c & 0x3F));
+        }
+        i += 5;
+      } else {
+        raw += v[i];
+      }
+    }
+    out += transit::test::msgpack_items_of(raw);
+  }
+  return out;
+}
+
+// The MessagePack texts: kItems's, each also cut short of its last byte, one not UTF-8, and
+// the writer's of kItems's values (fixstr cache codes, instants and UUIDs as pairs).
+std::vector<std::string> msgpack_texts() {
+  std::vector<std::string> texts = {msgpack_of({R"([{"abcd":1},"\u00ff\u00fe","^0"])"})};
+  for (const std::vector<std::string>& values : kItems) {
+    texts.push_back(msgpack_of(values));
+    texts.push_back(texts.back().substr(0, texts.back().size() - 1));
+  }
+  // Those of kItems's values that read (the others are there for their errors).
+  std::string written;
+  for (const std::vector<std::string>& values : kItems)
+    for (const std::string& v : values) {
+      try {
+        written += transit::write(transit::read(json_of({v})), Encoding::msgpack);
+      } catch (const transit::Error&) {
+      }
+    }
+  texts.push_back(written);
+  return texts;
+}
+
+TEST(HandlerFastPath, MsgpackHandlersThatCannotActReadAsNone) {
+  const Handlers h;
+  for (const std::string& text : msgpack_texts()) {
+    const std::vector<ReadOptions> none = limits(nullptr), inert = limits(&h.inert);
+    for (std::size_t i = 0; i < none.size(); ++i) {
+      SCOPED_TRACE(testing::PrintToString(text) + " limits " + std::to_string(i));
+      const Outcome want = outcome_of(text, Encoding::msgpack, none[i]);
+      EXPECT_EQ(outcome_of(text, Encoding::msgpack, inert[i]), want);
+      EXPECT_EQ(want.calls, 0u);
+    }
+  }
+}
+
+// The values, the codes of the errors and the calls of a read, for reads whose offsets and
+// messages differ by encoding.
+struct Reading {
+  std::vector<Value> values;
+  std::vector<transit::Errc> errors;
+  std::size_t calls = 0;
+  friend bool operator==(const Reading&, const Reading&) = default;
+  friend void PrintTo(const Reading& r, std::ostream* os) {
+    for (const Value& v : r.values) *os << transit::to_edn(v) << " ";
+    for (const transit::Errc c : r.errors) *os << "error " << transit::code_name(c) << " ";
+    *os << r.calls << " calls";
+  }
+};
+
+Reading reading_of(const std::string& text, Encoding e, const ReadOptions& o, std::size_t step) {
+  Reading out;
+  const std::size_t before = calls;
+  {
+    std::optional<transit::test::StepSource> source;
+    if (step) source.emplace(text, step);
+    transit::Reader reader = step ? transit::Reader(*source, e, o) : transit::Reader(text, e, o);
+    for (int i = 0; i < 12; ++i) {
+      try {
+        std::optional<Value> v = reader.next();
+        if (!v) break;
+        out.values.push_back(std::move(*v));
+      } catch (const transit::Error& err) {
+        out.errors.push_back(err.code());
+      }
+    }
+  }
+  out.calls = calls - before;
+  return out;
+}
+
+// MessagePack in memory with handlers that act reads as the same items in JSON from a
+// byte-at-a-time Source (Decoder::string() for every string): values, errors, calls. With
+// no limit: MessagePack refuses a count past one before it reads the items, JSON as it
+// meets them (the limits are MsgpackHandlersThatCannotActReadAsNone's).
+TEST(HandlerFastPath, MsgpackHandlersThatActReadAsJsonFromASource) {
+  const Handlers h;
+  std::size_t acted = 0;
+  for (const std::vector<std::string>& values : kItems) {
+    SCOPED_TRACE(json_of(values));
+    const ReadOptions o{.handlers = &h.acting};
+    const Reading want = reading_of(json_of(values), Encoding::json, o, 1);
+    EXPECT_EQ(reading_of(msgpack_of(values), Encoding::msgpack, o, 0), want);
+    acted += want.calls;
+  }
+  EXPECT_GT(acted, 10u);
+}
+
+// Each `~m`, `~f` and `~#m` the text holds is one call, the cached keys and keywords none;
+// a cached key's value is a copy that outlives the read's cache (no arena holds it).
+TEST(HandlerFastPath, MsgpackScalarHandlersRunOncePerScalar) {
+  const Handlers h;
+  const std::string text = msgpack_of(
+      {R"([{"abcd":"~m1","~:efgh":"~f2","a key of more than 16 bytes":["~#m",3]},)"
+       R"({"^0":"~m4","^1":"~i5","^2":"^2"}])"});
+  const std::size_t before = calls;
+  const Value v = transit::read(text, Encoding::msgpack, {.handlers = &h.acting});
+  EXPECT_EQ(calls - before, 4u);
+  const Value want = transit::read(
+      R"([{"abcd":["m","1"],"~:efgh":["f","2"],"a key of more than 16 bytes":["m",3]},)"
+      R"({"abcd":["m","4"],"~:efgh":5,"a key of more than 16 bytes":"a key of more than 16 bytes"}])");
+  EXPECT_EQ(v, want);
+  EXPECT_EQ(transit::read(transit::write(v, Encoding::msgpack), Encoding::msgpack), want);
+}
+
+// A cached tag's value (`["^0", rep]`) and a tagged value's cached rep, with a tag handler:
+// one call each, as for the tag written out.
+TEST(HandlerFastPath, MsgpackCachedTagsUnderHandlers) {
+  const Handlers h;
+  const std::string text = msgpack_of({R"([["~#point",["~:abcd","~:efgh"]],["^0",["^1","^2"]],)"
+                                       R"(["^0",{"^1":"^2"}],["~#unknown","^1"],["^3","^2"]])"});
+  const std::size_t before = calls;
+  const Value v = transit::read(text, Encoding::msgpack, {.handlers = &h.acting});
+  EXPECT_EQ(calls - before, 5u);
+  EXPECT_EQ(v, transit::read(R"([["point",["~:abcd","~:efgh"]],["point",["~:abcd","~:efgh"]],)"
+                             R"(["point",["^ ","~:abcd","~:efgh"]],["unknown","~:abcd"],)"
+                             R"(["unknown","~:efgh"]])"));
 }
 
 }  // namespace

@@ -174,6 +174,10 @@ void Decoder::reserve_map_slots_checked(Frame& f, std::size_t entries) {
 
 void Decoder::handled_json_string(std::string_view raw) { json_string<false, true>(raw); }
 
+void Decoder::handled_checked_string(std::string_view raw, bool ascii) {
+  checked_string<true>(raw, ascii);
+}
+
 void Decoder::place_cached(const Value& v) {
   // As checked_string(): into a plain container of a document built in one arena, an alias.
   const bool plain = in_plain_container();
@@ -234,7 +238,7 @@ void Decoder::tag_not_first(std::string_view tag) {
 }
 
 void Decoder::checked_base64(std::string_view raw) {
-  if (tape_ || handlers_ || !caching_) [[unlikely]]
+  if (tape_ || !caching_) [[unlikely]]
     return string(raw);
   // Only a map key is cacheable (no `~:`, `~$` or `~#`), as string() decides.
   const bool cacheable = at_key_position() && is_cacheable(raw, true);

@@ -191,14 +191,21 @@ class Decoder {
   /// keywords' read from a Source; tested before checked_string instead, each string of a
   /// JSON-Verbose read from a Source cost 6 more). MessagePack has no map arrays. (A
   /// template parameter made GCC compile MessagePack's unit otherwise: its reads moved by
-  /// -0.02% to +0.09% instructions.)
+  /// -0.02% to +0.09% instructions.) A MessagePack read with user handlers goes to
+  /// handled_checked_string (`kHandled`), out of line: the same paths for all that its
+  /// handlers cannot act on.
+  template <bool kHandled = false>
   [[gnu::always_inline]] void checked_string(std::string_view raw, bool ascii,
                                              bool map_arrays = false) {
-    if (tape_ || handlers_ || !caching_) [[unlikely]] {
-      // A typed read's cache code goes to the tape as the walk of a parsed JSON document
-      // sends it (tape_walk_string), with no call of string().
-      if (tape_) return tape_walk_string(raw);
-      return string(raw);
+    if constexpr (!kHandled) {
+      if (tape_ || handlers_ || !caching_) [[unlikely]] {
+        // A typed read's cache code goes to the tape as the walk of a parsed JSON document
+        // sends it (tape_walk_string), with no call of string().
+        if (tape_) return tape_walk_string(raw);
+        // JSON's strings from a Source (map_arrays) keep string() with handlers.
+        if (handlers_ && caching_ && !map_arrays) return handled_checked_string(raw, ascii);
+        return string(raw);
+      }
     }
     const std::size_t n = raw.size();
     const char first = n != 0 ? raw[0] : '\0';
@@ -214,8 +221,9 @@ class Decoder {
         return string(raw);  // lookup() says what is wrong with the code
       }
       if (entry->is_tag) return start_tagged(ValueAccess::text(entry->value));
-      // As in string(): into a plain container of a document built in one arena, an alias.
-      if (in_plain_container())
+      // As in string(): into a plain container of a document built in one arena, an alias;
+      // with user code no arena is open (runs_no_user_code), so a copy.
+      if (!kHandled && in_plain_container())
         deliver(ValueAccess::alias(entry->value));
       else
         deliver(entry->value);
@@ -226,8 +234,8 @@ class Decoder {
       if (raw[1] == '#') return checked_tag(raw, ascii);
       if (raw[1] != ':' && raw[1] != '$') {
         // A `~X` scalar (`~n`, `~f`, `~r`, `~c` ...: 12,000 a read of extensions) as JSON's
-        // walk reads it; an escape by string().
-        if (!string_tag_char(raw[1])) return string(raw);
+        // walk reads it; an escape, or one a handler may take, by string().
+        if (!string_tag_char(raw[1]) || (kHandled && handler_may_take(raw[1]))) return string(raw);
         return json_scalar_string(raw);
       }
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
@@ -320,7 +328,8 @@ class Decoder {
   void uuid_whole(std::uint64_t hi, std::uint64_t lo) { deliver(Value::uuid({hi, lo})); }
   /// string() of a `"~b"` string from MessagePack, whose reader leaves its UTF-8 unchecked
   /// (the base64 decode refuses any byte outside ASCII): string()'s rules for it with none of
-  /// its tests that cannot apply, as checked_tag does for tags.
+  /// its tests that cannot apply, as checked_tag does for tags. With user handlers too: `b`
+  /// is a ground tag, which no handler takes, and the default one never sees bytes.
   [[gnu::noinline]] void checked_base64(std::string_view raw);
   /// Whether a backend may hand this value's cache codes to cached_code(): no tape, no user
   /// handlers, the cache on (never lazy in MessagePack, so it holds for a whole value).
@@ -409,10 +418,7 @@ class Decoder {
       if (n < 2) return string(raw);
       if (raw[1] != ':' && raw[1] != '$') {
         if (!string_tag_char(raw[1])) return string(raw);
-        // A handler for X, or the default one for what decode_scalar keeps tagged, runs in
-        // string() (decode_string); any other `~X` reads as with no handlers.
-        if (kHandled && (handlers_->has_char(raw[1]) || handlers_->default_handler()))
-          return string(raw);
+        if (kHandled && handler_may_take(raw[1])) return string(raw);
         return json_scalar_string(raw);
       }
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
@@ -445,6 +451,18 @@ class Decoder {
   /// its body inline in JSON's unit moved GCC's inlining there (that unit's copy of null()
   /// grew from 0xd0 to 0x152 bytes, twitter's Value read 0.13% more instructions).
   [[gnu::noinline]] void handled_json_string(std::string_view raw);
+  /// checked_string() of a MessagePack read with handlers and no tape (`kHandled`), as
+  /// handled_json_string is json_string's: only a `~X` a handler may take
+  /// (handler_may_take), and the tags, go where the handlers are asked (string(),
+  /// start_tagged); a cache code's value is a copy. Out of line, in decoder.cpp, so that
+  /// MessagePack's reads without handlers compile as before.
+  [[gnu::noinline]] void handled_checked_string(std::string_view raw, bool ascii);
+  /// Whether a read handler may act on a `~X` scalar: a handler for X, or the default one
+  /// for what decode_scalar keeps tagged, runs in string() (decode_string); any other `~X`
+  /// reads as with no handlers. With handlers only.
+  bool handler_may_take(char x) const noexcept {
+    return handlers_->has_char(x) || handlers_->default_handler();
+  }
   /// Whether no tape is written and no user handler is registered: neither changes during
   /// a walk, so json_string<true>() may be used for all of it.
   bool plain_walk() const noexcept { return !tape_ && !handlers_; }
@@ -453,8 +471,8 @@ class Decoder {
   /// cost keywords 0.5% more instructions (why was not looked into).
   [[gnu::always_inline]] void plain_scalar(Value v) { deliver(std::move(v)); }
   /// json_string() of a `~X` string decoded by its ground tag X (`~u`, `~m`, `~n`, ...; not
-  /// `~:`, `~$`, `~#` nor an escape), with no user handlers and no tape: string()'s rules,
-  /// with none of its tests that cannot apply.
+  /// `~:`, `~$`, `~#` nor an escape), with no tape and no user handler that may take it
+  /// (handler_may_take): string()'s rules, with none of its tests that cannot apply.
   void json_scalar_string(std::string_view raw);
   /// An array starts. `expected` is the item count when the backend knows it (MessagePack),
   /// else 0. A plain array is then built straight in a node of that size, with no copy from
