@@ -233,8 +233,9 @@ std::string json_of(const std::vector<std::string>& values) {
   return out;
 }
 
-// The MessagePack of a kItems text (`\u00ff\u00fe`: the invalid UTF-8 of bytes FF FE).
-std::string msgpack_of(const std::vector<std::string>& values) {
+// The MessagePack of a kItems text (`\u00ff\u00fe`: the invalid UTF-8 of bytes FF FE), its
+// strings str8 or (`fixstr`) as writers write them.
+std::string msgpack_of(const std::vector<std::string>& values, bool fixstr = false) {
   std::string out;
   for (const std::string& v : values) {
     std::string raw;
@@ -252,7 +253,7 @@ std::string msgpack_of(const std::vector<std::string>& values) {
         raw += v[i];
       }
     }
-    out += transit::test::msgpack_items_of(raw);
+    out += transit::test::msgpack_items_of(raw, fixstr);
   }
   return out;
 }
@@ -261,10 +262,11 @@ std::string msgpack_of(const std::vector<std::string>& values) {
 // the writer's of kItems's values (fixstr cache codes, instants and UUIDs as pairs).
 std::vector<std::string> msgpack_texts() {
   std::vector<std::string> texts = {msgpack_of({R"([{"abcd":1},"\u00ff\u00fe","^0"])"})};
-  for (const std::vector<std::string>& values : kItems) {
-    texts.push_back(msgpack_of(values));
-    texts.push_back(texts.back().substr(0, texts.back().size() - 1));
-  }
+  for (const std::vector<std::string>& values : kItems)
+    for (const bool fixstr : {false, true}) {
+      texts.push_back(msgpack_of(values, fixstr));
+      texts.push_back(texts.back().substr(0, texts.back().size() - 1));
+    }
   // Those of kItems's values that read (the others are there for their errors).
   std::string written;
   for (const std::vector<std::string>& values : kItems)
@@ -338,6 +340,7 @@ TEST(HandlerFastPath, MsgpackHandlersThatActReadAsJsonFromASource) {
     const ReadOptions o{.handlers = &h.acting};
     const Reading want = reading_of(json_of(values), Encoding::json, o, 1);
     EXPECT_EQ(reading_of(msgpack_of(values), Encoding::msgpack, o, 0), want);
+    EXPECT_EQ(reading_of(msgpack_of(values, true), Encoding::msgpack, o, 0), want);
     acted += want.calls;
   }
   EXPECT_GT(acted, 10u);
@@ -347,31 +350,37 @@ TEST(HandlerFastPath, MsgpackHandlersThatActReadAsJsonFromASource) {
 // a cached key's value is a copy that outlives the read's cache (no arena holds it).
 TEST(HandlerFastPath, MsgpackScalarHandlersRunOncePerScalar) {
   const Handlers h;
-  const std::string text = msgpack_of(
-      {R"([{"abcd":"~m1","~:efgh":"~f2","a key of more than 16 bytes":["~#m",3]},)"
-       R"({"^0":"~m4","^1":"~i5","^2":"^2"}])"});
-  const std::size_t before = calls;
-  const Value v = transit::read(text, Encoding::msgpack, {.handlers = &h.acting});
-  EXPECT_EQ(calls - before, 4u);
-  const Value want = transit::read(
-      R"([{"abcd":["m","1"],"~:efgh":["f","2"],"a key of more than 16 bytes":["m",3]},)"
-      R"({"abcd":["m","4"],"~:efgh":5,"a key of more than 16 bytes":"a key of more than 16 bytes"}])");
-  EXPECT_EQ(v, want);
-  EXPECT_EQ(transit::read(transit::write(v, Encoding::msgpack), Encoding::msgpack), want);
+  for (const bool fixstr : {false, true}) {
+    const std::string text =
+        msgpack_of({R"([{"abcd":"~m1","~:efgh":"~f2","a key of more than 16 bytes":["~#m",3]},)"
+                    R"({"^0":"~m4","^1":"~i5","^2":"^2"}])"},
+                   fixstr);
+    const std::size_t before = calls;
+    const Value v = transit::read(text, Encoding::msgpack, {.handlers = &h.acting});
+    EXPECT_EQ(calls - before, 4u);
+    const Value want = transit::read(
+        R"([{"abcd":["m","1"],"~:efgh":["f","2"],"a key of more than 16 bytes":["m",3]},)"
+        R"({"abcd":["m","4"],"~:efgh":5,"a key of more than 16 bytes":"a key of more than 16 bytes"}])");
+    EXPECT_EQ(v, want);
+    EXPECT_EQ(transit::read(transit::write(v, Encoding::msgpack), Encoding::msgpack), want);
+  }
 }
 
 // A cached tag's value (`["^0", rep]`) and a tagged value's cached rep, with a tag handler:
 // one call each, as for the tag written out.
 TEST(HandlerFastPath, MsgpackCachedTagsUnderHandlers) {
   const Handlers h;
-  const std::string text = msgpack_of({R"([["~#point",["~:abcd","~:efgh"]],["^0",["^1","^2"]],)"
-                                       R"(["^0",{"^1":"^2"}],["~#unknown","^1"],["^3","^2"]])"});
-  const std::size_t before = calls;
-  const Value v = transit::read(text, Encoding::msgpack, {.handlers = &h.acting});
-  EXPECT_EQ(calls - before, 5u);
-  EXPECT_EQ(v, transit::read(R"([["point",["~:abcd","~:efgh"]],["point",["~:abcd","~:efgh"]],)"
-                             R"(["point",["^ ","~:abcd","~:efgh"]],["unknown","~:abcd"],)"
-                             R"(["unknown","~:efgh"]])"));
+  for (const bool fixstr : {false, true}) {
+    const std::string text = msgpack_of({R"([["~#point",["~:abcd","~:efgh"]],["^0",["^1","^2"]],)"
+                                         R"(["^0",{"^1":"^2"}],["~#unknown","^1"],["^3","^2"]])"},
+                                        fixstr);
+    const std::size_t before = calls;
+    const Value v = transit::read(text, Encoding::msgpack, {.handlers = &h.acting});
+    EXPECT_EQ(calls - before, 5u);
+    EXPECT_EQ(v, transit::read(R"([["point",["~:abcd","~:efgh"]],["point",["~:abcd","~:efgh"]],)"
+                               R"(["point",["^ ","~:abcd","~:efgh"]],["unknown","~:abcd"],)"
+                               R"(["unknown","~:efgh"]])"));
+  }
 }
 
 }  // namespace

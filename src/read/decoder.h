@@ -331,9 +331,12 @@ class Decoder {
   /// its tests that cannot apply, as checked_tag does for tags. With user handlers too: `b`
   /// is a ground tag, which no handler takes, and the default one never sees bytes.
   [[gnu::noinline]] void checked_base64(std::string_view raw);
-  /// Whether a backend may hand this value's cache codes to cached_code(): no tape, no user
-  /// handlers, the cache on (never lazy in MessagePack, so it holds for a whole value).
-  bool codes_inline() const noexcept { return !tape_ && !handlers_ && caching_; }
+  /// Whether a backend may hand this value's cache codes to cached_code(): no tape, the
+  /// cache on (never lazy in MessagePack, so it holds for a whole value). With user handlers
+  /// too: a code is no `~X` a handler may take, a cached tag starts as checked_string starts
+  /// it, and no arena is open with user code (runs_no_user_code), so place_code's alias is a
+  /// copy (ValueAccess::alias).
+  bool codes_inline() const noexcept { return !tape_ && caching_; }
   /// checked_string()'s commonest case, for a backend that has told a cache code by its own
   /// framing (MessagePack's fixstr headers of 2 and 3 bytes, and a `^`): `digits`, the one
   /// (`two` false) or two chars after the `^`. It places the value of the slot they name, or

@@ -13,8 +13,10 @@ namespace transit::test {
 
 /// `text` is JSON made of arrays, objects, strings without escapes (under 256 bytes) and
 /// integers; each becomes the MessagePack item a reader meets in the same place (containers
-/// with their counts, strings as str8, integers as int64).
-inline std::string msgpack_items_of(std::string_view text) {
+/// with their counts, strings as str8, integers as int64). `fixstr`: strings under 32 bytes
+/// as fixstr, as writers write them (a cache code then is one MessagePack's reader tells by
+/// its header).
+inline std::string msgpack_items_of(std::string_view text, bool fixstr = false) {
   std::string out;
   std::size_t i = 0;
   auto skip_space = [&] {
@@ -51,8 +53,12 @@ inline std::string msgpack_items_of(std::string_view text) {
     } else if (c == '"') {
       const std::size_t end = text.find('"', i + 1);
       const std::string_view s = text.substr(i + 1, end - i - 1);
-      out += static_cast<char>(0xd9);
-      out += static_cast<char>(s.size());
+      if (fixstr && s.size() < 32) {
+        out += static_cast<char>(0xa0 | s.size());
+      } else {
+        out += static_cast<char>(0xd9);
+        out += static_cast<char>(s.size());
+      }
       out += s;
       i = end + 1;
     } else {
