@@ -174,10 +174,6 @@ void Decoder::reserve_map_slots_checked(Frame& f, std::size_t entries) {
 
 void Decoder::handled_json_string(std::string_view raw) { json_string<false, true>(raw); }
 
-void Decoder::handled_checked_string(std::string_view raw, bool ascii) {
-  checked_string<true>(raw, ascii);
-}
-
 void Decoder::place_cached(const Value& v) {
   // As checked_string(): into a plain container of a document built in one arena, an alias.
   const bool plain = in_plain_container();
