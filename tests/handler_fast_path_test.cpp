@@ -384,3 +384,39 @@ TEST(HandlerFastPath, MsgpackCachedTagsUnderHandlers) {
 }
 
 }  // namespace
+
+namespace {
+
+// Handlers for `:` and `$` (extension tags, which a user may replace) act on every keyword
+// and symbol, cached or not, in memory as from a Source, JSON and MessagePack alike.
+TEST(HandlerFastPath, KeywordAndSymbolHandlersAct) {
+  ReadHandlers h;
+  h.add(":", [](const Value& rep) {
+    ++calls;
+    return Value::array({Value("kw"), rep});
+  });
+  h.add("$", [](const Value& rep) {
+    ++calls;
+    return Value::array({Value("sym"), rep});
+  });
+  const ReadOptions o{.handlers = &h};
+  const std::string text = R"([["^ ","~:abcdef","~$sym","~:ab","^0"],"^0","~$a/long/symbol"])";
+  const Value want = transit::read(R"([["^ ",["kw","abcdef"],["sym","sym"],["kw","ab"],["kw","abcdef"]],)"
+                                   R"(["kw","abcdef"],["sym","a/long/symbol"]])");
+  for (const Encoding e : {Encoding::json, Encoding::json_verbose, Encoding::msgpack}) {
+    SCOPED_TRACE(static_cast<int>(e));
+    const std::string in = e == Encoding::msgpack ? msgpack_of({text}, true) : text;
+    const std::size_t before = calls;
+    EXPECT_EQ(transit::read(in, e, o), want);
+    EXPECT_EQ(calls - before, 4u);
+  }
+  for (const std::string& t : kTexts)
+    EXPECT_EQ(outcome_of(t, Encoding::json, o, 0, false), outcome_of(t, Encoding::json, o, 1, false)) << t;
+  for (const std::vector<std::string>& values : kItems)
+    for (const bool fixstr : {false, true})
+      EXPECT_EQ(reading_of(msgpack_of(values, fixstr), Encoding::msgpack, o, 0),
+                reading_of(json_of(values), Encoding::json, o, 1))
+          << json_of(values);
+}
+
+}  // namespace

@@ -191,21 +191,18 @@ class Decoder {
   /// keywords' read from a Source; tested before checked_string instead, each string of a
   /// JSON-Verbose read from a Source cost 6 more). MessagePack has no map arrays. (A
   /// template parameter made GCC compile MessagePack's unit otherwise: its reads moved by
-  /// -0.02% to +0.09% instructions.) A MessagePack read with user handlers goes to
-  /// handled_checked_string (`kHandled`), out of line: the same paths for all that its
-  /// handlers cannot act on.
-  template <bool kHandled = false>
+  /// -0.02% to +0.09% instructions; one telling a read with handlers, keywords' 0.04% more,
+  /// and this body split in two, 0.3% more.) A MessagePack read with user handlers goes to
+  /// handled_checked_string, out of line.
   [[gnu::always_inline]] void checked_string(std::string_view raw, bool ascii,
                                              bool map_arrays = false) {
-    if constexpr (!kHandled) {
-      if (tape_ || handlers_ || !caching_) [[unlikely]] {
-        // A typed read's cache code goes to the tape as the walk of a parsed JSON document
-        // sends it (tape_walk_string), with no call of string().
-        if (tape_) return tape_walk_string(raw);
-        // JSON's strings from a Source (map_arrays) keep string() with handlers.
-        if (map_arrays) return string(raw);
-        return handled_checked_string(raw, ascii);
-      }
+    if (tape_ || handlers_ || !caching_) [[unlikely]] {
+      // A typed read's cache code goes to the tape as the walk of a parsed JSON document
+      // sends it (tape_walk_string), with no call of string().
+      if (tape_) return tape_walk_string(raw);
+      // JSON's strings from a Source (map_arrays) keep string() with handlers.
+      if (map_arrays) return string(raw);
+      return handled_checked_string(raw);
     }
     const std::size_t n = raw.size();
     const char first = n != 0 ? raw[0] : '\0';
@@ -221,9 +218,8 @@ class Decoder {
         return string(raw);  // lookup() says what is wrong with the code
       }
       if (entry->is_tag) return start_tagged(ValueAccess::text(entry->value));
-      // As in string(): into a plain container of a document built in one arena, an alias;
-      // with user code no arena is open (runs_no_user_code), so a copy.
-      if (!kHandled && in_plain_container())
+      // As in string(): into a plain container of a document built in one arena, an alias.
+      if (in_plain_container())
         deliver(ValueAccess::alias(entry->value));
       else
         deliver(entry->value);
@@ -234,8 +230,8 @@ class Decoder {
       if (raw[1] == '#') return checked_tag(raw, ascii);
       if (raw[1] != ':' && raw[1] != '$') {
         // A `~X` scalar (`~n`, `~f`, `~r`, `~c` ...: 12,000 a read of extensions) as JSON's
-        // walk reads it; an escape, or one a handler may take, by string().
-        if (!string_tag_char(raw[1]) || (kHandled && handler_may_take(raw[1]))) return string(raw);
+        // walk reads it; an escape by string().
+        if (!string_tag_char(raw[1])) return string(raw);
         return json_scalar_string(raw);
       }
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
@@ -419,9 +415,9 @@ class Decoder {
     }
     if (first == '~') {
       if (n < 2) return string(raw);
+      if (kHandled && handler_may_take(raw[1])) return string(raw);
       if (raw[1] != ':' && raw[1] != '$') {
         if (!string_tag_char(raw[1])) return string(raw);
-        if (kHandled && handler_may_take(raw[1])) return string(raw);
         return json_scalar_string(raw);
       }
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
@@ -454,19 +450,21 @@ class Decoder {
   /// its body inline in JSON's unit moved GCC's inlining there (that unit's copy of null()
   /// grew from 0xd0 to 0x152 bytes, twitter's Value read 0.13% more instructions).
   [[gnu::noinline]] void handled_json_string(std::string_view raw);
-  /// checked_string() of a MessagePack read with handlers and no tape (`kHandled`), as
-  /// handled_json_string is json_string's: only a `~X` a handler may take
-  /// (handler_may_take), and the tags, go where the handlers are asked (string(),
-  /// start_tagged); a cache code's value is a copy. Anything else (no handlers but a lazy
-  /// cache, which MessagePack never has) by string(). Out of line, in a unit of its own
+  /// checked_string() of a MessagePack read with handlers and no tape: a tag by checked_tag
+  /// (start_tagged, whose end asks the handlers), any other string by the rules of JSON's
+  /// read with handlers (json_string<false, true>, as handled_json_string). With no
+  /// handlers, a lazy cache (which MessagePack never has): string(). Out of line, in a unit
+  /// of its own
   /// (handled.cpp): in decoder.cpp, GCC took is_cacheable and at_key_position out of string()
   /// (typed twitter from MessagePack 1.7% more instructions).
-  [[gnu::noinline]] void handled_checked_string(std::string_view raw, bool ascii);
-  /// Whether a read handler may act on a `~X` scalar: a handler for X, or the default one
-  /// for what decode_scalar keeps tagged, runs in string() (decode_string); any other `~X`
-  /// reads as with no handlers. With handlers only.
+  [[gnu::noinline]] void handled_checked_string(std::string_view raw);
+  /// Whether a read handler may act on a `~X` string (X its second char): in string()
+  /// (decode_string), a handler for X, keywords' (`:`) and symbols' (`$`) too, or the
+  /// default one for what decode_scalar keeps tagged (never a keyword or symbol). False for
+  /// a tag (`~#`) or an escape (`~~`, `~^`, `~``), which no handler takes. With handlers only.
   bool handler_may_take(char x) const noexcept {
-    return handlers_->has_char(x) || handlers_->default_handler();
+    if (!string_tag_char(x)) return false;
+    return handlers_->has_char(x) || (x != ':' && x != '$' && handlers_->default_handler());
   }
   /// Whether no tape is written and no user handler is registered: neither changes during
   /// a walk, so json_string<true>() may be used for all of it.
@@ -760,6 +758,11 @@ class Decoder {
   /// otherwise, geojson's MessagePack read 4% more instructions.
   enum class TagRule : std::uint8_t { general, set, list, plain, instant, uuid };
   static TagRule tag_rule(std::string_view tag) noexcept;
+  /// tag_rule() for a read with user handlers: `general` (decode_tag, which asks them) for a
+  /// tag with a handler (a Record's too), and for a tag kept tagged (`plain`) when there is a
+  /// default handler; any other tag keeps its rule, whose results (a set, a list, an
+  /// instant, a UUID) no handler sees. Out of line, in handled.cpp.
+  [[gnu::noinline]] TagRule handled_tag_rule(std::string_view tag) const noexcept;
   struct Frame {
     // Built by the constructor, a new frame has its fields stored one by one; value-initialized
     // (emplace_back()), its 88 bytes are zeroed by a `rep stos` first (12 instructions in

@@ -69,9 +69,11 @@ template <bool kJson>
   if (!pair) stack_.pop_back();
   Value tag = std::move(frame.tag);
   frames_.pop_back();
-  const TagRule rule = handlers_ ? TagRule::general : tag_rule(ValueAccess::text(tag));
+  // With user handlers, a tag none of them may act on keeps its rule (handled_tag_rule).
+  const TagRule rule =
+      handlers_ ? handled_tag_rule(ValueAccess::text(tag)) : tag_rule(ValueAccess::text(tag));
   // A plain JSON walk (kJson: json_end_tagged's callers) writes no tape.
-  if (!handlers_ && rule != TagRule::general && !(!kJson && tape_ && taping())) {
+  if (rule != TagRule::general && !(!kJson && tape_ && taping())) {
     // decode_tagged's result, built with no string compared again and, for a set or list
     // whose rep nothing else holds, no new node: the rep's own node becomes it.
     if (rule == TagRule::plain) {

@@ -4,14 +4,26 @@
 #include <string_view>
 
 #include "read/decoder.h"
+#include "read/read_handlers_access.h"
 
 namespace transit::detail {
 
-void Decoder::handled_checked_string(std::string_view raw, bool ascii) {
+void Decoder::handled_checked_string(std::string_view raw) {
   // Tested here, not in checked_string's inline test: a third way there cost typed reads
   // from MessagePack (whose tape takes the first) 0.02% more instructions.
   if (!handlers_ || !caching_) return string(raw);
-  checked_string<true>(raw, ascii);
+  // MessagePack writes every instant and UUID as `["~#m", ms]` and `["~#u", [hi, lo]]`:
+  // checked_tag, not json_string's string().
+  if (raw.size() >= 2 && raw[0] == '~' && raw[1] == '#') return checked_tag(raw, false);
+  json_string<false, true>(raw);
+}
+
+Decoder::TagRule Decoder::handled_tag_rule(std::string_view tag) const noexcept {
+  const TagRule rule = tag_rule(tag);
+  if (rule == TagRule::general || (rule == TagRule::plain && handlers_->default_handler()) ||
+      ReadHandlersAccess::find(*handlers_, tag))
+    return TagRule::general;
+  return rule;
 }
 
 }  // namespace transit::detail
