@@ -69,11 +69,14 @@ template <bool kJson>
   if (!pair) stack_.pop_back();
   Value tag = std::move(frame.tag);
   frames_.pop_back();
-  // With user handlers, a tag none of them may act on keeps its rule (handled_tag_rule).
-  const TagRule rule =
-      handlers_ ? handled_tag_rule(ValueAccess::text(tag)) : tag_rule(ValueAccess::text(tag));
-  // A plain JSON walk (kJson: json_end_tagged's callers) writes no tape.
-  if (rule != TagRule::general && !(!kJson && tape_ && taping())) {
+  // With user handlers, a tag none of them may act on keeps its rule (handled_tag_rule). A
+  // plain JSON walk (kJson: json_end_tagged's callers) has none: its code as it was (with
+  // handled_tag_rule's call there, json_end_tagged ran 1.8% more instructions).
+  const TagRule rule = !handlers_ ? tag_rule(ValueAccess::text(tag))
+                       : kJson    ? TagRule::general
+                                  : handled_tag_rule(ValueAccess::text(tag));
+  // A plain JSON walk (kJson) writes no tape.
+  if ((!kJson || !handlers_) && rule != TagRule::general && !(!kJson && tape_ && taping())) {
     // decode_tagged's result, built with no string compared again and, for a set or list
     // whose rep nothing else holds, no new node: the rep's own node becomes it.
     if (rule == TagRule::plain) {
