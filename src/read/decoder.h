@@ -415,11 +415,14 @@ class Decoder {
     }
     if (first == '~') {
       if (n < 2) return string(raw);
-      if (kHandled && handler_may_take(raw[1])) return string(raw);
       if (raw[1] != ':' && raw[1] != '$') {
         if (!string_tag_char(raw[1])) return string(raw);
+        if (kHandled && handler_may_take(raw[1])) return string(raw);
         return json_scalar_string(raw);
       }
+      // A handler for `:` or `$` (not ground: a user may replace them) takes every keyword
+      // or symbol in string() (decode_string).
+      if (kHandled && handlers_->has_char(raw[1])) return string(raw);
       const Kind kind = raw[1] == ':' ? Kind::keyword : Kind::symbol;
       const std::string_view name = raw.substr(2);
       const Value& v = deliver(name.size() <= ValueAccess::kInlineText
@@ -458,13 +461,11 @@ class Decoder {
   /// (handled.cpp): in decoder.cpp, GCC took is_cacheable and at_key_position out of string()
   /// (typed twitter from MessagePack 1.7% more instructions).
   [[gnu::noinline]] void handled_checked_string(std::string_view raw);
-  /// Whether a read handler may act on a `~X` string (X its second char): in string()
-  /// (decode_string), a handler for X, keywords' (`:`) and symbols' (`$`) too, or the
-  /// default one for what decode_scalar keeps tagged (never a keyword or symbol). False for
-  /// a tag (`~#`) or an escape (`~~`, `~^`, `~``), which no handler takes. With handlers only.
+  /// Whether a read handler may act on a `~X` scalar (not `~:`, `~$`, `~#` nor an escape):
+  /// a handler for X, or the default one for what decode_scalar keeps tagged, runs in
+  /// string() (decode_string); any other `~X` reads as with no handlers. With handlers only.
   bool handler_may_take(char x) const noexcept {
-    if (!string_tag_char(x)) return false;
-    return handlers_->has_char(x) || (x != ':' && x != '$' && handlers_->default_handler());
+    return handlers_->has_char(x) || handlers_->default_handler();
   }
   /// Whether no tape is written and no user handler is registered: neither changes during
   /// a walk, so json_string<true>() may be used for all of it.
