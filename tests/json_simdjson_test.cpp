@@ -828,11 +828,13 @@ TEST(JsonSimdjson, ManyValuesReadTheSameBothWaysInStreamsOfEveryBatch) {
 }
 
 // `text` placed so that the 64 bytes after it are readable (the 4 KiB block of its last byte
-// holds them): a stream reads to its end.
-std::string_view padded_copy(std::vector<char>& buffer, std::string_view text) {
-  buffer.assign(text.size() + 8192, ' ');
+// holds them): a stream reads to its end. The bytes after it are `after`; `readable_after`
+// false places it at the buffer's start instead, where they may not be readable.
+std::string_view padded_copy(std::vector<char>& buffer, std::string_view text, char after = ' ',
+                             bool readable_after = true) {
+  buffer.assign(text.size() + 8192, after);
   const auto last = reinterpret_cast<std::uintptr_t>(buffer.data()) + text.size() - 1;
-  const std::size_t shift = (4096 - last % 4096) % 4096;  // the last byte starts a block
+  const std::size_t shift = readable_after ? (4096 - last % 4096) % 4096 : 0;  // the last byte starts a block
   std::memcpy(buffer.data() + shift, text.data(), text.size());
   return {buffer.data() + shift, text.size()};
 }
@@ -898,12 +900,7 @@ TEST(JsonSimdjson, AStreamNeverClosesAValueWithTheByteAfterItsText) {
        {"[0] [\"a\",\"b\" \0 ]"s, "[0] {\"a\":[1,\"b\" \0\0 ]]"s, "[0] [\"a\" \0"s,
         "[\"#\",\"#a\" \0\0 "s + closers}) {
     for (const std::string& spaced : {text, text + closers}) {
-      // The bytes past the text are `]` and readable.
-      buffer.assign(spaced.size() + 8192, ']');
-      const auto last = reinterpret_cast<std::uintptr_t>(buffer.data()) + spaced.size() - 1;
-      const std::size_t shift = (4096 - last % 4096) % 4096;
-      std::memcpy(buffer.data() + shift, spaced.data(), spaced.size());
-      const std::string_view placed(buffer.data() + shift, spaced.size());
+      const std::string_view placed = padded_copy(buffer, spaced, ']');  // `]` readable after it
       expect_same(placed);
       EXPECT_FALSE(read_with(placed, true, {}).error.empty()) << "text: " << spaced;
     }
@@ -928,12 +925,10 @@ TEST(JsonSimdjson, ManyValuesWithJunkReadTheSameBothWaysWhateverFollowsTheText) 
     std::string text;
     for (std::size_t j = 1 + rng() % 40; j > 0; --j) text += pieces[rng() % pieces.size()];
     const char after = "]} \""[rng() % 4];
-    buffer.assign(text.size() + 8192, after);
-    const auto last = reinterpret_cast<std::uintptr_t>(buffer.data()) + text.size() - 1;
-    const std::size_t shift = rng() % 4 == 0 ? 0 : (4096 - last % 4096) % 4096;
-    std::memcpy(buffer.data() + shift, text.data(), text.size());
+    const bool readable_after = rng() % 4 != 0;
+    const std::string_view placed = padded_copy(buffer, text, after, readable_after);
     const StreamBatch in_batches(batches[rng() % std::size(batches)]);
-    expect_same(std::string_view(buffer.data() + shift, text.size()));
+    expect_same(placed);
     if (HasFailure()) break;  // one text shows it; the rest would repeat it
   }
 }
