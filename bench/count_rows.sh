@@ -20,11 +20,8 @@ SHIM=${TRANSIT_COUNT_SHIM:-/tmp/fixed_random.so}
 [[ -f $SHIM ]] || g++ -O2 -shared -fPIC -std=c++20 "$HERE/fixed_random.cpp" -o "$SHIM"
 export LD_BIND_NOW=1
 
-count() {  # count TOGGLE ARGS...: instructions collected inside TOGGLE
-  local toggle=$1; shift
-  LD_PRELOAD=$SHIM valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-    --toggle-collect="$toggle" "$@" 2>&1 | awk '/Collected :/ { print $4 }'
-}
+COUNT_PRELOAD=$SHIM
+source "$HERE/callgrind_count.sh"  # count TOGGLE ARGS...
 row() {  # row N TOGGLE FILE ARGS...: N reads less 0, and per read, with its arguments
   local n=$1 toggle=$2 file=$3; shift 3
   local many zero

@@ -19,12 +19,7 @@ TOOL=${1:-build/bench/transit-read-file}
 DIR=${2:-/tmp/corpora}
 CORPORA=(keywords geojson extensions bytes twitter citm_catalog)
 
-# count TOGGLE ARGS...: instructions collected inside TOGGLE
-count() {
-  local toggle=$1; shift
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect="$toggle" "$@" 2>&1 |
-    awk '/Collected :/ { print $4 }'
-}
+source "$(dirname "$0")/callgrind_count.sh"  # count TOGGLE ARGS...
 # per_read TOGGLE FILE MODE...: mean over 3 reads, less a run of 0 reads
 per_read() {
   local toggle=$1 file=$2; shift 2
