@@ -58,3 +58,23 @@ out=$(env -u LD_LIBRARY_PATH "$prefix/bin/consumer")
 out=$(echo '["^ ","~:a",1]' | env -u LD_LIBRARY_PATH "$prefix/bin/transit" convert --to json-verbose)
 [[ $out == '{"~:a":1}' ]] || { echo "installed transit convert printed: $out" >&2; exit 1; }
 echo "$mode consumer, shared transit: the installed app and tool run from the prefix ($soname)"
+
+# pkg-config against the shared install: a program links libtransit.so alone and needs no
+# libsimdjson of its own (simdjson is Requires.private there: libtransit.so brings it).
+pc_dir=$(dirname "$(find "$prefix" -name transit.pc | head -n 1)")
+[[ -f $pc_dir/transit.pc ]] || { echo "TRANSIT_INSTALL=ON installed no transit.pc" >&2; exit 1; }
+flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs transit)
+libdir=$(PKG_CONFIG_PATH=$pc_dir pkg-config --variable=libdir transit)
+# shellcheck disable=SC2086  # the flags are words
+# --no-as-needed first, as toolchains without Debian's --as-needed default link: every library
+# named is then needed, so what pkg-config names is what the program depends on.
+${CXX:-c++} -std=c++20 "$transit_source/tests/install/consumer/main.cpp" -o "$scratch/pkg-consumer" \
+  -Wl,--no-as-needed $flags -Wl,-rpath,"$libdir"
+needed=$(readelf -d "$scratch/pkg-consumer" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+[[ $'\n'$needed$'\n' == *$'\n'$soname$'\n'* ]] ||
+  { printf '%s\n' "the pkg-config consumer does not need $soname but:" "$needed" >&2; exit 1; }
+[[ $needed != *libsimdjson* ]] ||
+  { printf '%s\n' "pkg-config ($flags) made the consumer need simdjson itself:" "$needed" >&2; exit 1; }
+out=$(env -u LD_LIBRARY_PATH "$scratch/pkg-consumer")
+[[ $out == "$expected" ]] || { echo "pkg-config consumer of the shared install printed: $out" >&2; exit 1; }
+echo "$mode consumer, shared transit: a pkg-config consumer ($flags) needs $soname and no simdjson"
