@@ -216,6 +216,25 @@ stage_fuzz() {
   say "fuzzing: no crash, leak, sanitizer report, timeout or mismatch"
 }
 
+# The library as it builds where simdjson is not installed (or TRANSIT_SIMDJSON=OFF): every
+# JSON text is then read by RapidJSON, in memory as from a stream. The test binaries are built
+# and run whole (not through ctest: 1,300 processes cost more than the tests), the tool too, for
+# the tests that run it. Round thirty-eight's first such build found a test that assumed
+# simdjson; only the syntax of the sources that choose by TRANSIT_HAVE_SIMDJSON was checked.
+stage_without_simdjson() {
+  local dir=$BUILD_DIR-nosimdjson
+  say "configuring $dir (no simdjson)"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTRANSIT_WERROR=ON -DTRANSIT_SIMDJSON=OFF \
+    -DTRANSIT_BUILD_BENCH=OFF || die "cmake configure failed"
+  grep -qx 'TRANSIT_SIMDJSON:BOOL=OFF' "$dir/CMakeCache.txt" || die "$dir was not configured without simdjson"
+  say "building $dir"
+  cmake --build "$dir" -j"$(nproc)" --target transit_tests transit_typed_batch_tests ||
+    die "build without simdjson failed"
+  say "running the tests without simdjson"
+  "$dir/tests/transit_tests" --gtest_brief=1 || die "tests failed without simdjson"
+  "$dir/tests/transit_typed_batch_tests" --gtest_brief=1 || die "typed batch tests failed without simdjson"
+}
+
 # Proves the benchmarks build, verify their results and run; the timings are not judged.
 stage_bench_smoke() {
   local bench="$BUILD_DIR/bench/transit-bench"
@@ -246,6 +265,7 @@ cmd_test() {
   timed stage_build -DTRANSIT_WERROR=ON
   timed stage_ctest
   timed stage_bench_smoke
+  timed stage_without_simdjson
   timed stage_sanitize
   timed stage_tsan
   timed stage_fuzz
