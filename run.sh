@@ -276,7 +276,8 @@ usage() {
 usage: ./run.sh <command>
   demo   install what is missing, build, and run `transit demo`
   test   install what is missing, build with -Werror, run the tests and a benchmark smoke run,
-         then the tests under ASan+UBSan, the thread tests under TSan, and the fuzzers
+         then the unit tests of a build without simdjson, the tests under ASan+UBSan, the
+         thread tests under TSan, and the fuzzers
          (TRANSIT_FUZZ_SECONDS each, default 75)
 EOF
 }
