@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/exemplars.h"
 #include "support/sanitizers.h"
 #include "support/step_source.h"
 #include "transit/transit.h"
@@ -155,8 +156,9 @@ Error expect_mp_error(std::string_view input, Errc code, std::size_t offset,
   return expect_error(input, Encoding::msgpack, code, offset, options, stream);
 }
 
+// From the folder every exemplar test reads (TRANSIT_EXEMPLARS, else the build's default).
 std::string exemplar(const std::string& file) {
-  const std::filesystem::path path = std::filesystem::path(TRANSIT_DEFAULT_EXEMPLARS) / file;
+  const std::filesystem::path path = transit::test::exemplar_dir() / file;
   std::ifstream in(path, std::ios::binary);
   if (!in) ADD_FAILURE() << "missing exemplar " << path;
   return {std::istreambuf_iterator<char>(in), {}};
@@ -189,6 +191,8 @@ void expect_truncated_at_every_byte(const std::string& text, Encoding enc) {
 // ---- truncation ----------------------------------------------------------------------------------
 
 TEST(Hostile, JsonExemplarsTruncatedAtEveryByte) {
+  if (!transit::test::exemplars_present())
+    GTEST_SKIP() << "exemplar folder " << transit::test::exemplar_dir().string() << " not found; set TRANSIT_EXEMPLARS";
   for (const char* ex : kExemplars) {
     SCOPED_TRACE(ex);
     expect_truncated_at_every_byte(exemplar(std::string(ex) + ".json"), Encoding::json);
@@ -196,6 +200,8 @@ TEST(Hostile, JsonExemplarsTruncatedAtEveryByte) {
 }
 
 TEST(Hostile, JsonVerboseExemplarsTruncatedAtEveryByte) {
+  if (!transit::test::exemplars_present())
+    GTEST_SKIP() << "exemplar folder " << transit::test::exemplar_dir().string() << " not found; set TRANSIT_EXEMPLARS";
   for (const char* ex : kExemplars) {
     SCOPED_TRACE(ex);
     expect_truncated_at_every_byte(exemplar(std::string(ex) + ".verbose.json"),
@@ -204,6 +210,8 @@ TEST(Hostile, JsonVerboseExemplarsTruncatedAtEveryByte) {
 }
 
 TEST(Hostile, MsgpackExemplarsTruncatedAtEveryByte) {
+  if (!transit::test::exemplars_present())
+    GTEST_SKIP() << "exemplar folder " << transit::test::exemplar_dir().string() << " not found; set TRANSIT_EXEMPLARS";
   for (const char* ex : kExemplars) {
     SCOPED_TRACE(ex);
     expect_truncated_at_every_byte(exemplar(std::string(ex) + ".mp"), Encoding::msgpack);
