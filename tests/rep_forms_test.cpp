@@ -6,9 +6,12 @@
 // checked once made, before any of it is written.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <variant>
 #include <vector>
@@ -49,6 +52,9 @@ struct FormName {
   int n;
 };
 struct FormOrphan {};
+struct FormStray {
+  int n;
+};
 
 namespace {
 
@@ -474,6 +480,220 @@ TEST(RepForms, ACollectionTagChecksTheRepOfAnObjectItsValueRepHolds) {
   });
   for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(FormBag{{7}}, e, composite), e), Value::set({1}));
   expect_refused(FormBag{}, composite, "under the tag \"set\" a rep that is a map,");
+}
+
+// ---- the default handler ------------------------------------------------------------------------
+// set_default, typed (ObjectInfo) or erased, is held to the rules add() holds a handler to: a
+// default handler's output is read by the same readers. No handler is registered for FormStray.
+
+// A FormStray handler as the erased set_default takes it.
+transit::detail::ErasedHandler erased(transit::Handler<FormStray> handler) { return std::move(handler).erase(); }
+
+// Sets the default handler for writing FormStrays through the typed overload or the erased one
+// (an ErasedHandler made as a Handler makes it), with the rep `rep(const FormStray&)`.
+template <class F>
+void set_stray_default(transit::RegistryBuilder& b, bool typed, std::string tag, F rep) {
+  if (typed)
+    b.set_default(std::move(tag), [rep](const transit::ObjectInfo& o) { return rep(*static_cast<const FormStray*>(o.address)); });
+  else
+    b.set_default(erased(transit::Handler<FormStray>(std::move(tag)).rep(rep)));
+}
+
+template <class F>
+void expect_default_refused(const std::string& tag, F rep, const std::string& message) {
+  for (const bool typed : {true, false}) {
+    SCOPED_TRACE(typed ? "typed" : "erased");
+    transit::RegistryBuilder b;
+    try {
+      set_stray_default(b, typed, tag, rep);
+      ADD_FAILURE() << "set: " << tag;
+    } catch (const Error& err) {
+      EXPECT_EQ(err.code(), Errc::invalid_argument) << err.what();
+      EXPECT_NE(std::string(err.what()).find(message), std::string::npos) << err.what();
+    }
+  }
+}
+
+template <class F>
+void expect_default_reads_back(const std::string& tag, F rep, const Value& expected) {
+  for (const bool typed : {true, false}) {
+    SCOPED_TRACE(typed ? "typed" : "erased");
+    transit::RegistryBuilder b;
+    set_stray_default(b, typed, tag, rep);
+    const transit::Registry registry = std::move(b).freeze();
+    for (const Encoding e : kAll) {
+      SCOPED_TRACE(std::string(transit::encoding_name(e)));
+      EXPECT_EQ(transit::read(written(FormStray{1}, e, registry), e), expected) << tag;
+      EXPECT_EQ(transit::read(written(std::vector<FormStray>{{1}}, e, registry), e), Value::array({expected})) << tag;
+    }
+  }
+}
+
+TEST(RepForms, TheDefaultHandlerRefusesTheOneCharacterTagsOfTheSpec) {
+  const auto text = [](const FormStray& s) { return std::to_string(s.n); };
+  for (const char c : std::string_view(":$mturcfnzb'~^#`")) {
+    const std::string tag(1, c);
+    SCOPED_TRACE(tag);
+    const std::string fault = " is a built-in Transit tag; a user type needs a tag of its own";
+    for (const bool typed : {true, false}) {
+      transit::RegistryBuilder b;
+      try {
+        set_stray_default(b, typed, tag, text);
+        ADD_FAILURE() << "set";
+      } catch (const Error& err) {
+        EXPECT_EQ(err.code(), Errc::invalid_argument);
+        EXPECT_EQ(err.detail(), "the tag \"" + tag + "\" of the default write handler" + fault);
+      }
+    }
+    // As add() refuses it, and a tag function's fixed tag too.
+    transit::RegistryBuilder b;
+    try {
+      b.add<FormStray>(tag, text);
+      ADD_FAILURE() << "added";
+    } catch (const Error& err) {
+      EXPECT_EQ(err.detail(), "the tag \"" + tag + "\" of the write handler for FormStray" + fault);
+    }
+    EXPECT_THROW(b.set_default(erased(transit::Handler<FormStray>(tag).tag(text).rep(text))), Error);
+  }
+}
+
+TEST(RepForms, TheDefaultHandlerRefusesARepOfAnotherFormUnderACollectionTag) {
+  const auto count = [](const FormStray& s) { return s.n; };
+  const auto named = [](const FormStray& s) { return std::map<std::string, int>{{"n", s.n}}; };
+  const auto items = [](const FormStray& s) { return std::vector<int>{s.n}; };
+  expect_default_refused("set", count,
+                         "transit: invalid_argument: the default write handler writes under the tag \"set\" a rep "
+                         "that is a scalar, which no reader reads: its rep must be an array");
+  expect_default_refused("set", named, "the default write handler writes under the tag \"set\" a rep that is a map,");
+  expect_default_refused("set", [](const FormStray& s) { return std::set<int>{s.n}; },
+                         "the default write handler writes under the tag \"set\" a rep that is a tagged value");
+  expect_default_refused("list", [](const FormStray&) { return std::string("stray"); },
+                         "the default write handler writes under the tag \"list\" a rep that is a scalar");
+  expect_default_refused("cmap", named, "the default write handler writes under the tag \"cmap\" a rep that is a map,");
+  expect_default_refused("link", items, "the default write handler writes under the tag \"link\" a rep that is an array");
+  expect_default_refused(
+      "link", [](const FormStray&) { return std::map<transit::Keyword, int>{{{"href"}, 1}}; },
+      "the default write handler writes under the tag \"link\" a rep that is a map whose keys are not all strings");
+  // The erased overload holds a verbose rep to the tag too.
+  transit::RegistryBuilder b;
+  EXPECT_THROW(b.set_default(erased(transit::Handler<FormStray>("set").rep(items).verbose_rep(count))), Error);
+}
+
+TEST(RepForms, TheDefaultHandlerWritesWhatAHandlerWritesUnderItsTag) {
+  // The ground tags write the rep as it is (a quoted scalar at the top).
+  expect_default_reads_back("_", [](const FormStray&) { return std::optional<int>(); }, Value());
+  expect_default_reads_back("?", [](const FormStray& s) { return s.n == 1; }, Value(true));
+  expect_default_reads_back("i", [](const FormStray& s) { return s.n; }, Value(1));
+  expect_default_reads_back("d", [](const FormStray& s) { return s.n + 0.5; }, Value(1.5));
+  expect_default_reads_back("s", [](const FormStray& s) { return std::to_string(s.n); }, Value("1"));
+  expect_default_reads_back("array", [](const FormStray& s) { return std::vector<int>{s.n, 2}; }, Value::array({1, 2}));
+  expect_default_reads_back("map", [](const FormStray& s) { return std::map<std::string, int>{{"n", s.n}}; },
+                            Value::map({{"n", 1}}));
+  // A one-character tag the spec leaves free, and one of more characters.
+  expect_default_reads_back("x", [](const FormStray& s) { return std::to_string(s.n); }, Value::tagged("x", Value("1")));
+  expect_default_reads_back("stray", [](const FormStray& s) { return s.n; }, Value::tagged("stray", Value(1)));
+  // The spec's collection tags with a rep of their form.
+  const auto items = [](const FormStray& s) { return std::vector<int>{s.n, 2}; };
+  expect_default_reads_back("set", items, Value::set({1, 2}));
+  expect_default_reads_back("list", items, Value::list({1, 2}));
+  expect_default_reads_back("cmap", items, Value::map({{1, 2}}));
+  expect_default_reads_back(
+      "link", [](const FormStray&) { return std::map<std::string, std::string>{{"href", "h"}, {"rel", "r"}}; },
+      Value::link(Value::map({{"href", "h"}, {"rel", "r"}})));
+}
+
+TEST(RepForms, TheDefaultHandlerChecksARepOfOpenFormOnceMade) {
+  const auto value = [](const FormStray& s) { return s.n == 0 ? Value(5) : Value::array({s.n}); };
+  const auto odd = [](const FormStray& s) { return std::vector<int>(static_cast<std::size_t>(s.n), 7); };
+  for (const bool typed : {true, false}) {
+    SCOPED_TRACE(typed ? "typed" : "erased");
+    transit::RegistryBuilder sets;
+    set_stray_default(sets, typed, "set", value);
+    const transit::Registry set_registry = std::move(sets).freeze();
+    for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(FormStray{1}, e, set_registry), e), Value::set({1}));
+    expect_refused(std::vector<FormStray>{{1}, {0}}, set_registry,
+                   "the default write handler (for an object of type FormStray) writes under the "
+                   "tag \"set\" a rep that is a scalar, which no reader reads: its rep must be an array");
+    transit::RegistryBuilder cmaps;
+    set_stray_default(cmaps, typed, "cmap", odd);
+    const transit::Registry cmap_registry = std::move(cmaps).freeze();
+    for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(FormStray{2}, e, cmap_registry), e), Value::map({{7, 7}}));
+    expect_refused(FormStray{3}, cmap_registry,
+                   "the default write handler (for an object of type FormStray) writes under the tag \"cmap\" a rep "
+                   "that is an array of odd length");
+  }
+}
+
+TEST(RepForms, TheDefaultHandlersTagChosenPerObjectIsHeldToTheSameRules) {
+  transit::RegistryBuilder b;
+  b.set_default(erased(transit::Handler<FormStray>("stray")
+                           .tag([](const FormStray& s) { return s.n == 0 ? "u" : s.n == 1 ? "set" : "stray"; })
+                           .rep([](const FormStray& s) { return s.n; })));
+  const transit::Registry registry = std::move(b).freeze();
+  for (const Encoding e : kAll)
+    EXPECT_EQ(transit::read(written(FormStray{2}, e, registry), e), Value::tagged("stray", Value(2)));
+  try {
+    (void)written(FormStray{0}, Encoding::json, registry);
+    ADD_FAILURE() << "written";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), Errc::invalid_argument);
+    EXPECT_EQ(err.detail(), "the tag \"u\" that the default write handler gave an object of type FormStray is a "
+                            "built-in Transit tag; a user type needs a tag of its own");
+  }
+  expect_refused(FormStray{1}, registry,
+                 "the default write handler (for an object of type FormStray) writes under the tag "
+                 "\"set\" a rep that is a scalar, which no reader reads: its rep must be an array");
+}
+
+TEST(RepForms, TheDefaultHandlersRepTakesTheFormItsTypeGivesIt) {
+  const auto key_n = [](const transit::ObjectInfo& o) { return static_cast<const FormKey*>(o.address)->n; };
+  // No handler for FormKey: the default writes each key. As a string it keys a map ...
+  transit::RegistryBuilder strings;
+  strings.set_default("s", [&](const transit::ObjectInfo& o) { return std::to_string(key_n(o)); });
+  const transit::Registry string_keys = std::move(strings).freeze();
+  EXPECT_EQ(written(keyed(), Encoding::json, string_keys), R"(["^ ","1",10,"2",20])");
+  expect_keys_read_back(string_keys, Value::map({{"1", 10}, {"2", 20}}));
+  // ... as an array a cmap, and as another user type the form its handler gives it, known
+  // when the registry is frozen.
+  transit::RegistryBuilder arrays;
+  arrays.set_default("s", [&](const transit::ObjectInfo& o) { return std::vector<int>{key_n(o), key_n(o)}; });
+  const transit::Registry array_keys = std::move(arrays).freeze();
+  EXPECT_EQ(written(keyed(), Encoding::json, array_keys), R"(["~#cmap",[[1,1],10,[2,2],20]])");
+  expect_keys_read_back(array_keys, Value::map({{Value::array({1, 1}), 10}, {Value::array({2, 2}), 20}}));
+  transit::RegistryBuilder points;
+  points.set_default("s", [&](const transit::ObjectInfo& o) { return FormPoint{key_n(o), key_n(o)}; });
+  points.add<FormPoint>("point", [](const FormPoint& p) { return std::array{p.x, p.y}; });
+  const transit::Registry point_keys = std::move(points).freeze();
+  EXPECT_EQ(written(keyed(), Encoding::json, point_keys).rfind(R"(["~#cmap",[["~#point",[1,1]],10,)", 0), 0u)
+      << written(keyed(), Encoding::json, point_keys);
+  const auto point = [](int n) { return Value::tagged("point", Value::array({n, n})); };
+  expect_keys_read_back(point_keys, Value::map({{point(1), 10}, {point(2), 20}}));
+  // A registered handler's rep written by the default handler has the default's form.
+  transit::RegistryBuilder chain;
+  chain.add(transit::Handler<FormKey>("s").rep([](const FormKey& k) { return FormStray{k.n}; }));
+  chain.set_default("s", [](const transit::ObjectInfo& o) {
+    const int n = static_cast<const FormStray*>(o.address)->n;
+    return std::vector<int>{n, n};
+  });
+  const transit::Registry chained = std::move(chain).freeze();
+  EXPECT_EQ(written(keyed(), Encoding::json, chained), R"(["~#cmap",[[1,1],10,[2,2],20]])");
+  // Under `set`, a rep that is another user type is checked once made: one written as an array
+  // is a set, one written as a tagged value is refused.
+  transit::RegistryBuilder record_sets;
+  record_sets.set_default("set", [](const transit::ObjectInfo& o) {
+    const int n = static_cast<const FormStray*>(o.address)->n;
+    return FormRecord{n, n + 1};
+  });
+  record_sets.add(transit::Handler<FormRecord>("array").rep([](const FormRecord& r) { return std::vector<int>{r.x, r.y}; }));
+  const transit::Registry records = std::move(record_sets).freeze();
+  for (const Encoding e : kAll) EXPECT_EQ(transit::read(written(FormStray{1}, e, records), e), Value::set({1, 2}));
+  transit::RegistryBuilder point_sets;
+  point_sets.set_default("set", [](const transit::ObjectInfo&) { return FormPoint{1, 2}; });
+  point_sets.add<FormPoint>("point", [](const FormPoint& p) { return std::array{p.x, p.y}; });
+  const transit::Registry tagged_points = std::move(point_sets).freeze();
+  expect_refused(FormStray{1}, tagged_points,
+                 "the default write handler (for an object of type FormStray) writes under the tag \"set\" a rep "
+                 "that is a tagged value");
 }
 
 }  // namespace

@@ -63,11 +63,11 @@ struct ErasedHandler {
   std::function<std::string(const void*)> verbose_string_rep;
   /// The string form, for map keys and one-character tags; empty when the type has none.
   std::function<std::string(const void*)> string_rep;
-  /// The type the handler was registered for.
+  /// The type the handler was registered for; null for the registry's default handler.
   const std::type_info* type_key = nullptr;
-  /// A typed default handler's rep: receives the object's dynamic type too. When set, it is
-  /// used instead of write_rep.
-  std::function<void(const std::type_info&, const void*, ObjectEncoder&)> write_typed_rep;
+  /// A typed default handler's rep: receives the object's dynamic type too (the flag says the
+  /// object is a map key). When set, it is used instead of write_rep, under the same tag rules.
+  std::function<void(const std::type_info&, const void*, ObjectEncoder&, bool)> write_typed_rep;
   /// The forms of write_rep's rep and of what JSON-Verbose writes (write_verbose_rep's rep, else
   /// write_rep's), from their C++ types; RegistryBuilder::add_erased makes verbose_rep_form the
   /// rep's when there is no verbose rep, and freeze() resolves a rep that is another user type.
@@ -203,11 +203,18 @@ class RegistryBuilder {
   /// Declares that `derived` has the direct bases `bases` (walked in this order; see derives).
   RegistryBuilder& add_bases(std::type_index derived, std::string_view derived_name,
                              std::vector<detail::BaseDecl> bases);
-  /// The handler for objects of types that resolve to nothing.
+  /// The handler for objects of types that resolve to nothing. Held to the rules add_erased
+  /// holds a handler to: throws Error(invalid_argument), naming the default handler, for a tag
+  /// no reader reads or a one-character tag the spec gives a meaning (`u`, `c` ...), and for a
+  /// rep whose C++ type is not of the form `set`, `list`, `cmap` or `link` needs; a tag decided
+  /// per object (`tag_of`) is held to the same when the writer asks it (Error(invalid_argument),
+  /// Error(bad_rep)).
   RegistryBuilder& set_default(detail::ErasedHandler handler);
-  /// A typed default handler: an object no handler resolves is written as `["~#tag", rep]`,
+  /// A typed default handler: an object no handler resolves is written under `tag` as a
+  /// handler's object is, `["~#tag", rep]` (the rep as it is under `_ ? i d s array map`),
   /// `rep(const ObjectInfo&)` returning anything writable (its type name, a map of what the
-  /// program knows about it ...). Defined in write_handlers.h.
+  /// program knows about it ...). Refused as the overload above refuses. Defined in
+  /// write_handlers.h.
   template <class F>
   RegistryBuilder& set_default(std::string tag, F rep);
 

@@ -904,12 +904,18 @@ RegistryBuilder& RegistryBuilder::add(std::string tag, F rep) {
 
 template <class F>
 RegistryBuilder& RegistryBuilder::set_default(std::string tag, F rep) {
+  using R = std::invoke_result_t<F, const ObjectInfo&>;
   detail::ErasedHandler h;
   h.tag = std::move(tag);
+  h.rep_form = detail::static_form<detail::plain_t<R>>();
+  h.rep_type = detail::user_rep_type<R>();
   h.write_typed_rep = [rep = std::move(rep)](const std::type_info& type, const void* obj,
-                                             detail::ObjectEncoder& e) {
+                                             detail::ObjectEncoder& e, bool as_key) {
     const std::string name = detail::type_name(type);
-    detail::write_any(e, rep(ObjectInfo{type, name, obj}));
+    decltype(auto) r = rep(ObjectInfo{type, name, obj});
+    // Before any of it is written, as a handler's rep is checked (erase_rep).
+    if (e.rep_check != detail::RepCheck::none) [[unlikely]] e.check_rep(detail::shape_of(e, r));
+    detail::write_any(e, r, as_key);
   };
   return set_default(std::move(h));
 }

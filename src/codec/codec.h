@@ -203,6 +203,9 @@ inline bool is_direct_tag(std::string_view tag) noexcept {
 }
 
 struct ErasedHandler;  // transit/registry.h
+/// A handler, for messages: "the write handler for `type`", or the default handler's (which has
+/// no type of its own: `type`, when given, is the object's), "the default write handler".
+std::string handler_named(const std::type_info* type, bool by_default);
 enum class RepForm : std::uint8_t;
 enum class RepCheck : std::uint8_t;
 struct RepShape;
@@ -229,20 +232,23 @@ struct DirectDepth {
 /// object) overflowed the stack: they nest at most `depth.max` deep (WriteOptions::max_depth),
 /// counted apart from the wire's levels, or Error(too_deep). In registry.cpp, for the reason
 /// tag_of_object is.
-void write_direct_object(ObjectEncoder& e, const ErasedHandler& h, const void* obj, bool as_key,
-                         bool verbose, DirectDepth& depth);
+void write_direct_object(ObjectEncoder& e, const ErasedHandler& h, const std::type_info& type, const void* obj,
+                         bool as_key, bool verbose, DirectDepth& depth);
 void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::string& tag,
                           const void* obj, bool as_key);
 /// What the writer must check of a rep of `form` written under `tag` (RepCheck::none when the
 /// form is the one the tag needs, or the tag needs none). A form that cannot be the one the tag
-/// needs (`set` of a scalar rep) throws Error(`code`) naming `type`: invalid_argument when the
-/// handler is registered, bad_rep when a handler's tag function gives the tag.
-RepCheck rep_check_for(std::string_view tag, RepForm form, const std::type_info& type, Errc code);
+/// needs (`set` of a scalar rep) throws Error(`code`) naming the handler (handler_named):
+/// invalid_argument when the handler is registered, bad_rep when a handler's tag function gives
+/// the tag.
+RepCheck rep_check_for(std::string_view tag, RepForm form, const std::type_info* type, bool by_default,
+                       Errc code);
 /// The form an object whose handler is `h` is written in, in JSON-Verbose when `verbose`.
 RepForm form_of_object(const ErasedHandler& h, const std::type_info& type, const void* obj, bool verbose);
 /// Throws Error(bad_rep) unless a rep of `shape` passes `check`; `type` and `tag` are the
-/// object's whose rep it is.
-void check_rep_shape(RepCheck check, RepShape shape, const std::type_info& type, std::string_view tag);
+/// object's whose rep it is, written by the default handler when `by_default`.
+void check_rep_shape(RepCheck check, RepShape shape, const std::type_info& type, bool by_default,
+                     std::string_view tag);
 
 // ---- numbers -----------------------------------------------------------------------------------
 

@@ -137,12 +137,6 @@ class Encoder final : public ObjectEncoder {
 
   void object(const std::type_info& type, const void* obj, bool as_key) override {
     const ErasedHandler& h = claimed_handler(type, obj);
-    if (h.write_typed_rep) {
-      tagged_begin(h.tag);
-      h.write_typed_rep(type, obj, *this);
-      tagged_end();
-      return;
-    }
     const std::string tag = h.tag_of ? detail::tag_of_object(h, type, obj) : h.tag;
     const bool verbose_rep = verbose_ && h.write_verbose_rep;
     if (is_direct_tag(tag)) {
@@ -153,9 +147,9 @@ class Encoder final : public ObjectEncoder {
         rep_check = as_key && (verbose_ ? h.verbose_rep_form : h.rep_form) != RepForm::scalar
                         ? RepCheck::scalar
                         : RepCheck::none;
-        if (rep_check != RepCheck::none) [[unlikely]] arm_check(type, tag);
+        if (rep_check != RepCheck::none) [[unlikely]] arm_check(h, type, tag);
       }
-      return detail::write_direct_object(*this, h, obj, as_key, verbose_, direct_depth_);
+      return detail::write_direct_object(*this, h, type, obj, as_key, verbose_, direct_depth_);
     }
     rep_check = verbose_rep ? h.verbose_rep_check : h.rep_check;
     if (h.tag_of || rep_check != RepCheck::none) [[unlikely]]
@@ -165,7 +159,10 @@ class Encoder final : public ObjectEncoder {
     if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep)
       return emit_prefixed(tag[0], h.string_rep(obj), as_key);
     tagged_begin(tag);
-    h.write_rep(obj, *this, false);
+    if (h.write_typed_rep) [[unlikely]]
+      h.write_typed_rep(type, obj, *this, false);  // the default handler's, told the object's type
+    else
+      h.write_rep(obj, *this, false);
     tagged_end();
   }
 
@@ -173,7 +170,6 @@ class Encoder final : public ObjectEncoder {
     const void* original = obj;
     const ErasedHandler& h = handler_for(type, obj);
     resolved_.push_back({&type, original, obj, &h});
-    if (h.write_typed_rep) return false;
     const std::string tag = h.tag_of ? detail::tag_of_object(h, type, obj) : h.tag;
     if (tag.size() != 1) return false;  // array, map, and ["~#tag", rep]
     // A direct tag's object is its rep: a scalar unless the rep's type says otherwise (one
@@ -198,7 +194,7 @@ class Encoder final : public ObjectEncoder {
     if ((shape.form == RepForm::unknown || shape.form == RepForm::composite) && check != RepCheck::scalar)
       [[unlikely]] return;
     rep_check = RepCheck::none;
-    detail::check_rep_shape(check, shape, *checked_type_, checked_tag_);
+    detail::check_rep_shape(check, shape, *checked_type_, checked_by_default_, checked_tag_);
   }
 
   void array_begin(std::size_t n) override { open_array(n); }
@@ -316,17 +312,19 @@ class Encoder final : public ObjectEncoder {
   }
 
   // The object whose rep check_rep checks, for its message; `tag` outlives the check (object()).
-  void arm_check(const std::type_info& type, std::string_view tag) {
+  // The default handler (no type_key) is named as such.
+  void arm_check(const ErasedHandler& h, const std::type_info& type, std::string_view tag) {
     checked_type_ = &type;
+    checked_by_default_ = !h.type_key;
     checked_tag_ = tag;
   }
   // A tag decided per object is held to the rep's form here, as add_erased holds a fixed one.
   [[gnu::noinline]] void arm_tag_check(const ErasedHandler& h, const std::type_info& type,
                                        std::string_view tag) {
     if (h.tag_of)
-      rep_check = detail::rep_check_for(tag, verbose_ ? h.verbose_rep_form : h.rep_form, type,
+      rep_check = detail::rep_check_for(tag, verbose_ ? h.verbose_rep_form : h.rep_form, &type, !h.type_key,
                                         Errc::bad_rep);
-    arm_check(type, tag);
+    arm_check(h, type, tag);
   }
 
   void write(const Value& v, bool as_key) {
@@ -689,6 +687,7 @@ class Encoder final : public ObjectEncoder {
   std::size_t unclaimed_ = 0;    // resolved_[unclaimed_...] await the next map or top-level value
   DirectDepth direct_depth_;     // objects open in write_direct_object
   const std::type_info* checked_type_ = nullptr;  // see arm_check
+  bool checked_by_default_ = false;                 // written by the default handler
   std::string_view checked_tag_;
 };
 

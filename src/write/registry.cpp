@@ -205,29 +205,21 @@ RegistryBuilder::~RegistryBuilder() = default;
 RegistryBuilder::RegistryBuilder(RegistryBuilder&&) noexcept = default;
 RegistryBuilder& RegistryBuilder::operator=(RegistryBuilder&&) noexcept = default;
 
-namespace {
-
-// A tag every reader refuses (empty, or with whitespace or a control character: see
-// is_valid_tag) would make output that nothing reads back, this library's reader included;
-// refused here, where the mistake is made. A tag decided per object (tag_of) is not known yet.
-// `type`: the handler's type, null for the default handler.
-void check_tag(const detail::ErasedHandler& handler, const std::type_info* type) {
-  if (handler.tag_of || detail::is_valid_tag(handler.tag)) return;
-  detail::throw_error(Errc::invalid_argument,
-                      "the tag \"" + detail::elide_middle(handler.tag, 64) + "\" of the " +
-                          (type ? "write handler for " + detail::type_name(*type)
-                                : std::string("default write handler")) +
-                          " " + detail::user_tag_fault(handler.tag));
+namespace detail {
+std::string handler_named(const std::type_info* type, bool by_default) {
+  if (!by_default) return "the write handler for " + type_name(*type);
+  if (!type) return "the default write handler";
+  return "the default write handler (for an object of type " + type_name(*type) + ")";
 }
 
-}  // namespace
-
-namespace detail {
 std::string tag_of_object(const ErasedHandler& h, const std::type_info& type, const void* obj) {
   std::string tag = h.tag_of(obj);
   if (const char* fault = user_tag_fault(tag)) [[unlikely]]
-    throw_error(Errc::invalid_argument, "the tag \"" + elide_middle(tag, 64) + "\" that the write handler for " +
-                                            type_name(type) + " gave an object " + fault);
+    throw_error(Errc::invalid_argument,
+                "the tag \"" + elide_middle(tag, 64) + "\" that " +
+                    (h.type_key ? "the write handler for " + type_name(type) + " gave an object "
+                                : "the default write handler gave an object of type " + type_name(type) + " ") +
+                    fault);
   return tag;
 }
 
@@ -237,8 +229,8 @@ void time_point_out_of_range(const std::type_info& type) {
                   " holds no int64 count of milliseconds since 1970, which Transit's instants are");
 }
 
-void write_direct_object(ObjectEncoder& e, const ErasedHandler& h, const void* obj, bool as_key,
-                         bool verbose, DirectDepth& depth) {
+void write_direct_object(ObjectEncoder& e, const ErasedHandler& h, const std::type_info& type, const void* obj,
+                         bool as_key, bool verbose, DirectDepth& depth) {
   if (depth.open == depth.max)
     throw_error(Errc::too_deep, "objects whose handler's tag writes the rep as it is (_ ? i d s "
                                 "array map) nest more than " + std::to_string(depth.max) +
@@ -248,6 +240,7 @@ void write_direct_object(ObjectEncoder& e, const ErasedHandler& h, const void* o
     explicit Open(DirectDepth& d) : depth(d) { ++depth.open; }
     ~Open() { --depth.open; }
   } open(depth);
+  if (h.write_typed_rep) return h.write_typed_rep(type, obj, e, as_key);
   (verbose && h.write_verbose_rep ? h.write_verbose_rep : h.write_rep)(obj, e, as_key);
 }
 
@@ -277,15 +270,16 @@ const char* form_needed(RepCheck check) {
   return "";
 }
 
-[[noreturn]] void wrong_form(Errc code, RepCheck check, RepShape shape, const std::type_info& type,
-                             std::string_view tag) {
-  throw_error(code, "the write handler for " + type_name(type) + " writes under the tag \"" +
+[[noreturn]] void wrong_form(Errc code, RepCheck check, RepShape shape, const std::type_info* type,
+                             bool by_default, std::string_view tag) {
+  throw_error(code, handler_named(type, by_default) + " writes under the tag \"" +
                         elide_middle(tag, 64) + "\" a rep that is " + form_name(shape, check) + ", which no reader reads: " +
                         form_needed(check));
 }
 }  // namespace
 
-RepCheck rep_check_for(std::string_view tag, RepForm form, const std::type_info& type, Errc code) {
+RepCheck rep_check_for(std::string_view tag, RepForm form, const std::type_info* type, bool by_default,
+                       Errc code) {
   RepCheck need;
   if (tag == "set" || tag == "list")
     need = RepCheck::array;
@@ -297,14 +291,13 @@ RepCheck rep_check_for(std::string_view tag, RepForm form, const std::type_info&
     return RepCheck::none;
   if (form == RepForm::unknown || form == RepForm::composite) return need;
   if (form != (need == RepCheck::string_map ? RepForm::string_map : RepForm::array))
-    wrong_form(code, need, {form, kNoCount}, type, tag);
+    wrong_form(code, need, {form, kNoCount}, type, by_default, tag);
   return need == RepCheck::even_array ? need : RepCheck::none;
 }
 
 namespace {
 // The form of an object written by `h` under `tag`.
 RepForm form_under(const ErasedHandler& h, std::string_view tag, bool verbose) {
-  if (h.write_typed_rep) return RepForm::tagged;
   if (is_direct_tag(tag)) return verbose ? h.verbose_rep_form : h.rep_form;
   // "~X" + a string, but for a verbose rep that is not one ({"~#X": verbose rep}).
   if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep &&
@@ -315,11 +308,11 @@ RepForm form_under(const ErasedHandler& h, std::string_view tag, bool verbose) {
 }  // namespace
 
 RepForm form_of_object(const ErasedHandler& h, const std::type_info& type, const void* obj, bool verbose) {
-  if (h.write_typed_rep) return RepForm::tagged;
   return form_under(h, h.tag_of ? tag_of_object(h, type, obj) : h.tag, verbose);
 }
 
-void check_rep_shape(RepCheck check, RepShape shape, const std::type_info& type, std::string_view tag) {
+void check_rep_shape(RepCheck check, RepShape shape, const std::type_info& type, bool by_default,
+                     std::string_view tag) {
   // An object whose form only its rep tells: a key's is checked as that rep is written.
   if (shape.form == RepForm::unknown) return;
   switch (check) {
@@ -338,7 +331,7 @@ void check_rep_shape(RepCheck check, RepShape shape, const std::type_info& type,
       if (shape.form == RepForm::string_map) return;
       break;
   }
-  wrong_form(Errc::bad_rep, check, shape, type, tag);
+  wrong_form(Errc::bad_rep, check, shape, &type, by_default, tag);
 }
 
 void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::string& tag,
@@ -355,6 +348,31 @@ void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::s
 }  // namespace detail
 
 namespace {
+
+// The rules every handler is held to where it is made, a registered one (`type`) and the
+// default one (null) alike. A tag every reader refuses (empty, or with whitespace or a control
+// character: see is_valid_tag) would make output that nothing reads back, this library's reader
+// included; a one-character tag the spec gives a meaning (`~c` is a character, `~u` a UUID ...)
+// would be read back as that type, never as the user's. The ground tags that only say "write
+// the rep as it is" (_ ? i d s) stay open, as do one-character tags the spec leaves free. A tag
+// decided per object (tag_of) is not known yet: tag_of_object holds it to the same.
+void check_tag(const detail::ErasedHandler& handler, const std::type_info* type) {
+  if (handler.tag_of && !detail::is_builtin_tag(handler.tag)) return;
+  if (const char* fault = detail::user_tag_fault(handler.tag))
+    detail::throw_error(Errc::invalid_argument, "the tag \"" + detail::elide_middle(handler.tag, 64) +
+                                                    "\" of " + detail::handler_named(type, !type) + " " + fault);
+}
+
+// A tag whose rep the spec gives a form (a set's an array ...) with a rep whose C++ type is
+// of another would write output that no reader reads; refused here, where it is made. A tag
+// decided per object is held to it as the writer asks it (Encoder::arm_tag_check).
+void check_rep_form(detail::ErasedHandler& handler, const std::type_info* type) {
+  if (handler.tag_of) return;
+  handler.rep_check = detail::rep_check_for(handler.tag, handler.rep_form, type, !type, Errc::invalid_argument);
+  if (handler.write_verbose_rep)
+    handler.verbose_rep_check =
+        detail::rep_check_for(handler.tag, handler.verbose_rep_form, type, !type, Errc::invalid_argument);
+}
 
 // Without a verbose rep, JSON-Verbose writes the rep: its form is the rep's until freeze()
 // resolves a rep that is a user type, whose form may differ in JSON-Verbose.
@@ -400,21 +418,7 @@ class FormResolver {
 RegistryBuilder& RegistryBuilder::add_erased(const std::type_info& type,
                                              detail::ErasedHandler handler) {
   check_tag(handler, &type);
-  // A one-character tag the spec gives a meaning (`~c` is a character, `~u` a UUID ...) would
-  // be read back as that type, never as this one. The ground tags that only say "write the rep
-  // as it is" (_ ? i d s) stay open, as do one-character tags the spec leaves free.
-  if (detail::is_builtin_tag(handler.tag))
-    detail::throw_error(Errc::invalid_argument, "the tag \"" + handler.tag + "\" of the write handler for " +
-                                                    detail::type_name(type) + " " +
-                                                    detail::user_tag_fault(handler.tag));
-  // A tag whose rep the spec gives a form (a set's an array ...) with a rep whose C++ type is
-  // of another would write output that no reader reads; refused here, where it is made.
-  if (!handler.tag_of) {
-    handler.rep_check = detail::rep_check_for(handler.tag, handler.rep_form, type, Errc::invalid_argument);
-    if (handler.write_verbose_rep)
-      handler.verbose_rep_check =
-          detail::rep_check_for(handler.tag, handler.verbose_rep_form, type, Errc::invalid_argument);
-  }
+  check_rep_form(handler, &type);
   same_verbose_form(handler);
   handler.type_key = &type;
   impl_->handlers.insert_or_assign(std::type_index(type), std::move(handler));
@@ -435,7 +439,9 @@ RegistryBuilder& RegistryBuilder::add_bases(std::type_index derived, std::string
 
 RegistryBuilder& RegistryBuilder::set_default(detail::ErasedHandler handler) {
   check_tag(handler, nullptr);
+  check_rep_form(handler, nullptr);
   same_verbose_form(handler);
+  handler.type_key = nullptr;  // how the writer's messages tell it from a registered handler
   impl_->fallback = std::move(handler);
   return *this;
 }
