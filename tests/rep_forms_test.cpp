@@ -602,6 +602,30 @@ TEST(RepForms, TheDefaultHandlerWritesWhatAHandlerWritesUnderItsTag) {
       Value::link(Value::map({{"href", "h"}, {"rel", "r"}})));
 }
 
+// Under a one-character tag the spec leaves free, a string rep is `"~x" + rep`, as a value and
+// as a map key (the map stays a plain one): the typed default writes what a handler writes, byte
+// for byte, though only it is told the object's type.
+TEST(RepForms, TheTypedDefaultHandlerWritesAStringRepAsAHandlerDoes) {
+  const auto name = [](const FormStray& s) { return "n" + std::to_string(s.n); };
+  transit::RegistryBuilder typed_builder, erased_builder;
+  set_stray_default(typed_builder, true, "x", name);
+  set_stray_default(erased_builder, false, "x", name);
+  const transit::Registry typed = std::move(typed_builder).freeze();
+  const transit::Registry erased = std::move(erased_builder).freeze();
+  using Strays = std::map<FormStray, int, bool (*)(const FormStray&, const FormStray&)>;
+  const Strays keyed_by_strays({{FormStray{1}, 10}, {FormStray{2}, 20}},
+                               [](const FormStray& a, const FormStray& b) { return a.n < b.n; });
+  EXPECT_EQ(written(FormStray{7}, Encoding::json, typed), R"(["~#'","~xn7"])");
+  EXPECT_EQ(written(keyed_by_strays, Encoding::json, typed), R"(["^ ","~xn1",10,"~xn2",20])");
+  for (const Encoding e : kAll) {
+    SCOPED_TRACE(static_cast<int>(e));
+    EXPECT_EQ(written(FormStray{7}, e, typed), written(FormStray{7}, e, erased));
+    EXPECT_EQ(written(keyed_by_strays, e, typed), written(keyed_by_strays, e, erased));
+    EXPECT_EQ(transit::read(written(keyed_by_strays, e, typed), e),
+              Value::map({{Value::tagged("x", Value("n1")), 10}, {Value::tagged("x", Value("n2")), 20}}));
+  }
+}
+
 TEST(RepForms, TheDefaultHandlerChecksARepOfOpenFormOnceMade) {
   const auto value = [](const FormStray& s) { return s.n == 0 ? Value(5) : Value::array({s.n}); };
   const auto odd = [](const FormStray& s) { return std::vector<int>(static_cast<std::size_t>(s.n), 7); };

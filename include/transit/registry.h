@@ -68,6 +68,10 @@ struct ErasedHandler {
   /// A typed default handler's rep: receives the object's dynamic type too (the flag says the
   /// object is a map key). When set, it is used instead of write_rep, under the same tag rules.
   std::function<void(const std::type_info&, const void*, ObjectEncoder&, bool)> write_typed_rep;
+  /// A typed default handler's string form, when its rep is a string: as string_rep, told the
+  /// object's dynamic type, so that under a one-character tag it writes `"~X" + rep` as a
+  /// handler does (as a value and as a map key, which keeps the map a plain one).
+  std::function<std::string(const std::type_info&, const void*)> typed_string_rep;
   /// The forms of write_rep's rep and of what JSON-Verbose writes (write_verbose_rep's rep, else
   /// write_rep's), from their C++ types; RegistryBuilder::add_erased makes verbose_rep_form the
   /// rep's when there is no verbose rep, and freeze() resolves a rep that is another user type.

@@ -909,6 +909,11 @@ RegistryBuilder& RegistryBuilder::set_default(std::string tag, F rep) {
   h.tag = std::move(tag);
   h.rep_form = detail::static_form<detail::plain_t<R>>();
   h.rep_type = detail::user_rep_type<R>();
+  if constexpr (detail::StringLike<detail::plain_t<R>>)
+    h.typed_string_rep = [rep](const std::type_info& type, const void* obj) {
+      const std::string name = detail::type_name(type);
+      return std::string(rep(ObjectInfo{type, name, obj}));
+    };
   h.write_typed_rep = [rep = std::move(rep)](const std::type_info& type, const void* obj,
                                              detail::ObjectEncoder& e, bool as_key) {
     const std::string name = detail::type_name(type);

@@ -156,13 +156,12 @@ class Encoder final : public ObjectEncoder {
       arm_tag_check(h, type, tag);
     if (verbose_rep) [[unlikely]]
       return detail::write_verbose_object(*this, h, tag, obj, as_key);
+    if (h.write_typed_rep) [[unlikely]]
+      return detail::write_typed_default_object(*this, h, type, tag, obj, as_key);
     if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep)
       return emit_prefixed(tag[0], h.string_rep(obj), as_key);
     tagged_begin(tag);
-    if (h.write_typed_rep) [[unlikely]]
-      h.write_typed_rep(type, obj, *this, false);  // the default handler's, told the object's type
-    else
-      h.write_rep(obj, *this, false);
+    h.write_rep(obj, *this, false);
     tagged_end();
   }
 
@@ -178,7 +177,7 @@ class Encoder final : public ObjectEncoder {
       const RepForm form = verbose_ ? h.verbose_rep_form : h.rep_form;
       return form == RepForm::scalar || form == RepForm::unknown;  // unknown: check_rep
     }
-    return string_tag_char(tag[0]) && h.string_rep;
+    return string_tag_char(tag[0]) && (h.string_rep || h.typed_string_rep);
   }
 
   RepForm object_form(const std::type_info& type, const void* obj) override {

@@ -300,7 +300,7 @@ namespace {
 RepForm form_under(const ErasedHandler& h, std::string_view tag, bool verbose) {
   if (is_direct_tag(tag)) return verbose ? h.verbose_rep_form : h.rep_form;
   // "~X" + a string, but for a verbose rep that is not one ({"~#X": verbose rep}).
-  if (tag.size() == 1 && string_tag_char(tag[0]) && h.string_rep &&
+  if (tag.size() == 1 && string_tag_char(tag[0]) && (h.string_rep || h.typed_string_rep) &&
       (!verbose || !h.write_verbose_rep || h.verbose_string_rep))
     return RepForm::scalar;
   return RepForm::tagged;
@@ -343,6 +343,16 @@ void write_verbose_object(ObjectEncoder& e, const ErasedHandler& h, const std::s
   }
   e.tagged_begin(tag);
   h.write_verbose_rep(obj, e, false);
+  e.tagged_end();
+}
+
+void write_typed_default_object(ObjectEncoder& e, const ErasedHandler& h, const std::type_info& type,
+                                const std::string& tag, const void* obj, bool as_key) {
+  // "~X" + a string, as a value or a key: what emit_prefixed writes for a handler's string_rep.
+  if (tag.size() == 1 && string_tag_char(tag[0]) && h.typed_string_rep)
+    return e.value(Value::tagged(tag, Value(h.typed_string_rep(type, obj))), as_key);
+  e.tagged_begin(tag);
+  h.write_typed_rep(type, obj, e, false);
   e.tagged_end();
 }
 }  // namespace detail
