@@ -13,11 +13,14 @@
 #include <exception>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "support/msgpack_items.h"
 #include "support/step_source.h"
+#include "testing.h"
 #include "transit/transit.h"
 
 namespace {
@@ -417,6 +420,104 @@ TEST(HandlerFastPath, KeywordAndSymbolHandlersAct) {
       EXPECT_EQ(reading_of(msgpack_of(values, fixstr), Encoding::msgpack, o, 0),
                 reading_of(json_of(values), Encoding::json, o, 1))
           << json_of(values);
+}
+
+}  // namespace
+
+namespace {
+
+// MessagePack's pairs, `["~#m", ms]` and `["~#u", [hi, lo]]`: read whole by the loop that
+// reads them so (fixstr tags) or begun by Decoder::start_pair (str8 tags), where no handler
+// may act on their tag; with reps that are no instant's or UUID's, at depths and counts the
+// limits refuse, in a map's keys and values, in a set and a Record's rep.
+const std::vector<std::vector<std::string>> kPairItems = {
+    {R"(["~#m",5])", R"(["~#u",[1,2]])", R"([["~#m",6],["~#u",[3,-4]],{"~#m":7}])"},
+    {R"([["~#m",1],["~#m","x"],["~#m",[1]],["~#u",[1]],["~#u",[1,2,3]],["~#u",["ab","cd"]],["~#u",5]])"},
+    {R"({"abcd":["~#m",1],"^0":["~#u",[9223372036854775807,-9223372036854775808]]})",
+     R"({"~#m":["~#u",[1,2]]})"},
+    {R"([[[["~#m",1]]]])", R"([["~#u",[[1],2]]])", R"([["~#u",[1,2]],["~#u",[3,4]],["~#u",[5,6]]])"},
+    {R"(["~#m",1,2])", R"(["~#m"])", R"(["~#u",[1,2],3])", R"([["~#m",1],["^0",2]])"},
+    {R"(["~#set",[["~#m",1],["~#u",[1,2]]]])", R"(["~#list",[["~#m",1],"^0"]])"},
+};
+// Tags other handlers may act on (a default handler on `unknown`, the Record `pt`).
+const std::vector<std::vector<std::string>> kPairItemsTagged = {
+    {R"(["~#pt",{"~:x":16,"~:name":["~#m",3]}])", R"(["~#unknown",["~#u",[1,2]]])",
+     R"(["~#pt",{"~:x":["~#u",[1,2]],"~:name":"abcd"}])"},
+};
+
+// The pairs' texts: str8 and fixstr tags, each also cut short of its last byte.
+std::vector<std::string> pair_texts(const std::vector<std::vector<std::string>>& items) {
+  std::vector<std::string> texts;
+  for (const std::vector<std::string>& values : items)
+    for (const bool fixstr : {false, true}) {
+      texts.push_back(msgpack_of(values, fixstr));
+      texts.push_back(texts.back().substr(0, texts.back().size() - 1));
+    }
+  return texts;
+}
+
+TEST(HandlerFastPath, MsgpackPairsWithHandlersThatCannotActReadAsNone) {
+  const Handlers h;
+  for (const std::string& text : pair_texts(kPairItems)) {
+    const std::vector<ReadOptions> none = limits(nullptr), inert = limits(&h.inert);
+    for (std::size_t i = 0; i < none.size(); ++i) {
+      SCOPED_TRACE(testing::PrintToString(text) + " limits " + std::to_string(i));
+      const Outcome want = outcome_of(text, Encoding::msgpack, none[i]);
+      EXPECT_EQ(outcome_of(text, Encoding::msgpack, inert[i]), want);
+      EXPECT_EQ(want.calls, 0u);
+    }
+  }
+}
+
+// A pair begun by start_pair (a str8 tag, so not seen ahead) sends a reader's next values to
+// the loop that reads pairs whole, with handlers that cannot act on its tag as with none.
+TEST(HandlerFastPath, MsgpackPairWithHandlersThatCannotActMeetsThePairsLoop) {
+  const Handlers h;
+  const std::string text = msgpack_of({R"(["~#m",5])", R"([1])", R"([2])"});
+  auto pairs_reads = [&](const ReadHandlers* handlers) {
+    const std::size_t before = transit::detail::testing::msgpack_pairs_reads();
+    transit::Reader reader(text, Encoding::msgpack, {.handlers = handlers});
+    while (reader.next()) {
+    }
+    return transit::detail::testing::msgpack_pairs_reads() - before;
+  };
+  EXPECT_EQ(pairs_reads(nullptr), 2u);
+  EXPECT_EQ(pairs_reads(&h.inert), 2u);
+  EXPECT_EQ(pairs_reads(&h.acting), 0u);  // a handler for `m`: the general path
+}
+
+// Handlers that may act on a pair's tag (a handler for `m`, for `u`), and those that cannot
+// but act elsewhere (a default handler, a Record), read MessagePack's pairs in memory as the
+// same items in JSON from a byte-at-a-time Source: values, errors, calls.
+TEST(HandlerFastPath, MsgpackPairsWithHandlersReadAsJsonFromASource) {
+  const Handlers h;
+  ReadHandlers for_m, for_u, by_default;
+  for_m.add("m", [](const Value& rep) {
+    ++calls;
+    if (rep == Value(6)) throw std::runtime_error("no 6");
+    return Value::array({Value("m"), rep});
+  });
+  for_u.add("u", [](const Value& rep) {
+    ++calls;
+    return Value::array({Value("u"), rep});
+  });
+  by_default.set_default([](std::string_view tag, const Value& rep) {
+    ++calls;
+    return Value::array({Value(std::string(tag)), rep});
+  });
+  by_default.add(transit::Record<Pt>("pt").field(&Pt::x, "x").field(&Pt::name, "name"));
+  std::size_t acted = 0;
+  for (const ReadHandlers* handlers : {&for_m, &for_u, &by_default, &h.acting, &h.inert})
+    for (const auto* items : {&kPairItems, &kPairItemsTagged})
+      for (const std::vector<std::string>& values : *items) {
+        SCOPED_TRACE(json_of(values));
+        const ReadOptions o{.handlers = handlers};
+        const Reading want = reading_of(json_of(values), Encoding::json, o, 1);
+        EXPECT_EQ(reading_of(msgpack_of(values), Encoding::msgpack, o, 0), want);
+        EXPECT_EQ(reading_of(msgpack_of(values, true), Encoding::msgpack, o, 0), want);
+        acted += want.calls;
+      }
+  EXPECT_GT(acted, 20u);
 }
 
 }  // namespace

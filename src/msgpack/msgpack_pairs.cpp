@@ -10,13 +10,15 @@
 namespace transit::detail {
 
 bool Decoder::start_pair(char tag) {
-  // As checked_string() sends a tag to checked_tag: an untyped read with no handlers, caching
-  // (`~#m` and `~#u` are valid tags, too short to be cached).
-  if (tape_ || handlers_ || !caching_ || frames_.empty()) return false;
+  // As checked_string() sends a tag to checked_tag: an untyped read, caching (`~#m` and
+  // `~#u` are valid tags, too short to be cached), with no handler that may act on the tag.
+  if (tape_ || !caching_ || frames_.empty()) return false;
   Frame& f = frames_.back();
   // An array of 2 at its start, its count believed (expected): its one item after the tag
   // is its last, so the pair ends before anything else uses pair_rep_.
   if (f.kind != FrameKind::array_pending || f.count != 0 || f.expected != 2) return false;
+  if (handlers_ && !pair_unhandled(tag)) [[unlikely]]
+    return false;
   // As start_tagged: the node reserved as it began goes unused.
   if (f.slots.items) give_up_node(f);
   f.kind = FrameKind::tagged_array;

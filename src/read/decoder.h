@@ -262,19 +262,27 @@ class Decoder {
   /// goes straight into pair_rep_ (deliver's inline path, or its parent's next slot for a
   /// container), and end_pair builds the instant or UUID from it as end_tagged would, with
   /// no rep placed on the stack, no rule looked up and no tag compared. False, doing
-  /// nothing, anywhere else (not an array of 2 at its start, a typed read, handlers): the
-  /// reader then gives the tag as any string.
+  /// nothing, anywhere else (not an array of 2 at its start, a typed read, a handler that
+  /// may act on the tag, see pair_unhandled): the reader then gives the tag as any string.
   bool start_pair(char tag);
   /// Whether MessagePack's reader may deliver a pair it read whole, `["~#m", ms]` (`frames`
   /// 1) or `["~#u", [hi, lo]]` (2), with no frame, tag or rep (instant_whole, uuid_whole):
-  /// start_pair's conditions (an untyped read, no handlers, caching) and begin's for the
-  /// arrays the general path would open (may_open). False: the reader reads the pair item by
-  /// item, which reports whatever is wrong. Its tests fail with any of the conditions taken
-  /// out but two that cannot be false where it is asked: caching_ (a MessagePack read always
-  /// caches) and !tape_ (a tape reaches the plain loop only in the reader's fail_at, which
-  /// fails alike either way).
-  bool pair_whole_allowed(std::size_t frames) const noexcept {
-    return !tape_ && !handlers_ && caching_ && may_open(frames);
+  /// start_pair's conditions (an untyped read, no handler that may act on `tag`, caching)
+  /// and begin's for the arrays the general path would open (may_open). False: the reader
+  /// reads the pair item by item, which reports whatever is wrong. Its tests fail with any of
+  /// the conditions taken out but two that cannot be false where it is asked: caching_ (a
+  /// MessagePack read always caches) and !tape_ (a tape reaches the plain loop only in the
+  /// reader's fail_at, which fails alike either way).
+  bool pair_whole_allowed(std::size_t frames, char tag) const noexcept {
+    return !tape_ && caching_ && may_open(frames) && (!handlers_ || pair_unhandled(tag));
+  }
+  /// With user handlers, whether none of them may act on a pair's tag, `m` or `u`
+  /// (handled_tag_rule keeps its rule: no handler for it; a default handler never sees an
+  /// instant or a UUID), so that the pair reads as with no handlers, whole or by start_pair.
+  /// A handler for the tag takes it by the general path (checked_tag, end_tagged).
+  bool pair_unhandled(char tag) const noexcept {
+    return handled_tag_rule(tag == 'm' ? std::string_view("m") : std::string_view("u")) !=
+           TagRule::general;
   }
   /// Whether `frames` (1 or more) containers may begin here, each in the one before: below
   /// max_depth, and not as a tagged value's second rep. begin()'s rules, for begin_inline,
