@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <initializer_list>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -507,7 +508,8 @@ TEST(HandlerFastPath, MsgpackPairsWithHandlersReadAsJsonFromASource) {
   });
   by_default.add(transit::Record<Pt>("pt").field(&Pt::x, "x").field(&Pt::name, "name"));
   std::size_t acted = 0;
-  for (const ReadHandlers* handlers : {&for_m, &for_u, &by_default, &h.acting, &h.inert})
+  for (const ReadHandlers* handlers :
+       std::initializer_list<const ReadHandlers*>{&for_m, &for_u, &by_default, &h.acting, &h.inert})
     for (const auto* items : {&kPairItems, &kPairItemsTagged})
       for (const std::vector<std::string>& values : *items) {
         SCOPED_TRACE(json_of(values));
