@@ -522,4 +522,31 @@ TEST(HandlerFastPath, MsgpackPairsWithHandlersReadAsJsonFromASource) {
   EXPECT_GT(acted, 20u);
 }
 
+// What a read learned of its handlers for pairs goes with its walk: readers kept for the next
+// one (handlers that act, none, handlers that cannot act, in turn) and a handler for `m`
+// added between two values of one reader read as the general path does.
+TEST(HandlerFastPath, MsgpackPairsAskTheHandlersOfEachRead) {
+  const Handlers h;
+  const std::vector<std::string> values = {R"([["~#m",5],["~#u",[1,2]]])", R"(["~#m",6])",
+                                           R"([["~#u",[3,4]],"~m7"])"};
+  for (int round = 0; round < 2; ++round)
+    for (const ReadHandlers* handlers : std::initializer_list<const ReadHandlers*>{
+             &h.acting, nullptr, &h.inert, &h.acting, &h.acting, nullptr, nullptr, &h.inert})
+      for (const bool fixstr : {false, true}) {
+        const ReadOptions o{.handlers = handlers};
+        EXPECT_EQ(reading_of(msgpack_of(values, fixstr), Encoding::msgpack, o, 0),
+                  reading_of(json_of(values), Encoding::json, o, 1));
+      }
+  for (const bool fixstr : {false, true}) {
+    ReadHandlers added;
+    added.add("q", [](const Value& rep) { return rep; });
+    const std::string text = msgpack_of(values, fixstr);
+    transit::Reader reader(text, Encoding::msgpack, {.handlers = &added});
+    EXPECT_EQ(reader.next(), Value::array({Value::instant(5), Value::uuid({1, 2})}));
+    added.add("m", [](const Value& rep) { return Value::array({Value("m"), rep}); });
+    EXPECT_EQ(reader.next(), Value::array({Value("m"), Value(6)}));
+    EXPECT_EQ(reader.next(), Value::array({Value::uuid({3, 4}), Value::array({Value("m"), Value("7")})}));
+  }
+}
+
 }  // namespace

@@ -366,7 +366,7 @@ class Parser {
     std::int64_t a, b;
     if (p[4] == 'm') {
       const unsigned char* q = int64_at(p + 5, e, a);
-      if (!q || !d_.pair_whole_allowed(1, 'm') || limits_.max_collection_length < 2) return nullptr;
+      if (!q || !d_.pair_whole_allowed(1) || limits_.max_collection_length < 2) return nullptr;
       announced_ += 2;  // as start() counts the array's items
       at_ = q;          // where end_pair delivers it: after the pair's last item
       d_.instant_whole(a);
@@ -375,7 +375,7 @@ class Parser {
     if (p[4] != 'u' || p[5] != 0x92) return nullptr;
     const unsigned char* q = int64_at(p + 6, e, a);
     if (q) q = int64_at(q, e, b);
-    if (!q || !d_.pair_whole_allowed(2, 'u') || limits_.max_collection_length < 2) return nullptr;
+    if (!q || !d_.pair_whole_allowed(2) || limits_.max_collection_length < 2) return nullptr;
     announced_ += 4;
     at_ = q;
     d_.uuid_whole(static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(b));

@@ -61,6 +61,7 @@ void Decoder::free_user_calls() noexcept { delete user_calls_; }
 void Decoder::drop_user_calls() noexcept {
   free_user_calls();
   user_calls_ = nullptr;
+  pair_gate_ = 0;  // no handlers now: every pair may be read whole (see pair_gate_)
 }
 
 void Decoder::clear_user_calls() noexcept {
@@ -84,6 +85,8 @@ void Decoder::clear_user_calls() noexcept {
 
 void Decoder::walk_user_calls_at(std::size_t start, bool record) noexcept {
   walk_records_ = record;
+  // Pairs held back until the handlers are asked again (pair_unhandled), once for each tag.
+  pair_gate_ = kPairHeldM | kPairHeldU;
   // Made once per reader: it keeps a refusal and its place, walks that record nothing too.
   if (!user_calls_) user_calls_ = new UserCalls;
   if (user_calls_->start != start) {
