@@ -13,6 +13,7 @@
 #include <exception>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -547,6 +548,50 @@ TEST(HandlerFastPath, MsgpackPairsAskTheHandlersOfEachRead) {
     EXPECT_EQ(reader.next(), Value::array({Value("m"), Value(6)}));
     EXPECT_EQ(reader.next(), Value::array({Value::uuid({3, 4}), Value::array({Value("m"), Value("7")})}));
   }
+}
+
+}  // namespace
+
+namespace {
+
+// MessagePack's maps, whose nodes a read with handlers reserves as a read with none does
+// (Decoder::sized_map_begin_checked) but for a user's map builder, which takes the entries
+// from the stack: maps and arrays, with a map builder, an array builder, both, or neither
+// (a tag handler), read in memory as the same items in JSON from a byte-at-a-time Source.
+TEST(HandlerFastPath, MsgpackMapsWithBuildersReadAsJsonFromASource) {
+  auto build = [](std::string_view what) {
+    return [what](std::span<Value> items) {
+      ++calls;
+      std::vector<Value> out = {Value(std::string(what))};
+      for (const Value& v : items) out.push_back(v);
+      return Value::array(std::move(out));
+    };
+  };
+  ReadHandlers maps, arrays, both, tags;
+  maps.set_map_builder(build("map"));
+  arrays.set_array_builder(build("array"));
+  both.set_map_builder(build("map")).set_array_builder(build("array"));
+  tags.add("point", [](const Value& rep) {
+    ++calls;
+    return Value::array({Value("point"), rep});
+  });
+  const std::vector<std::vector<std::string>> items = {
+      {R"({"abcd":1,"efgh":{"abcd":[1,2],"ijkl":{}}})", R"([{"abcd":1},{"^0":2},[],{}])"},
+      {R"([["~#point",{"x":1}],["~#set",[{"y":2}]],{"~#point":{"z":3}},{"~#m":["~#u",[1,2]]}])"},
+      {R"({"a":1,"b":2,"c":3})", R"([{"a":{"b":{"c":{"d":1}}}}])", R"({"a":1,"a":2})"},
+  };
+  std::size_t acted = 0;
+  for (const ReadHandlers* handlers : {&maps, &arrays, &both, &tags})
+    for (const std::vector<std::string>& values : items) {
+      // With no limit, as MsgpackHandlersThatActReadAsJsonFromASource.
+      SCOPED_TRACE(json_of(values));
+      const ReadOptions o{.handlers = handlers};
+      const Reading want = reading_of(json_of(values), Encoding::json, o, 1);
+      EXPECT_EQ(reading_of(msgpack_of(values), Encoding::msgpack, o, 0), want);
+      EXPECT_EQ(reading_of(msgpack_of(values, true), Encoding::msgpack, o, 0), want);
+      acted += want.calls;
+    }
+  EXPECT_GT(acted, 20u);
 }
 
 }  // namespace

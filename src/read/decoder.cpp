@@ -198,9 +198,11 @@ namespace {
 }  // namespace
 
 void Decoder::sized_map_begin_checked(std::size_t expected) {
-  // begin()'s checks (depth, a second rep, growth), and the node reserved where it may be.
+  // begin()'s checks (depth, a second rep, growth), and the node reserved where it may be:
+  // with user handlers too (a tag as the first key gives it up, as with none), but for a
+  // user's map builder, which takes the entries from the stack (reserve_map_slots_checked).
   begin(FrameKind::object_pending, expected);
-  if (handlers_ || expected == 0 || expected > max_items_) return;
+  if (expected == 0 || expected > max_items_) return;
   Frame& f = frames_.back();
   reserve_map_slots(f, expected);
   f.slots_until = f.slots.capacity;  // 0 if it reserved none

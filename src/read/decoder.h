@@ -597,8 +597,9 @@ class Decoder {
   /// (start_tagged). Not for JSON, where a JSON-Verbose object often is a tagged value.
   /// The common case (begin's, with a count to reserve) writes the frame once, with its
   /// node, where begin() zeroed all of it first and the reservation wrote its slots again;
-  /// sized_map_begin_checked() does the rest. Inline in the MessagePack reader's flattened
-  /// loop (see Parser::run there).
+  /// sized_map_begin_checked() does the rest, and with user handlers reserves the node as
+  /// well, but for a user's map builder. Inline in the MessagePack reader's flattened loop
+  /// (see Parser::run there).
   void sized_map_begin(std::size_t expected) {
     // A typed read's map goes to the tape in one call, as begin() sends it.
     if (tape_) [[unlikely]]
@@ -782,6 +783,11 @@ class Decoder {
   /// default handler; any other tag keeps its rule, whose results (a set, a list, an
   /// instant, a UUID) no handler sees. Out of line, in handled.cpp.
   [[gnu::noinline]] TagRule handled_tag_rule(std::string_view tag) const noexcept;
+  /// handled_tag_rule's rule, for a tag whose rule is `rule`, `has_handler` telling whether
+  /// a handler is registered for it (asked last): also learn_pair_rule's. In handled.cpp.
+  template <class HasHandler>
+  static TagRule handled_rule(TagRule rule, const ReadHandlers& handlers,
+                              HasHandler has_handler) noexcept;
   struct Frame {
     // Built by the constructor, a new frame has its fields stored one by one; value-initialized
     // (emplace_back()), its 88 bytes are zeroed by a `rep stos` first (12 instructions in
