@@ -256,11 +256,14 @@ void collect_doubles(const Value& v, std::vector<double>& out) {
 TEST(PeerRegressions, DoublesCarryNoMoreDigitsThanTheShortestRoundTrip) {
   std::vector<double> doubles = {-1152921504606846976.0, 123456789012345683968.0, 9007199254740993.0,
                                  1e15, 1e16 + 2, 4e11, 2.0, -0.0, 1e300, 5e-324, 0.1};
-  if (transit::test::exemplars_present())
+  // The exemplars' doubles too where they are (the list above alone where they are not, as a
+  // tree without ../shared: this test then checks those and does not fail for the folder).
+  if (transit::test::exemplars_present()) {
     for (const std::string& name : transit::test::exemplar_cases(".json", ".verbose.json"))
       collect_doubles(transit::read(transit::test::slurp(transit::test::exemplar_dir() / (name + ".json"))),
                       doubles);
-  ASSERT_GT(doubles.size(), 20u);
+    ASSERT_GT(doubles.size(), 20u);
+  }
   for (const double d : doubles) {
     const std::string text = transit::write(Value::array({d}), Encoding::json);
     SCOPED_TRACE(text);
