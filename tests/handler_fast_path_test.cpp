@@ -285,9 +285,11 @@ std::vector<std::string> msgpack_texts() {
   return texts;
 }
 
-TEST(HandlerFastPath, MsgpackHandlersThatCannotActReadAsNone) {
+// Each MessagePack text read with handlers that cannot act on it, under each set of limits,
+// as with none: the same values, errors and offsets, and no user call.
+void expect_inert_handlers_read_as_none(const std::vector<std::string>& texts) {
   const Handlers h;
-  for (const std::string& text : msgpack_texts()) {
+  for (const std::string& text : texts) {
     const std::vector<ReadOptions> none = limits(nullptr), inert = limits(&h.inert);
     for (std::size_t i = 0; i < none.size(); ++i) {
       SCOPED_TRACE(testing::PrintToString(text) + " limits " + std::to_string(i));
@@ -296,6 +298,10 @@ TEST(HandlerFastPath, MsgpackHandlersThatCannotActReadAsNone) {
       EXPECT_EQ(want.calls, 0u);
     }
   }
+}
+
+TEST(HandlerFastPath, MsgpackHandlersThatCannotActReadAsNone) {
+  expect_inert_handlers_read_as_none(msgpack_texts());
 }
 
 // The values, the codes of the errors and the calls of a read, for reads whose offsets and
@@ -333,6 +339,16 @@ Reading reading_of(const std::string& text, Encoding e, const ReadOptions& o, st
   return out;
 }
 
+// `values` in MessagePack in memory (its strings as str8, then as fixstr where they fit) read
+// with `o` as the same items in JSON from a byte-at-a-time Source; the user calls that read made.
+std::size_t expect_msgpack_reads_as_json_from_a_source(const std::vector<std::string>& values,
+                                                       const ReadOptions& o) {
+  const Reading want = reading_of(json_of(values), Encoding::json, o, 1);
+  EXPECT_EQ(reading_of(msgpack_of(values), Encoding::msgpack, o, 0), want);
+  EXPECT_EQ(reading_of(msgpack_of(values, true), Encoding::msgpack, o, 0), want);
+  return want.calls;
+}
+
 // MessagePack in memory with handlers that act reads as the same items in JSON from a
 // byte-at-a-time Source (Decoder::string() for every string): values, errors, calls. With
 // no limit: MessagePack refuses a count past one before it reads the items, JSON as it
@@ -343,10 +359,7 @@ TEST(HandlerFastPath, MsgpackHandlersThatActReadAsJsonFromASource) {
   for (const std::vector<std::string>& values : kItems) {
     SCOPED_TRACE(json_of(values));
     const ReadOptions o{.handlers = &h.acting};
-    const Reading want = reading_of(json_of(values), Encoding::json, o, 1);
-    EXPECT_EQ(reading_of(msgpack_of(values), Encoding::msgpack, o, 0), want);
-    EXPECT_EQ(reading_of(msgpack_of(values, true), Encoding::msgpack, o, 0), want);
-    acted += want.calls;
+    acted += expect_msgpack_reads_as_json_from_a_source(values, o);
   }
   EXPECT_GT(acted, 10u);
 }
@@ -459,16 +472,7 @@ std::vector<std::string> pair_texts(const std::vector<std::vector<std::string>>&
 }
 
 TEST(HandlerFastPath, MsgpackPairsWithHandlersThatCannotActReadAsNone) {
-  const Handlers h;
-  for (const std::string& text : pair_texts(kPairItems)) {
-    const std::vector<ReadOptions> none = limits(nullptr), inert = limits(&h.inert);
-    for (std::size_t i = 0; i < none.size(); ++i) {
-      SCOPED_TRACE(testing::PrintToString(text) + " limits " + std::to_string(i));
-      const Outcome want = outcome_of(text, Encoding::msgpack, none[i]);
-      EXPECT_EQ(outcome_of(text, Encoding::msgpack, inert[i]), want);
-      EXPECT_EQ(want.calls, 0u);
-    }
-  }
+  expect_inert_handlers_read_as_none(pair_texts(kPairItems));
 }
 
 // A pair begun by start_pair (a str8 tag, so not seen ahead) sends a reader's next values to
@@ -515,10 +519,7 @@ TEST(HandlerFastPath, MsgpackPairsWithHandlersReadAsJsonFromASource) {
       for (const std::vector<std::string>& values : *items) {
         SCOPED_TRACE(json_of(values));
         const ReadOptions o{.handlers = handlers};
-        const Reading want = reading_of(json_of(values), Encoding::json, o, 1);
-        EXPECT_EQ(reading_of(msgpack_of(values), Encoding::msgpack, o, 0), want);
-        EXPECT_EQ(reading_of(msgpack_of(values, true), Encoding::msgpack, o, 0), want);
-        acted += want.calls;
+        acted += expect_msgpack_reads_as_json_from_a_source(values, o);
       }
   EXPECT_GT(acted, 20u);
 }
@@ -586,10 +587,7 @@ TEST(HandlerFastPath, MsgpackMapsWithBuildersReadAsJsonFromASource) {
       // With no limit, as MsgpackHandlersThatActReadAsJsonFromASource.
       SCOPED_TRACE(json_of(values));
       const ReadOptions o{.handlers = handlers};
-      const Reading want = reading_of(json_of(values), Encoding::json, o, 1);
-      EXPECT_EQ(reading_of(msgpack_of(values), Encoding::msgpack, o, 0), want);
-      EXPECT_EQ(reading_of(msgpack_of(values, true), Encoding::msgpack, o, 0), want);
-      acted += want.calls;
+      acted += expect_msgpack_reads_as_json_from_a_source(values, o);
     }
   EXPECT_GT(acted, 20u);
 }
