@@ -226,7 +226,6 @@ stage_without_simdjson() {
   say "configuring $dir (no simdjson)"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTRANSIT_WERROR=ON -DTRANSIT_SIMDJSON=OFF \
     -DTRANSIT_BUILD_BENCH=OFF || die "cmake configure failed"
-  grep -qx 'TRANSIT_SIMDJSON:BOOL=OFF' "$dir/CMakeCache.txt" || die "$dir was not configured without simdjson"
   say "building $dir"
   cmake --build "$dir" -j"$(nproc)" --target transit_tests transit_typed_batch_tests ||
     die "build without simdjson failed"
