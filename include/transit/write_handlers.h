@@ -797,13 +797,19 @@ void write_top(ObjectEncoder& e, const T& v) {
   e.top_end(scalar);
 }
 
+// A handler's rep, checked before any of it is written where the tag needs a form (a rep of
+// the wrong one would be output no reader reads), then written: erase_rep's and the typed
+// default handler's.
+template <class R>
+void write_checked_rep(ObjectEncoder& e, const R& rep, bool as_key) {
+  if (e.rep_check != RepCheck::none) [[unlikely]] e.check_rep(shape_of(e, rep));
+  write_any(e, rep, as_key);
+}
+
 template <class T, class F>
 std::function<void(const void*, ObjectEncoder&, bool)> erase_rep(F f) {
   return [f = std::move(f)](const void* obj, ObjectEncoder& e, bool as_key) {
-    decltype(auto) rep = f(*static_cast<const T*>(obj));
-    // Before any of it is written: a rep of the wrong form would be output no reader reads.
-    if (e.rep_check != RepCheck::none) [[unlikely]] e.check_rep(shape_of(e, rep));
-    write_any(e, rep, as_key);
+    write_checked_rep(e, f(*static_cast<const T*>(obj)), as_key);
   };
 }
 
@@ -916,11 +922,8 @@ RegistryBuilder& RegistryBuilder::set_default(std::string tag, F rep) {
     };
   h.write_typed_rep = [rep = std::move(rep)](const std::type_info& type, const void* obj,
                                              detail::ObjectEncoder& e, bool as_key) {
-    const std::string name = detail::type_name(type);
-    decltype(auto) r = rep(ObjectInfo{type, name, obj});
-    // Before any of it is written, as a handler's rep is checked (erase_rep).
-    if (e.rep_check != detail::RepCheck::none) [[unlikely]] e.check_rep(detail::shape_of(e, r));
-    detail::write_any(e, r, as_key);
+    const std::string name = detail::type_name(type);  // outlives the rep, which may view it
+    detail::write_checked_rep(e, rep(ObjectInfo{type, name, obj}), as_key);
   };
   return set_default(std::move(h));
 }
