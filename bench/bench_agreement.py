@@ -14,13 +14,19 @@
 # - The same work on both sides. transit-bench's corpora are dumped with `--dump` and each one's
 #   JSON-Verbose text is given to `transit bench`, which reads it and times every encoding of the
 #   same values. JSON-Verbose, not the Transit JSON text: both tools must write the same tree.
-#   transit-bench writes its corpus as it was built or read from plain JSON, every key in its own
-#   node; a tree read from Transit JSON has each repeated key as a cache reference to one node,
-#   which the writer finds by identity in a few instructions where a key in its own node is hashed
-#   and compared (twitter MessagePack, 3 writes: 7.0 M against 8.8 M instructions;
-#   docs/performance-log.md, "The user's view and the loop, round fourteen"). Read from JSON-Verbose,
-#   which has no cache, the tree has separate keys as transit-bench's does. The texts `transit
-#   bench` reads are its own writes, the same bytes either way.
+#   A tree read from Transit JSON has each repeated key as a cache reference to one node, which
+#   the writer finds by identity in a few instructions where a key in its own node is hashed and
+#   compared (twitter MessagePack, 3 writes: 7.0 M against 8.8 M instructions;
+#   docs/performance-log.md, "The user's view and the loop, round fourteen"). Read from
+#   JSON-Verbose, which has no cache, the tree has every key in its own node. The same tree in
+#   memory too: the writes compared are transit-bench's Write/*ReadBack rows, which write the
+#   corpus read back from its JSON-Verbose text, in an arena in document order, as `transit
+#   bench` writes what it read. Its Write/* rows write a generated corpus as Value's constructors
+#   built it, each container a heap node where malloc put it, children before their parents: the
+#   same instructions, but keywords' MessagePack write takes about twice the time of the read-back
+#   tree's, waiting on those nodes' loads (docs/performance-log.md, "A built tree and a read tree,
+#   written, round thirty-nine"), a cost of how the tree was built, not of a fresh write. The
+#   texts `transit bench` reads are its own writes, the same bytes either way.
 # - The same clock. Both tools' times are the thread's CPU time (`transit bench` reads
 #   CLOCK_THREAD_CPUTIME_ID; transit-bench's cpu_time is Google Benchmark's per-thread CPU timer),
 #   so time the thread spent waiting for a core on a loaded machine is in neither, and page
@@ -75,6 +81,8 @@ import sys
 import tempfile
 
 ENCODINGS = {"json": "TransitJson", "json-verbose": "TransitVerbose", "msgpack": "TransitMsgpack"}
+# transit-bench's writes of the tree `transit bench` writes (see above).
+WRITES = {encoding: name + "ReadBack" for encoding, name in ENCODINGS.items()}
 # transit-bench's floor for each (op, encoding): what `transit bench` times beside ours
 # (src/cli/floors.cpp) on the same bytes.
 FLOORS = {("read", "json"): "RapidJsonDom", ("write", "json"): "RapidJsonWrite",
@@ -87,15 +95,16 @@ EXAMPLE = "transit-example"
 def transit_bench_medians(transit_bench, corpus, reps, min_time):
     """({(op, encoding): median ns}, {(op, encoding): the floor's median ns}) for one corpus from
     transit-bench's own loop."""
-    pattern = "^((Read|Write)/(%s)|Floor/(%s))/%s$" % ("|".join(ENCODINGS.values()),
-                                                       "|".join(FLOORS.values()), corpus)
+    pattern = "^(Read/(%s)|Write/(%s)|Floor/(%s))/%s$" % ("|".join(ENCODINGS.values()),
+                                                          "|".join(WRITES.values()),
+                                                          "|".join(FLOORS.values()), corpus)
     out = subprocess.run(
         [transit_bench, "--benchmark_filter=" + pattern, "--benchmark_repetitions=%d" % reps,
          "--benchmark_min_time=%g" % min_time, "--benchmark_report_aggregates_only=true",
          "--benchmark_format=json"],
         check=True, capture_output=True, text=True).stdout
     medians, floors = {}, {}
-    by_name = {v: k for k, v in ENCODINGS.items()}
+    by_name = {v: k for k, v in ENCODINGS.items()} | {v: k for k, v in WRITES.items()}
     floor_key = {v: k for k, v in FLOORS.items()}
     for b in json.loads(out)["benchmarks"]:
         # One repetition has no aggregates: its run is its median.

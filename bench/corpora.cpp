@@ -184,6 +184,7 @@ std::unique_ptr<Corpus> prepare(std::string name, Value value) {
       const Encoding e = text == &c->json || text == &c->verbose ? Encoding::json : Encoding::msgpack;
       if (!(read(*text, e) == c->value)) fail(c->name, std::string("read(write(v, ") + label + ")) != v");
     }
+    c->read_back = read(c->verbose, Encoding::json);
   } catch (const std::exception& e) {
     fail(c->name, e.what());
   }

@@ -21,6 +21,13 @@ namespace transit::bench {
 struct Corpus {
   std::string name;          ///< "twitter", "geojson" ...
   Value value;               ///< the whole corpus as one value
+  /// The same value read back from `verbose`: the tree `transit bench` writes, in an arena in
+  /// document order. A generated corpus's `value` was built by Value's constructors, each
+  /// container a heap node of its own placed where malloc put it, children before their
+  /// parents; a write of it waits on its nodes' loads (docs/performance-log.md, "A built tree
+  /// and a read tree, written, round thirty-nine"). twitter's and citm_catalog's `value` are
+  /// read too, from plain JSON.
+  Value read_back;
   std::size_t values = 0;    ///< nodes in the tree, map keys included: the unit of ns/value
   std::string json;          ///< Transit JSON
   std::string verbose;       ///< Transit JSON-Verbose
@@ -56,10 +63,10 @@ std::size_t count_values(const Value& v);
 void report(benchmark::State& state, std::size_t bytes, std::size_t values);
 
 /// The Transit write benchmark for any encoding: checks that the writer's output is
-/// `expected` (a text verified to read back equal), then times writing c.value with one
-/// writer and one output buffer reused across iterations.
+/// `expected` (a text verified to read back equal), then times writing c.value (or, with
+/// `read_back`, c.read_back) with one writer and one output buffer reused across iterations.
 void transit_write(benchmark::State& state, const Corpus& c, Encoding encoding, bool float32,
-                   const std::string& expected);
+                   const std::string& expected, bool read_back = false);
 
 /// Registers the JSON and MessagePack suites for one corpus, verifying the floors' results.
 void register_json_benchmarks(const Corpus& c);

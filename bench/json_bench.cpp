@@ -194,7 +194,8 @@ void transit_read_many(benchmark::State& state, const ManyText& t) {
 }  // namespace
 
 void transit_write(benchmark::State& state, const Corpus& c, Encoding encoding, bool float32,
-                   const std::string& expected) {
+                   const std::string& expected, bool read_back) {
+  const Value& value = read_back ? c.read_back : c.value;
   // As the floors do, one writer and one output buffer serve every iteration: the steady state
   // of a process that writes many values.
   std::string out;
@@ -204,7 +205,7 @@ void transit_write(benchmark::State& state, const Corpus& c, Encoding encoding, 
   Writer writer(sink, encoding, options);
   const auto once = [&] {
     out.clear();
-    writer.write(c.value);
+    writer.write(value);
     writer.flush();
   };
   once();
@@ -233,6 +234,9 @@ void register_json_benchmarks(const Corpus& c) {
   add("Write/TransitJson", [&c](benchmark::State& s) {
     transit_write(s, c, Encoding::json, false, c.json);
   });
+  add("Write/TransitJsonReadBack", [&c](benchmark::State& s) {
+    transit_write(s, c, Encoding::json, false, c.json, true);
+  });
   if (c.value.kind() == Kind::array) {
     const ManyText& many = prepare_many(c);
     add("Floor/RapidJsonDomMany", [&many](benchmark::State& s) { floor_dom_many(s, many); });
@@ -248,6 +252,9 @@ void register_json_benchmarks(const Corpus& c) {
   add("Read/TransitVerboseSource", [&c](benchmark::State& s) { transit_read<true>(s, c, c.verbose); });
   add("Write/TransitVerbose", [&c](benchmark::State& s) {
     transit_write(s, c, Encoding::json_verbose, false, c.verbose);
+  });
+  add("Write/TransitVerboseReadBack", [&c](benchmark::State& s) {
+    transit_write(s, c, Encoding::json_verbose, false, c.verbose, true);
   });
 }
 

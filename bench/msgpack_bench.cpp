@@ -97,6 +97,9 @@ void register_msgpack_benchmarks(const Corpus& c) {
   add("Write/TransitMsgpack", [&c](benchmark::State& s) {
     transit_write(s, c, Encoding::msgpack, false, c.msgpack);
   });
+  add("Write/TransitMsgpackReadBack", [&c](benchmark::State& s) {
+    transit_write(s, c, Encoding::msgpack, false, c.msgpack, true);
+  });
   add("Read/TransitMsgpackFloat32", [&c](benchmark::State& s) { transit_read(s, c, c.float32); });
   add("Write/TransitMsgpackFloat32", [&c](benchmark::State& s) {
     transit_write(s, c, Encoding::msgpack, true, c.float32);

@@ -23,6 +23,13 @@ PAIRS = [
     ("Write/TransitMsgpack", "Floor/MsgpackPack", "write MessagePack", "msgpack pack", 1.5),
     ("Read/TransitVerbose", "Floor/RapidJsonDomVerbose", "read JSON-Verbose", "RapidJSON DOM", 1.0),
     ("Write/TransitVerbose", "Floor/RapidJsonWriteVerbose", "write JSON-Verbose", "RapidJSON Writer", 1.2),
+    # The same writes of the corpus read back from its JSON-Verbose text (an arena in document
+    # order, as the floors' DOMs are; Corpus::read_back in bench/corpora.h): a generated corpus
+    # built by Value's constructors above, read back here.
+    ("Write/TransitJsonReadBack", "Floor/RapidJsonWrite", "write JSON, read back", "RapidJSON Writer", 1.2),
+    ("Write/TransitMsgpackReadBack", "Floor/MsgpackPack", "write MessagePack, read back", "msgpack pack", 1.5),
+    ("Write/TransitVerboseReadBack", "Floor/RapidJsonWriteVerbose", "write JSON-Verbose, read back",
+     "RapidJSON Writer", 1.2),
 ]
 SCALE = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
