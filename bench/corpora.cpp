@@ -182,9 +182,10 @@ std::unique_ptr<Corpus> prepare(std::string name, Value value) {
         {"json", &c->json}, {"json-verbose", &c->verbose}, {"msgpack", &c->msgpack}, {"msgpack+float32", &c->float32}};
     for (const auto& [label, text] : texts) {
       const Encoding e = text == &c->json || text == &c->verbose ? Encoding::json : Encoding::msgpack;
-      if (!(read(*text, e) == c->value)) fail(c->name, std::string("read(write(v, ") + label + ")) != v");
+      Value back = read(*text, e);
+      if (!(back == c->value)) fail(c->name, std::string("read(write(v, ") + label + ")) != v");
+      if (text == &c->verbose) c->read_back = std::move(back);
     }
-    c->read_back = read(c->verbose, Encoding::json);
   } catch (const std::exception& e) {
     fail(c->name, e.what());
   }

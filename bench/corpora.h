@@ -63,10 +63,10 @@ std::size_t count_values(const Value& v);
 void report(benchmark::State& state, std::size_t bytes, std::size_t values);
 
 /// The Transit write benchmark for any encoding: checks that the writer's output is
-/// `expected` (a text verified to read back equal), then times writing c.value (or, with
-/// `read_back`, c.read_back) with one writer and one output buffer reused across iterations.
-void transit_write(benchmark::State& state, const Corpus& c, Encoding encoding, bool float32,
-                   const std::string& expected, bool read_back = false);
+/// `expected` (a text verified to read back equal), then times writing `value` (c.value or
+/// c.read_back) with one writer and one output buffer reused across iterations.
+void transit_write(benchmark::State& state, const Corpus& c, const Value& value, Encoding encoding,
+                   bool float32, const std::string& expected);
 
 /// Registers the JSON and MessagePack suites for one corpus, verifying the floors' results.
 void register_json_benchmarks(const Corpus& c);

@@ -193,9 +193,8 @@ void transit_read_many(benchmark::State& state, const ManyText& t) {
 
 }  // namespace
 
-void transit_write(benchmark::State& state, const Corpus& c, Encoding encoding, bool float32,
-                   const std::string& expected, bool read_back) {
-  const Value& value = read_back ? c.read_back : c.value;
+void transit_write(benchmark::State& state, const Corpus& c, const Value& value, Encoding encoding,
+                   bool float32, const std::string& expected) {
   // As the floors do, one writer and one output buffer serve every iteration: the steady state
   // of a process that writes many values.
   std::string out;
@@ -232,10 +231,10 @@ void register_json_benchmarks(const Corpus& c) {
   add("Read/TransitJson", [&c](benchmark::State& s) { transit_read(s, c, c.json); });
   add("Read/TransitJsonSource", [&c](benchmark::State& s) { transit_read<true>(s, c, c.json); });
   add("Write/TransitJson", [&c](benchmark::State& s) {
-    transit_write(s, c, Encoding::json, false, c.json);
+    transit_write(s, c, c.value, Encoding::json, false, c.json);
   });
   add("Write/TransitJsonReadBack", [&c](benchmark::State& s) {
-    transit_write(s, c, Encoding::json, false, c.json, true);
+    transit_write(s, c, c.read_back, Encoding::json, false, c.json);
   });
   if (c.value.kind() == Kind::array) {
     const ManyText& many = prepare_many(c);
@@ -251,10 +250,10 @@ void register_json_benchmarks(const Corpus& c) {
   add("Read/TransitVerbose", [&c](benchmark::State& s) { transit_read(s, c, c.verbose); });
   add("Read/TransitVerboseSource", [&c](benchmark::State& s) { transit_read<true>(s, c, c.verbose); });
   add("Write/TransitVerbose", [&c](benchmark::State& s) {
-    transit_write(s, c, Encoding::json_verbose, false, c.verbose);
+    transit_write(s, c, c.value, Encoding::json_verbose, false, c.verbose);
   });
   add("Write/TransitVerboseReadBack", [&c](benchmark::State& s) {
-    transit_write(s, c, Encoding::json_verbose, false, c.verbose, true);
+    transit_write(s, c, c.read_back, Encoding::json_verbose, false, c.verbose);
   });
 }
 

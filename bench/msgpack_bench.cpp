@@ -95,14 +95,14 @@ void register_msgpack_benchmarks(const Corpus& c) {
   add("Floor/MsgpackPack", [&c, packed_size](benchmark::State& s) { floor_pack(s, c, packed_size); });
   add("Read/TransitMsgpack", [&c](benchmark::State& s) { transit_read(s, c, c.msgpack); });
   add("Write/TransitMsgpack", [&c](benchmark::State& s) {
-    transit_write(s, c, Encoding::msgpack, false, c.msgpack);
+    transit_write(s, c, c.value, Encoding::msgpack, false, c.msgpack);
   });
   add("Write/TransitMsgpackReadBack", [&c](benchmark::State& s) {
-    transit_write(s, c, Encoding::msgpack, false, c.msgpack, true);
+    transit_write(s, c, c.read_back, Encoding::msgpack, false, c.msgpack);
   });
   add("Read/TransitMsgpackFloat32", [&c](benchmark::State& s) { transit_read(s, c, c.float32); });
   add("Write/TransitMsgpackFloat32", [&c](benchmark::State& s) {
-    transit_write(s, c, Encoding::msgpack, true, c.float32);
+    transit_write(s, c, c.value, Encoding::msgpack, true, c.float32);
   });
 }
 
