@@ -2,6 +2,9 @@
 // transit-bench: corpus generators and loading.
 #include "corpora.h"
 
+#include <time.h>
+
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -299,6 +302,42 @@ std::size_t count_values(const Value& v) {
       break;
   }
   return n;
+}
+
+namespace {
+std::int64_t thread_cpu_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+double median_us(std::vector<std::int64_t> ns) {
+  std::sort(ns.begin(), ns.end());
+  const std::size_t mid = ns.size() / 2;
+  const double m = ns.size() % 2 == 1 ? static_cast<double>(ns[mid])
+                                      : (static_cast<double>(ns[mid - 1]) + static_cast<double>(ns[mid])) / 2;
+  return m / 1e3;
+}
+}  // namespace
+
+void time_pair(benchmark::State& state, const std::function<void()>& ours,
+               const std::function<void()>& floor) {
+  std::vector<std::int64_t> ours_ns, floor_ns;
+  for (auto _ : state) {
+    std::int64_t start = thread_cpu_ns();
+    ours();
+    std::int64_t end = thread_cpu_ns();
+    ours_ns.push_back(end - start);
+    start = thread_cpu_ns();
+    floor();
+    end = thread_cpu_ns();
+    floor_ns.push_back(end - start);
+  }
+  if (ours_ns.empty()) return;
+  const double ours_us = median_us(std::move(ours_ns)), floor_us = median_us(std::move(floor_ns));
+  state.counters["ours_us"] = ours_us;
+  state.counters["floor_us"] = floor_us;
+  state.counters["ratio"] = floor_us > 0 ? ours_us / floor_us : 0;
 }
 
 void report(benchmark::State& state, std::size_t bytes, std::size_t values) {

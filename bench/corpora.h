@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <span>
@@ -13,7 +14,9 @@
 #include <vector>
 
 #include "transit/encoding.h"
+#include "transit/sink.h"
 #include "transit/value.h"
+#include "transit/writer.h"
 
 namespace transit::bench {
 
@@ -62,11 +65,43 @@ std::size_t count_values(const Value& v);
 /// Sets the bytes/s, items/s (values) and per_value (time per value) counters of a finished benchmark.
 void report(benchmark::State& state, std::size_t bytes, std::size_t values);
 
-/// The Transit write benchmark for any encoding: checks that the writer's output is
-/// `expected` (a text verified to read back equal), then times writing `value` (c.value or
-/// c.read_back) with one writer and one output buffer reused across iterations.
+/// One Transit writer and one output buffer serving every write of `value` (c.value or
+/// c.read_back), as the floors reuse their writer's buffer: the steady state of a process that
+/// writes many values. Construction writes once and checks the output is `expected` (a text
+/// verified to read back equal); a difference exits.
+class WriteLoop {
+ public:
+  WriteLoop(const Corpus& c, const Value& value, Encoding encoding, bool float32,
+            const std::string& expected);
+  WriteLoop(const WriteLoop&) = delete;
+  WriteLoop& operator=(const WriteLoop&) = delete;
+  /// Writes the value again over the last output.
+  void once();
+  const std::string& out() const noexcept { return out_; }
+
+ private:
+  const Value& value_;
+  std::string out_;
+  StringSink sink_{out_};
+  Writer writer_;
+};
+
+/// The Transit write benchmark for any encoding: times WriteLoop::once.
 void transit_write(benchmark::State& state, const Corpus& c, const Value& value, Encoding encoding,
                    bool float32, const std::string& expected);
+
+/// A Transit operation and its floor timed as a pair (the `Pair/*` rows): in each iteration
+/// `ours` then `floor`, each by this thread's CPU time, as `transit bench` alternates its runs,
+/// so that a slow spell of the machine falls on both sides alike. transit-bench's separate
+/// rows time each side over its own second or so, and on a shared VM a row moved by up to 2x
+/// from one run to the next while a pure compute loop moved by 4% (docs/performance-log.md,
+/// "Timing the floors in pairs, round forty"); their ratios then say more about when each row
+/// ran than about the library. Reports the medians as counters `ours_us` and `floor_us`, and
+/// `ratio`, the first over the second, as `transit bench` computes its ratios. Both sides keep
+/// the loop's state (parser, writer, buffers) from one iteration to the next, as the separate
+/// rows do.
+void time_pair(benchmark::State& state, const std::function<void()>& ours,
+               const std::function<void()>& floor);
 
 /// Registers the JSON and MessagePack suites for one corpus, verifying the floors' results.
 void register_json_benchmarks(const Corpus& c);

@@ -191,30 +191,69 @@ void transit_read_many(benchmark::State& state, const ManyText& t) {
   report(state, t.text.size(), t.corpus->values);
 }
 
+WriteOptions write_options(bool float32) {
+  WriteOptions options;
+  options.float32 = float32;
+  return options;
+}
+
 }  // namespace
+
+WriteLoop::WriteLoop(const Corpus& c, const Value& value, Encoding encoding, bool float32,
+                     const std::string& expected)
+    : value_(value), writer_(sink_, encoding, write_options(float32)) {
+  once();
+  if (out_ != expected) fail(c.name, "Writer output differs from the verified text");
+}
+
+void WriteLoop::once() {
+  out_.clear();
+  writer_.write(value_);
+  writer_.flush();
+}
 
 void transit_write(benchmark::State& state, const Corpus& c, const Value& value, Encoding encoding,
                    bool float32, const std::string& expected) {
-  // As the floors do, one writer and one output buffer serve every iteration: the steady state
-  // of a process that writes many values.
-  std::string out;
-  StringSink sink(out);
-  WriteOptions options;
-  options.float32 = float32;
-  Writer writer(sink, encoding, options);
-  const auto once = [&] {
-    out.clear();
-    writer.write(value);
-    writer.flush();
-  };
-  once();
-  if (out != expected) fail(c.name, "Writer output differs from the verified text");
+  WriteLoop loop(c, value, encoding, float32, expected);
   for (auto _ : state) {
-    once();
-    benchmark::DoNotOptimize(out.data());
+    loop.once();
+    benchmark::DoNotOptimize(loop.out().data());
   }
   report(state, expected.size(), c.values);
 }
+
+namespace {
+
+// Issue 11's JSON targets timed in pairs (time_pair): a read of `t`'s text against RapidJSON's
+// DOM parse of it, and a write of `value` against RapidJSON's Writer of the text's Document.
+void pair_read(benchmark::State& state, const Corpus& c, const JsonText& t) {
+  if (!(read(*t.text, Encoding::json) == c.value)) fail(c.name, "transit::read result differs");
+  time_pair(
+      state,
+      [&] {
+        Value v = read(*t.text, Encoding::json);
+        benchmark::DoNotOptimize(v);
+      },
+      [&] { benchmark::DoNotOptimize(rapidjson_dom(*t.text)); });
+}
+
+void pair_write(benchmark::State& state, const Corpus& c, const JsonText& t, const Value& value,
+                Encoding encoding) {
+  WriteLoop ours(c, value, encoding, false, *t.text);
+  rapidjson::StringBuffer floor_out;
+  time_pair(
+      state,
+      [&] {
+        ours.once();
+        benchmark::DoNotOptimize(ours.out().data());
+      },
+      [&] {
+        writer_emit(t.dom, floor_out);
+        benchmark::DoNotOptimize(floor_out.GetString());
+      });
+}
+
+}  // namespace
 
 void register_json_benchmarks(const Corpus& c) {
   const JsonText& json = prepare_text(c, c.json);
@@ -254,6 +293,18 @@ void register_json_benchmarks(const Corpus& c) {
   });
   add("Write/TransitVerboseReadBack", [&c](benchmark::State& s) {
     transit_write(s, c, c.read_back, Encoding::json_verbose, false, c.verbose);
+  });
+  add("Pair/ReadJson", [&c, &json](benchmark::State& s) { pair_read(s, c, json); });
+  add("Pair/ReadVerbose", [&c, &verbose](benchmark::State& s) { pair_read(s, c, verbose); });
+  add("Pair/WriteJson", [&c, &json](benchmark::State& s) { pair_write(s, c, json, c.value, Encoding::json); });
+  add("Pair/WriteJsonReadBack", [&c, &json](benchmark::State& s) {
+    pair_write(s, c, json, c.read_back, Encoding::json);
+  });
+  add("Pair/WriteVerbose", [&c, &verbose](benchmark::State& s) {
+    pair_write(s, c, verbose, c.value, Encoding::json_verbose);
+  });
+  add("Pair/WriteVerboseReadBack", [&c, &verbose](benchmark::State& s) {
+    pair_write(s, c, verbose, c.read_back, Encoding::json_verbose);
   });
 }
 

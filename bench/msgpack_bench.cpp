@@ -84,6 +84,39 @@ void transit_read(benchmark::State& state, const Corpus& c, const std::string& i
   report(state, input.size(), c.values);
 }
 
+// Issue 11's MessagePack targets timed in pairs (time_pair): a read against msgpack-cxx's
+// unpack of the same bytes, and a write of `value` against its pack of the unpacked object.
+void pair_read(benchmark::State& state, const Corpus& c) {
+  if (!(read(c.msgpack, Encoding::msgpack) == c.value)) fail(c.name, "transit::read result differs");
+  time_pair(
+      state,
+      [&] {
+        Value v = read(c.msgpack, Encoding::msgpack);
+        benchmark::DoNotOptimize(v);
+      },
+      [&] {
+        msgpack::object_handle handle = msgpack::unpack(c.msgpack.data(), c.msgpack.size());
+        benchmark::DoNotOptimize(handle.get());
+      });
+}
+
+void pair_write(benchmark::State& state, const Corpus& c, const Value& value) {
+  WriteLoop ours(c, value, Encoding::msgpack, false, c.msgpack);
+  const msgpack::object_handle handle = msgpack::unpack(c.msgpack.data(), c.msgpack.size());
+  msgpack::sbuffer floor_out;
+  time_pair(
+      state,
+      [&] {
+        ours.once();
+        benchmark::DoNotOptimize(ours.out().data());
+      },
+      [&] {
+        floor_out.clear();
+        msgpack::pack(floor_out, handle.get());
+        benchmark::DoNotOptimize(floor_out.data());
+      });
+}
+
 }  // namespace
 
 void register_msgpack_benchmarks(const Corpus& c) {
@@ -104,6 +137,9 @@ void register_msgpack_benchmarks(const Corpus& c) {
   add("Write/TransitMsgpackFloat32", [&c](benchmark::State& s) {
     transit_write(s, c, c.value, Encoding::msgpack, true, c.float32);
   });
+  add("Pair/ReadMsgpack", [&c](benchmark::State& s) { pair_read(s, c); });
+  add("Pair/WriteMsgpack", [&c](benchmark::State& s) { pair_write(s, c, c.value); });
+  add("Pair/WriteMsgpackReadBack", [&c](benchmark::State& s) { pair_write(s, c, c.read_back); });
 }
 
 }  // namespace transit::bench
