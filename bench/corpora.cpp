@@ -2,8 +2,6 @@
 // transit-bench: corpus generators and loading.
 #include "corpora.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -18,6 +16,7 @@
 #include <string_view>
 #include <utility>
 
+#include "cpu_clock.h"
 #include "sizes.h"
 #include "transit/transit.h"
 
@@ -305,12 +304,6 @@ std::size_t count_values(const Value& v) {
 }
 
 namespace {
-std::int64_t thread_cpu_ns() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
-}
-
 double median_us(std::vector<std::int64_t> ns) {
   std::sort(ns.begin(), ns.end());
   const std::size_t mid = ns.size() / 2;
@@ -338,6 +331,18 @@ void time_pair(benchmark::State& state, const std::function<void()>& ours,
   state.counters["ours_us"] = ours_us;
   state.counters["floor_us"] = floor_us;
   state.counters["ratio"] = floor_us > 0 ? ours_us / floor_us : 0;
+}
+
+void time_read_pair(benchmark::State& state, const Corpus& c, const std::string& text,
+                    Encoding encoding, const std::function<void()>& floor) {
+  if (!(read(text, encoding) == c.value)) fail(c.name, "transit::read result differs");
+  time_pair(
+      state,
+      [&] {
+        Value v = read(text, encoding);
+        benchmark::DoNotOptimize(v);
+      },
+      floor);
 }
 
 void report(benchmark::State& state, std::size_t bytes, std::size_t values) {

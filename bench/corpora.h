@@ -75,9 +75,8 @@ class WriteLoop {
             const std::string& expected);
   WriteLoop(const WriteLoop&) = delete;
   WriteLoop& operator=(const WriteLoop&) = delete;
-  /// Writes the value again over the last output.
+  /// Writes the value again over the last output, which the optimizer is told is used.
   void once();
-  const std::string& out() const noexcept { return out_; }
 
  private:
   const Value& value_;
@@ -102,6 +101,10 @@ void transit_write(benchmark::State& state, const Corpus& c, const Value& value,
 /// rows do.
 void time_pair(benchmark::State& state, const std::function<void()>& ours,
                const std::function<void()>& floor);
+/// time_pair for transit::read of `text` in `encoding` against `floor`, after checking that
+/// the read gives c.value.
+void time_read_pair(benchmark::State& state, const Corpus& c, const std::string& text,
+                    Encoding encoding, const std::function<void()>& floor);
 
 /// Registers the JSON and MessagePack suites for one corpus, verifying the floors' results.
 void register_json_benchmarks(const Corpus& c);

@@ -23,7 +23,6 @@
 // costs. B's median set beside `transit bench`'s own median of the same write, run as another
 // process just before or after, says how much of the rest is the process.
 #include <sys/resource.h>
-#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -37,11 +36,14 @@
 #include <vector>
 
 #include "commands.h"
+#include "cpu_clock.h"
 #include "floors.h"
 #include "sizes.h"
 #include "transit/transit.h"
 
 namespace {
+
+using transit::bench::thread_cpu_ns;
 
 long minor_faults() {
   rusage u{};
@@ -59,12 +61,6 @@ void report(const char* what, std::string_view encoding, int runs, Op op) {
   std::printf("%-13s %-22s faults/op %7.1f   us/op %9.1f\n", std::string(encoding).c_str(), what,
               static_cast<double>(f1 - f0) / runs,
               std::chrono::duration<double, std::micro>(t1 - t0).count() / runs);
-}
-
-long long thread_cpu_ns() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<long long>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
 double median(std::vector<double> v) {

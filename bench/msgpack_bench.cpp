@@ -87,17 +87,10 @@ void transit_read(benchmark::State& state, const Corpus& c, const std::string& i
 // Issue 11's MessagePack targets timed in pairs (time_pair): a read against msgpack-cxx's
 // unpack of the same bytes, and a write of `value` against its pack of the unpacked object.
 void pair_read(benchmark::State& state, const Corpus& c) {
-  if (!(read(c.msgpack, Encoding::msgpack) == c.value)) fail(c.name, "transit::read result differs");
-  time_pair(
-      state,
-      [&] {
-        Value v = read(c.msgpack, Encoding::msgpack);
-        benchmark::DoNotOptimize(v);
-      },
-      [&] {
-        msgpack::object_handle handle = msgpack::unpack(c.msgpack.data(), c.msgpack.size());
-        benchmark::DoNotOptimize(handle.get());
-      });
+  time_read_pair(state, c, c.msgpack, Encoding::msgpack, [&] {
+    msgpack::object_handle handle = msgpack::unpack(c.msgpack.data(), c.msgpack.size());
+    benchmark::DoNotOptimize(handle.get());
+  });
 }
 
 void pair_write(benchmark::State& state, const Corpus& c, const Value& value) {
@@ -105,11 +98,7 @@ void pair_write(benchmark::State& state, const Corpus& c, const Value& value) {
   const msgpack::object_handle handle = msgpack::unpack(c.msgpack.data(), c.msgpack.size());
   msgpack::sbuffer floor_out;
   time_pair(
-      state,
-      [&] {
-        ours.once();
-        benchmark::DoNotOptimize(ours.out().data());
-      },
+      state, [&] { ours.once(); },
       [&] {
         floor_out.clear();
         msgpack::pack(floor_out, handle.get());
