@@ -297,8 +297,14 @@ class Parser {
   // item by item (other_text, Decoder::start_pair). One loop with the test of every array
   // of 2 cost every other MessagePack read 0.6-2.2% (round sixteen); the plain loop handing
   // the rest of a value over at its first pair's tag (a test after other_text) 0.3-0.5%.
+  // Aligned to a cache line: its speed depended on where the linker put it. Left at GCC's 16
+  // bytes, a change elsewhere in the library (round forty's prefetch for built trees) moved it
+  // from 16 to 48 bytes into a line, the same instructions, and `transit bench` timed every
+  // MessagePack read 10%-25% slower beside msgpack-cxx's unpack (twitter 1.30x against
+  // 1.13x); at a line's start it reads as fast as at 16 whatever comes before it
+  // (docs/performance-log.md, "The MessagePack loop's placement, round forty-one").
   template <bool kPairs>
-  [[gnu::flatten]] bool loop(const char* data, std::size_t end, std::size_t& off);
+  [[gnu::flatten, gnu::aligned(64)]] bool loop(const char* data, std::size_t end, std::size_t& off);
   // Whether the value's first 512 bytes (pairs_look) hold a pair's start, `92 a3 7e 23` and
   // `m` or `u` (70-230 instructions a value that holds none): the value is then read by
   // the loop that reads pairs whole. A value whose first pair comes later is read by the
