@@ -177,6 +177,38 @@ struct ValueAccess {
     return {reinterpret_cast<const Value*>(reinterpret_cast<const char*>(v.wide_.u.node) + kPayloadOffset),
             v.wide_.size};
   }
+  // ---- the write of a built tree's records -----------------------------------------------------
+  // A tree built by Value's constructors has each container and long text in a heap node of
+  // its own, placed where malloc put it, children before their parents: a walk in document
+  // order meets each node as a cache miss and waits for it before it can read where the next
+  // ones are (keywords' MessagePack write of its built tree 1.5x-1.9x msgpack-cxx's pack, the
+  // same tree read back into an arena in document order, which the CPU's prefetcher follows,
+  // 0.90x-0.95x; docs/performance-log.md, "Timing the floors in pairs, round forty"). So in
+  // the array the encoder tracks (the first of 16 items or more: a value's records, nearly
+  // always) of such a tree, its walk asks for the nodes of the records ahead
+  // (prefetch_records_ahead); a large array below a tracked container is walked without.
+  // Only arrays of maps: for geojson's rings of [lon, lat] points
+  // (arrays of small arrays, which malloc places one after another) any prefetch cost more
+  // than it saved (its MessagePack write 1.13x-1.26x `pack` without, 1.34x-1.98x with); and
+  // levels deeper than a record's children cost extensions' records more than they saved
+  // keywords'. Both are calls, out of the encoder's template: in line, GCC compiled the
+  // encoder's walk differently for every tree (3% to 5% more instructions in the write rows of
+  // trees read from documents, which never prefetch).
+
+  /// Whether `v` is an array, list or set of maps in a heap node of its own (not in an arena):
+  /// the records of a tree built by Value's constructors.
+  [[gnu::noinline]] static bool built_records(const Value& v) noexcept;
+  /// Asks the CPU, without waiting, for the node of the item 4 places after `i` in `items` and
+  /// for the nodes of the items and entries of the item 2 places after it (whose node the call
+  /// for `i - 2` asked for).
+  [[gnu::noinline]] static void prefetch_records_ahead(std::span<const Value> items, std::size_t i) noexcept;
+  /// At depth 0, asks for `v`'s own node: its header and the first 256 bytes of its payload,
+  /// whose length the handle gives; at depth d, for the nodes d levels below `v`, through the
+  /// first kPrefetchFanOut items or entries of each container on the way. An inline value has
+  /// no node.
+  static constexpr std::size_t kPrefetchFanOut = 8;
+  static void prefetch_tree(const Value& v, unsigned depth) noexcept;
+
   /// The entries of a map or link.
   static std::span<const Entry> entries(const Value& v) noexcept {
     if (!(v.small_.flags & Value::kHeap)) return {};  // empty

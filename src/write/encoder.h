@@ -404,10 +404,14 @@ class Encoder final : public ObjectEncoder {
     const auto items = ValueAccess::items(v);
     open_array(items.size());
     if (tracks(items.size())) [[unlikely]] {
+      // The records of a tree built by Value's constructors: see ValueAccess::built_records.
+      const bool prefetch = ValueAccess::built_records(v);
       buffer_->track_begin(items.data(), items.data() + items.size());
-      for (const Value& item : items) {
-        buffer_->track_at(&item);
-        write(item, false);
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        if (prefetch) [[unlikely]]
+          ValueAccess::prefetch_records_ahead(items, i);
+        buffer_->track_at(&items[i]);
+        write(items[i], false);
       }
       buffer_->track_end();
     } else {
