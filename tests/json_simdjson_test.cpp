@@ -924,12 +924,55 @@ TEST(JsonSimdjson, ManyValuesWithJunkReadTheSameBothWaysWhateverFollowsTheText) 
   for (int i = 0; i < 20000; ++i) {
     std::string text;
     for (std::size_t j = 1 + rng() % 40; j > 0; --j) text += pieces[rng() % pieces.size()];
-    const char after = "]} \""[rng() % 4];
+    const char after = "]} \",:"[rng() % 6];
     const bool readable_after = rng() % 4 != 0;
     const std::string_view placed = padded_copy(buffer, text, after, readable_after);
     const StreamBatch in_batches(batches[rng() % std::size(batches)]);
     expect_same(placed);
     if (HasFailure()) break;  // one text shows it; the rest would repeat it
+  }
+}
+
+// simdjson 3.0.1's stream takes a value that its text leaves invalid for a document when the
+// byte right after it is `,` or `:` (`]` or `}`, when it does not close it: the test above): a
+// missing comma (`["~#list"3]`, read as ["~#list",3]), a trailing one (`["k"3,]`), a key with
+// no value. That byte may be the text's own or, where the stream reads to the text's end, the
+// byte past it. Such a value is an error, as RapidJSON reads it, untyped and typed, wherever
+// the text lies (tests/fuzz/regressions/typed/stream-missing-comma.json, the typed fuzzer's find).
+TEST(JsonSimdjson, AStreamNeverTakesAnInvalidValueFollowedByACommaOrColon) {
+  using namespace std::string_literals;
+  std::vector<char> buffer;
+  for (const std::string& value :
+       {"[\"~#list\"3]"s, "[\"k\"3,]"s, "[\"a\"[1] ]"s, "{ \"k\"[1] }"s, "{\"a\"\"a\":}"s, "[[]3:]"s,
+        "{\"a\"\"k\":}"s}) {
+    for (const std::string& after : {","s, ":"s, ",,"s, ":3"s}) {
+      // The invalid value first, then (for a text of many) the byte after it, then values, the
+      // text's last 64 bytes spaces or commas; placed where the bytes after it are readable and
+      // are a comma, and where they may not be.
+      for (const std::string& text :
+           {value + after, value + after + " [1] [2]" + std::string(64, ' '), value + after + std::string(70, ','),
+            "[0] "s + value + after + " [1]" + std::string(64, ' ')}) {
+        for (const bool readable_after : {true, false}) {
+          const std::string_view placed = padded_copy(buffer, text, ',', readable_after);
+          SCOPED_TRACE(testing::Message() << "text: " << text << (readable_after ? ", then commas" : ""));
+          expect_same(placed);
+          EXPECT_FALSE(read_with(placed, true, {}).error.empty());
+          // A typed read reports an error placed in the text: RapidJSON's syntax error for an
+          // array (an object is no vector: a mismatch, at its start, may come first).
+          transit::Reader reader(placed, Encoding::json);
+          try {
+            while (reader.next<std::vector<std::int64_t>>()) {
+            }
+            ADD_FAILURE() << "no error";
+          } catch (const Error& e) {
+            if (value[0] == '[') {
+              EXPECT_EQ(e.code(), transit::Errc::syntax) << e.what();
+            }
+            EXPECT_LE(e.offset(), placed.size()) << e.what();
+          }
+        }
+      }
+    }
   }
 }
 

@@ -261,6 +261,22 @@ const simdjson::dom::document* ValueStream::at(std::string_view text, std::size_
     stop(SIZE_MAX);
     return nullptr;
   }
+  // simdjson 3.0.1's stream also takes a value its text leaves invalid (a missing comma:
+  // `["a"3]` read as ["a",3]; a trailing one; a key with no value) for a document when the
+  // byte right after it is `,`, `:`, `]` or `}`, whether that byte is the text's own or the
+  // one past the stream's end (readable: the text's, or its padding's). In a valid text of
+  // many values no value is followed by any of them: such a value is read alone, by
+  // simdjson's strict parse, and the text's error is found as without a stream; the stream
+  // goes on for the values after it, if the reader gets there.
+  switch (text.data()[start + size]) {
+    case ',':
+    case ':':
+    case ']':
+    case '}':
+      return nullptr;
+    default:
+      break;
+  }
   if (size > cap) return nullptr;
   end = start + size;
   return &parser_.doc;
