@@ -934,27 +934,32 @@ TEST(JsonSimdjson, ManyValuesWithJunkReadTheSameBothWaysWhateverFollowsTheText) 
 }
 
 // simdjson 3.0.1's stream takes a value that its text leaves invalid for a document when the
-// byte right after it is `,` or `:` (`]` or `}`, when it does not close it: the test above): a
-// missing comma (`["~#list"3]`, read as ["~#list",3]), a trailing one (`["k"3,]`), a key with
-// no value. That byte may be the text's own or, where the stream reads to the text's end, the
-// byte past it. Such a value is an error, as RapidJSON reads it, untyped and typed, wherever
-// the text lies (tests/fuzz/regressions/typed/stream-missing-comma.json, the typed fuzzer's find).
-TEST(JsonSimdjson, AStreamNeverTakesAnInvalidValueFollowedByACommaOrColon) {
+// next byte after it that is not whitespace is `,`, `:`, `]` or `}` (the last two also when they
+// do not close it, unlike the test above): a missing comma (`["~#list"3]`, read as ["~#list",3]), a trailing one
+// (`["k"3,]`), a key with no value. That byte may be the text's own or, where the stream reads
+// to the text's end, the byte past it. Such a value is an error, as RapidJSON reads it, untyped
+// and typed, wherever the text lies (tests/fuzz/regressions/typed/stream-missing-comma.json,
+// the typed fuzzer's find).
+TEST(JsonSimdjson, AStreamNeverTakesAnInvalidValueForADocument) {
   using namespace std::string_literals;
   std::vector<char> buffer;
   for (const std::string& value :
        {"[\"~#list\"3]"s, "[\"k\"3,]"s, "[\"a\"[1] ]"s, "{ \"k\"[1] }"s, "{\"a\"\"a\":}"s, "[[]3:]"s,
-        "{\"a\"\"k\":}"s}) {
-    for (const std::string& after : {","s, ":"s, ",,"s, ":3"s}) {
-      // The invalid value first, then (for a text of many) the byte after it, then values, the
-      // text's last 64 bytes spaces or commas; placed where the bytes after it are readable and
-      // are a comma, and where they may not be.
+        "{\"a\"\"k\":}"s, "[3[1] ]"s, "{\"k\"[1] }"s, "[[1] {\"a\"}]"s, "[[1] [1] ]"s}) {
+    // What follows counts past whitespace: the next byte that is not.
+    for (const std::string& after :
+         {","s, ":"s, ",,"s, ":3"s, "]"s, "}"s, "]]"s, " ,"s, "\n :"s, "  }"s, "\t]"s}) {
+      // The invalid value first, then the bytes after it, then (for a text of many) values, the
+      // text's last 64 bytes spaces or commas; placed where the bytes after the text are
+      // readable and are the first of `after` that is not whitespace, and where they may not be
+      // read.
       for (const std::string& text :
            {value + after, value + after + " [1] [2]" + std::string(64, ' '), value + after + std::string(70, ','),
             "[0] "s + value + after + " [1]" + std::string(64, ' ')}) {
         for (const bool readable_after : {true, false}) {
-          const std::string_view placed = padded_copy(buffer, text, ',', readable_after);
-          SCOPED_TRACE(testing::Message() << "text: " << text << (readable_after ? ", then commas" : ""));
+          const char next = after[after.find_first_not_of(" \t\n")];
+          const std::string_view placed = padded_copy(buffer, text, next, readable_after);
+          SCOPED_TRACE(testing::Message() << "text: " << text << (readable_after ? ", then " : ", ") << next);
           expect_same(placed);
           EXPECT_FALSE(read_with(placed, true, {}).error.empty());
           // A typed read reports an error placed in the text: RapidJSON's syntax error for an

@@ -263,20 +263,16 @@ const simdjson::dom::document* ValueStream::at(std::string_view text, std::size_
   }
   // simdjson 3.0.1's stream also takes a value its text leaves invalid (a missing comma:
   // `["a"3]` read as ["a",3]; a trailing one; a key with no value) for a document when the
-  // byte right after it is `,`, `:`, `]` or `}`, whether that byte is the text's own or the
-  // one past the stream's end (readable: the text's, or its padding's). In a valid text of
-  // many values no value is followed by any of them: such a value is read alone, by
-  // simdjson's strict parse, and the text's error is found as without a stream; the stream
-  // goes on for the values after it, if the reader gets there.
-  switch (text.data()[start + size]) {
-    case ',':
-    case ':':
-    case ']':
-    case '}':
-      return nullptr;
-    default:
-      break;
-  }
+  // next byte after it that is not whitespace is `,`, `:`, `]` or `}`, whether that byte is
+  // the text's own or past the stream's end (up to SIMDJSON_PADDING bytes past it, all
+  // readable: the text's, or its padding's). In a valid text of many values no value is
+  // followed by any of them: such a value is read alone, by simdjson's strict parse, and the
+  // text's error is found as without a stream; the stream goes on for the values after it,
+  // if the reader gets there.
+  const char* next = text.data() + start + size;
+  const char* const readable_end = text.data() + end_ + simdjson::SIMDJSON_PADDING;
+  while (next < readable_end && (*next == ' ' || *next == '\n' || *next == '\r' || *next == '\t')) ++next;
+  if (next < readable_end && (*next == ',' || *next == ':' || *next == ']' || *next == '}')) return nullptr;
   if (size > cap) return nullptr;
   end = start + size;
   return &parser_.doc;
