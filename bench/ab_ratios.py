@@ -41,7 +41,7 @@ def ratios(build, path, runs, ops):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description="Each build's transit bench ratios, builds run in turn.")
     parser.add_argument("paths", nargs="+", help="builds' transit tools, then the files")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=15)
