@@ -41,10 +41,13 @@
 
 namespace transit::detail::json {
 
-// What may stand between two tokens.
-constexpr bool is_separator(char c) noexcept {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',' || c == ':';
+// JSON's whitespace (RFC 8259: space, tab, line feed, carriage return).
+constexpr bool is_json_space(char c) noexcept {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
+
+// What may stand between two tokens.
+constexpr bool is_separator(char c) noexcept { return is_json_space(c) || c == ',' || c == ':'; }
 
 // Numbers arrive as text so that integers beyond int64 keep every digit (big integers) and
 // doubles are parsed correctly rounded. UTF-8 is validated per string by is_valid_utf8, which
@@ -462,9 +465,7 @@ class MemoryInput {
 
   bool skip_to_value() noexcept {
     std::size_t p = Tell();
-    while (p != text_.size() &&
-           (text_[p] == ' ' || text_[p] == '\n' || text_[p] == '\r' || text_[p] == '\t'))
-      ++p;
+    while (p != text_.size() && is_json_space(text_[p])) ++p;
     seek(p);
     return p != text_.size();
   }

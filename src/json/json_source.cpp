@@ -271,7 +271,7 @@ const simdjson::dom::document* ValueStream::at(std::string_view text, std::size_
   // if the reader gets there.
   const char* next = text.data() + start + size;
   const char* const readable_end = text.data() + end_ + simdjson::SIMDJSON_PADDING;
-  while (next < readable_end && (*next == ' ' || *next == '\n' || *next == '\r' || *next == '\t')) ++next;
+  while (next < readable_end && is_json_space(*next)) ++next;
   if (next < readable_end && (*next == ',' || *next == ':' || *next == ']' || *next == '}')) return nullptr;
   if (size > cap) return nullptr;
   end = start + size;
