@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The text codecs: every function, its edge cases and the inputs it must refuse.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/utf8_simd.h"
 
 namespace transit::detail {
 namespace {
@@ -871,6 +874,126 @@ TEST(Utf8, EveryScalarValueRoundTrips) {
     ASSERT_EQ(utf16_length(out), c > 0xFFFF ? 2u : 1u);
   }
 }
+
+// ---- UTF-8: the AVX2 kernel (builds without simdjson) -------------------------------------------
+
+#if defined(__x86_64__)
+// The kernel must decide every text as the scalar loop does: it is tested here in every
+// build (a build with simdjson checks long text with simdjson's validator instead), on every
+// pair of bytes and a sample of longer sequences, at each place in a block a sequence can
+// fall, and cut short at the end.
+class Utf8Avx2 : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!kUtf8HaveAvx2) GTEST_SKIP() << "this CPU has no AVX2";
+  }
+  // The kernel takes text of 32 bytes or more (shorter text is not worth its call).
+  static bool avx2(std::string_view s) {
+    EXPECT_GE(s.size(), 32u);
+    return utf8_valid_avx2(reinterpret_cast<const unsigned char*>(s.data()), s.size());
+  }
+  // Checks `bytes` after `before` ASCII bytes (at least 32 in all), alone at the end and
+  // with ASCII after it.
+  static void expect_agreement(std::string_view bytes, std::size_t before) {
+    std::string text(before, 'a');
+    text += bytes;
+    if (text.size() >= 32) {
+      ASSERT_EQ(avx2(text), is_valid_utf8_scalar(text)) << testing::PrintToString(text);
+    }
+    text.append(40, 'b');
+    ASSERT_EQ(avx2(text), is_valid_utf8_scalar(text)) << testing::PrintToString(text);
+  }
+};
+
+TEST_F(Utf8Avx2, AgreesWithTheScalarCheckOnEveryPairOfBytes) {
+  char pair[2];
+  std::size_t valid = 0;
+  for (unsigned a = 0; a < 256; ++a) {
+    for (unsigned b = 0; b < 256; ++b) {
+      pair[0] = static_cast<char>(a);
+      pair[1] = static_cast<char>(b);
+      // At a block's start, across its lanes' edge, across two blocks, in a tail of each
+      // length, at the text's end.
+      for (const std::size_t before : {0u, 15u, 31u, 32u, 33u, 47u, 62u, 63u})
+        ASSERT_NO_FATAL_FAILURE(expect_agreement({pair, 2}, before));
+      valid += is_valid_utf8_scalar({pair, 2});
+    }
+  }
+  // 128 * 128 ASCII pairs and the 1,920 two-byte sequences (U+0080 to U+07FF).
+  EXPECT_EQ(valid, 128u * 128u + 1920u);
+}
+
+TEST_F(Utf8Avx2, AgreesWithTheScalarCheckOnLongerSequences) {
+  // Every first and second byte, a third and fourth of each high nibble (and low nibbles
+  // varied), so every class of each byte's place in a sequence of three or four.
+  std::vector<unsigned char> later;
+  for (unsigned high = 0; high < 16; ++high) later.push_back(static_cast<unsigned char>(high * 16 + (high * 7) % 16));
+  later.push_back(0x80);
+  later.push_back(0xBF);
+  char seq[4];
+  for (unsigned a = 0xC0; a < 256; ++a) {
+    for (unsigned b = 0; b < 256; ++b) {
+      for (const unsigned char c : later) {
+        seq[0] = static_cast<char>(a);
+        seq[1] = static_cast<char>(b);
+        seq[2] = static_cast<char>(c);
+        ASSERT_NO_FATAL_FAILURE(expect_agreement({seq, 3}, 30));
+        if (a < 0xF0) continue;
+        for (const unsigned char d : later) {
+          seq[3] = static_cast<char>(d);
+          ASSERT_NO_FATAL_FAILURE(expect_agreement({seq, 4}, 29));
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Utf8Avx2, AgreesWithTheScalarCheckOnRandomText) {
+  // Text of ASCII and of valid and ill-formed sequences, at every length from 32 to 200 bytes.
+  const std::vector<std::string> pieces = {
+      "a", "~:k", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",
+      "\xed\x9f\xbf", "\xee\x80\x80", "\xe8\xa9\xb9", "\x80", "\xbf", "\xc0\x80", "\xc1\xbf",
+      "\xe0\x9f\xbf", "\xed\xa0\x80", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
+      "\xff", "\xc3", "\xe2\x82", "\xf0\x9f\x98", "\xf8\x88\x80\x80\x80"};
+  std::mt19937 rng(20261207);
+  std::size_t valid = 0, checked = 0;
+  for (int round = 0; round < 60'000; ++round) {
+    const std::size_t target = 32 + rng() % 169;
+    // Mostly valid text, so that a late error in a long one is tested too.
+    const bool clean = rng() % 2 == 0;
+    std::string text;
+    while (text.size() < target) {
+      const std::size_t k = rng() % pieces.size();
+      if (clean && k >= 9) continue;
+      text += pieces[k];
+    }
+    const bool want = is_valid_utf8_scalar(text);
+    ASSERT_EQ(avx2(text), want) << testing::PrintToString(text);
+    valid += want;
+    ++checked;
+  }
+  // Both answers were met often.
+  EXPECT_GT(valid, checked / 3);
+  EXPECT_LT(valid, checked);
+}
+
+TEST_F(Utf8Avx2, ReadsNoByteOutsideTheText) {
+  // Each text ends right before a page that cannot be read, or starts right after one.
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* const map = mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  auto* const base = static_cast<char*>(map);
+  ASSERT_EQ(mprotect(base, page, PROT_NONE), 0);
+  ASSERT_EQ(mprotect(base + 2 * page, page, PROT_NONE), 0);
+  for (std::size_t size = 32; size <= 100; ++size) {
+    for (char* const text : {base + 2 * page - size, base + page}) {
+      for (std::size_t i = 0; i < size; ++i) text[i] = "\xe8\xa9\xb9"[i % 3];
+      EXPECT_EQ(avx2({text, size}), size % 3 == 0) << size;
+    }
+  }
+  munmap(map, 3 * page);
+}
+#endif
 
 // ---- numbers: formatting -----------------------------------------------------------------------
 

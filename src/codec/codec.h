@@ -148,6 +148,9 @@ inline std::optional<std::int64_t> parse_instant(std::string_view text) {
 
 /// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
 bool is_valid_utf8(std::string_view s) noexcept;
+/// is_valid_utf8 by its scalar loop alone, at any length: what its vector kernels (simdjson's,
+/// utf8_simd.h's) must agree with.
+bool is_valid_utf8_scalar(std::string_view s) noexcept;
 /// Number of UTF-16 code units `s` would take (Java's and JavaScript's String.length);
 /// `s` is valid UTF-8.
 std::size_t utf16_length(std::string_view s) noexcept;

@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "codec/codec.h"
+#include "codec/utf8_simd.h"
 #include "support/refusals.h"
 #include "support/step_source.h"
 #include "testing.h"
@@ -32,6 +34,22 @@ constexpr transit::Encoding kEncoding = transit::Encoding::TRANSIT_FUZZ_ENCODING
   std::abort();
 }
 
+
+// The vector UTF-8 check must decide the input's bytes, and every tail of them, as the scalar
+// loop does (codec/utf8_simd.h): the reads below meet it only on strings of 32 bytes or more.
+void check_utf8_kernel(std::string_view input) {
+#if defined(__x86_64__)
+  if (!transit::detail::kUtf8HaveAvx2) return;
+  for (std::size_t from = 0; from + 32 <= input.size(); from += 1 + from / 4) {
+    const std::string_view text = input.substr(from);
+    if (transit::detail::utf8_valid_avx2(reinterpret_cast<const unsigned char*>(text.data()), text.size()) !=
+        transit::detail::is_valid_utf8_scalar(text))
+      fail("UTF-8 kernel and scalar check differ", std::to_string(from));
+  }
+#else
+  (void)input;
+#endif
+}
 
 struct Outcome {
   std::vector<transit::Value> values;
@@ -150,6 +168,7 @@ int finish(const Outcome& memory) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
+  check_utf8_kernel(input);
   // A JSON text of many values in memory goes through simdjson's stream (ValueStream) in
   // batches: the library's 16 KiB is one batch for most inputs here, so a quarter of them
   // each take batches from simdjson's least up, whose ends fall inside values.

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// A vector kernel for checking long text as UTF-8, for builds without simdjson (whose
+// validator codec.cpp's is_valid_utf8 calls when the library has it): codec.cpp's scalar loop
+// checks short text, and all text on CPUs without AVX2. The library is built for baseline
+// x86-64, so the kernel is compiled for AVX2 alone and chosen once, at run time, as base64's
+// kernels are (base64_simd.h). Internal; not installed.
+#pragma once
+
+#include <cstddef>
+
+namespace transit::detail {
+
+#if defined(__x86_64__)
+/// Whether this CPU (and OS) runs AVX2; set once, before main, by CPUID. Read as false by any
+/// static initializer that runs first, which then takes the scalar path.
+extern const bool kUtf8HaveAvx2;
+
+/// Whether the `size` bytes at `p` are well-formed UTF-8 (RFC 3629: no overlong form, no
+/// surrogate, nothing above U+10FFFF, no sequence cut short), exactly as the scalar check
+/// decides, 32 bytes a step, reading no byte outside them. Requires kUtf8HaveAvx2 and
+/// `size` >= 32 (a last partial step is taken as the text's last 32 bytes).
+bool utf8_valid_avx2(const unsigned char* p, std::size_t size) noexcept;
+#endif
+
+}  // namespace transit::detail
