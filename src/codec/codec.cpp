@@ -1066,47 +1066,55 @@ void format_double_java(double d, std::string& out) {
   }
 }
 
-std::optional<double> parse_double(std::string_view text) noexcept {
-  const char* const first = text.data();
-  const char* const last = first + text.size();
-  const char* p = first;
-  const bool negative = p != last && *p == '-';
-  if (negative) ++p;
-  // Decimal exponent of the leading significant digit plus one, to tell overflow from
-  // underflow when from_chars reports a result out of range.
+namespace {
+// The decimal exponent of the first significant digit of a number's text, plus one (0 for a
+// text of zeros), saturated: whether a value from_chars found out of range overflowed
+// (above 0) or underflowed. Only that rare case pays this second pass over the text.
+std::int64_t decimal_magnitude(std::string_view text) noexcept {
+  const char* p = text.data();
+  const char* const last = p + text.size();
+  if (p != last && *p == '-') ++p;
   std::int64_t magnitude = 0;
   bool seen_significant = false;
-  int mantissa_digits = 0;
-  for (; p != last && is_digit(*p); ++p, ++mantissa_digits) {
+  for (; p != last && is_digit(*p); ++p) {
     if (*p != '0') seen_significant = true;
     if (seen_significant) ++magnitude;
   }
   if (p != last && *p == '.') {
-    for (++p; p != last && is_digit(*p); ++p, ++mantissa_digits) {
+    for (++p; p != last && is_digit(*p); ++p) {
       if (*p != '0') seen_significant = true;
       if (!seen_significant) --magnitude;
     }
   }
-  if (mantissa_digits == 0) return std::nullopt;
   if (p != last && (*p == 'e' || *p == 'E')) {
     ++p;
     const bool exp_negative = p != last && *p == '-';
     if (p != last && (*p == '-' || *p == '+')) ++p;
-    if (p == last) return std::nullopt;
     std::int64_t exp = 0;
     for (; p != last && is_digit(*p); ++p)
-      exp = std::min<std::int64_t>(exp * 10 + (*p - '0'), 1'000'000'000);  // saturate
+      exp = std::min<std::int64_t>(exp * 10 + (*p - '0'), 1'000'000'000);
     magnitude += exp_negative ? -exp : exp;
   }
-  if (p != last) return std::nullopt;
+  return magnitude;
+}
+}  // namespace
+
+std::optional<double> parse_double(std::string_view text) noexcept {
+  const char* const first = text.data();
+  const char* const last = first + text.size();
+  // from_chars reads exactly this syntax (a sign, digits with a point anywhere, an exponent
+  // with a sign), but for a leading '+', which it refuses as this function does, and for
+  // "inf", "infinity" and "nan", which it reads and this refuses: the only texts it reads
+  // to a value that is not finite (a decimal out of range is an error there, below).
+  // (A first pass of its own over the text, which it used to make, cost a JSON read of
+  // doubles through RapidJSON as much time again as from_chars.)
   double value = 0;
   const auto r = std::from_chars(first, last, value);
-  if (r.ec == std::errc::result_out_of_range) {
-    value = magnitude > 0 ? std::numeric_limits<double>::infinity() : 0.0;
-    return negative ? -value : value;
-  }
-  if (r.ec != std::errc{} || r.ptr != last) return std::nullopt;
-  return value;
+  if (r.ptr != last) return std::nullopt;
+  if (r.ec == std::errc{}) return std::isfinite(value) ? std::optional(value) : std::nullopt;
+  if (r.ec != std::errc::result_out_of_range) return std::nullopt;
+  value = decimal_magnitude(text) > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+  return first != last && *first == '-' ? -value : value;
 }
 
 namespace {

@@ -163,13 +163,14 @@ class SaxHandler {
   bool number(std::string_view text) {
     check_extent(text.size());
     check_length(text, "number");
-    // RapidJSON has checked the syntax. An integer parses to the end; one that stops early
-    // at '.', 'e' or 'E' is a double; one that overflows int64 is a big integer.
+    // RapidJSON has checked the syntax. An integer parses to the end; a number whose digits
+    // stop early, at '.', 'e' or 'E', is a double (from_chars stops there whether or not
+    // the digits fit an int64); digits to the end beyond int64 are a big integer.
     std::int64_t i = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
     if (ec == std::errc() && end == text.data() + text.size()) {
       d_.integer(i);
-    } else if (text.find_first_of(".eE") != std::string_view::npos) {
+    } else if (end != text.data() + text.size()) {
       d_.floating(to_double(text));
     } else {
       d_.big_integer(text);
