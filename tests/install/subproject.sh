@@ -35,8 +35,9 @@ out=$("$scratch/consumer")
 [[ $out == "$expected" ]] || { echo "$mode consumer printed: $out" >&2; exit 1; }
 echo "$mode consumer: ok"
 if [[ $mode == ipo ]]; then
-  tool=$(find "$scratch" -name transit -type f -perm -u+x | head -n 1)
-  [[ -n $tool ]] || { echo "the ipo build made no transit tool" >&2; exit 1; }
+  # FetchContent_Declare(transit ...) builds the dependency in _deps/transit-build.
+  tool=$scratch/_deps/transit-build/transit
+  [[ -x $tool ]] || { echo "the ipo build made no transit tool at $tool" >&2; exit 1; }
   text='["^ ","~:a",[1,2.5,"~t2020-01-01T00:00:00.000Z",["~#set",["~:a","~:bb"]]]]'
   out=$(echo "$text" | "$tool" convert --to msgpack | "$tool" convert --from msgpack --to json-verbose)
   [[ $out == '{"~:a":[1,2.5,"~t2020-01-01T00:00:00.000Z",{"~#set":["~:a","~:bb"]}]}' ]] ||
