@@ -875,13 +875,12 @@ TEST(Utf8, EveryScalarValueRoundTrips) {
   }
 }
 
-// ---- UTF-8: the AVX2 kernel (builds without simdjson) -------------------------------------------
+// ---- UTF-8: the AVX2 kernel --------------------------------------------------------------------
 
 #if defined(__x86_64__)
-// The kernel must decide every text as the scalar loop does: it is tested here in every
-// build (a build with simdjson checks long text with simdjson's validator instead), on every
-// pair of bytes and a sample of longer sequences, at each place in a block a sequence can
-// fall, and cut short at the end.
+// The kernel (is_valid_utf8's for text of 32 bytes or more on a CPU with AVX2) must decide
+// every text as the scalar loop does: on every pair of bytes and a sample of longer sequences,
+// at each place in a block a sequence can fall, and cut short at the end.
 class Utf8Avx2 : public testing::Test {
  protected:
   void SetUp() override {
@@ -924,10 +923,11 @@ TEST_F(Utf8Avx2, AgreesWithTheScalarCheckOnEveryPairOfBytes) {
 }
 
 TEST_F(Utf8Avx2, AgreesWithTheScalarCheckOnLongerSequences) {
-  // Every first and second byte, a third and fourth of each high nibble (and low nibbles
-  // varied), so every class of each byte's place in a sequence of three or four.
+  // Every lead and every second byte, a third and fourth of each high nibble (and low
+  // nibbles varied), so every class of each byte's place in a sequence of three or four.
   std::vector<unsigned char> later;
-  for (unsigned high = 0; high < 16; ++high) later.push_back(static_cast<unsigned char>(high * 16 + (high * 7) % 16));
+  for (unsigned high = 0; high < 16; ++high)
+    later.push_back(static_cast<unsigned char>(high * 16 + (high * 7) % 16));
   later.push_back(0x80);
   later.push_back(0xBF);
   char seq[4];
@@ -949,7 +949,7 @@ TEST_F(Utf8Avx2, AgreesWithTheScalarCheckOnLongerSequences) {
 }
 
 TEST_F(Utf8Avx2, AgreesWithTheScalarCheckOnRandomText) {
-  // Text of ASCII and of valid and ill-formed sequences, at every length from 32 to 200 bytes.
+  // Text of ASCII and of valid and ill-formed sequences, 32 to 200 bytes long.
   const std::vector<std::string> pieces = {
       "a", "~:k", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",
       "\xed\x9f\xbf", "\xee\x80\x80", "\xe8\xa9\xb9", "\x80", "\xbf", "\xc0\x80", "\xc1\xbf",
@@ -980,7 +980,8 @@ TEST_F(Utf8Avx2, AgreesWithTheScalarCheckOnRandomText) {
 TEST_F(Utf8Avx2, ReadsNoByteOutsideTheText) {
   // Each text ends right before a page that cannot be read, or starts right after one.
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  void* const map = mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* const map =
+      mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(map, MAP_FAILED);
   auto* const base = static_cast<char*>(map);
   ASSERT_EQ(mprotect(base, page, PROT_NONE), 0);

@@ -145,8 +145,10 @@ struct Checker {
     // lead of four, must be a continuation: its pair with the continuation before it then
     // has kTwoConts (bit 7) set, which this clears, and any other byte there is an error.
     // Subtracted with saturation, only such leads keep bit 7.
-    const __m256i third = _mm256_subs_epu8(prev2, _mm256_set1_epi8(static_cast<char>(0xE0 - 0x80)));
-    const __m256i fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8(static_cast<char>(0xF0 - 0x80)));
+    const __m256i third =
+        _mm256_subs_epu8(prev2, _mm256_set1_epi8(static_cast<char>(0xE0 - 0x80)));
+    const __m256i fourth =
+        _mm256_subs_epu8(prev3, _mm256_set1_epi8(static_cast<char>(0xF0 - 0x80)));
     const __m256i must_continue =
         _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8(static_cast<char>(0x80)));
     error = _mm256_or_si256(error, _mm256_xor_si256(must_continue, pairs));

@@ -42,7 +42,8 @@ void check_utf8_kernel(std::string_view input) {
   if (!transit::detail::kUtf8HaveAvx2) return;
   for (std::size_t from = 0; from + 32 <= input.size(); from += 1 + from / 4) {
     const std::string_view text = input.substr(from);
-    if (transit::detail::utf8_valid_avx2(reinterpret_cast<const unsigned char*>(text.data()), text.size()) !=
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+    if (transit::detail::utf8_valid_avx2(bytes, text.size()) !=
         transit::detail::is_valid_utf8_scalar(text))
       fail("UTF-8 kernel and scalar check differ", std::to_string(from));
   }
