@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/cpu.h"
 #include "codec/utf8_simd.h"
 
 namespace transit::detail {
@@ -884,7 +885,7 @@ TEST(Utf8, EveryScalarValueRoundTrips) {
 class Utf8Avx2 : public testing::Test {
  protected:
   void SetUp() override {
-    if (!kUtf8HaveAvx2) GTEST_SKIP() << "this CPU has no AVX2";
+    if (!cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
   }
   // The kernel takes text of 32 bytes or more (shorter text is not worth its call).
   static bool avx2(std::string_view s) {

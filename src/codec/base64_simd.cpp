@@ -20,6 +20,7 @@
 // counts stay comparable with earlier rounds, and no callgrind run meets an AVX-512
 // instruction (checked: bench/instr_table.sh runs through, no SIGILL).
 #include "codec/base64_simd.h"
+#include "codec/cpu.h"
 
 #if defined(__x86_64__)
 // GCC 12's AVX-512 intrinsics fill their unused merge operand with _mm512_undefined_epi32(), a
@@ -36,14 +37,9 @@
 
 namespace transit::detail {
 
-const bool kBase64HaveAvx2 = [] {
+const bool kBase64HaveVbmi = [] {
   // CPUID is read here, before main, so it must be initialised by hand (GCC's rule for
   // __builtin_cpu_supports in code that may run before the constructors).
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") != 0;
-}();
-
-const bool kBase64HaveVbmi = [] {
   __builtin_cpu_init();
   // libgcc sets the avx512* bits only when the OS has enabled the opmask and zmm state (XGETBV:
   // XCR0 bits 5-7 with SSE and YMM), so a kernel that does not save zmm registers is seen as
@@ -53,7 +49,7 @@ const bool kBase64HaveVbmi = [] {
 }();
 
 const Base64Kernel kBase64Best = kBase64HaveVbmi   ? Base64Kernel::vbmi
-                                 : kBase64HaveAvx2 ? Base64Kernel::avx2
+                                 : cpu_has_avx2()  ? Base64Kernel::avx2
                                                    : Base64Kernel::scalar;
 
 // A 16-byte table set in both 128-bit lanes: pshufb looks up within each lane.

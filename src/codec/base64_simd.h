@@ -15,19 +15,16 @@ enum class Base64Kernel : unsigned char { scalar, avx2, vbmi };
 /// Elsewhere the scalar code is the only kernel.
 inline constexpr Base64Kernel kBase64Best = Base64Kernel::scalar;
 #else
-/// The best kernel this CPU runs, chosen once before main from the two flags below (in their
-/// translation unit, so after them); scalar for any static initializer that runs first.
+/// The best kernel this CPU runs, chosen once before main from kBase64HaveVbmi below (in its
+/// translation unit, so after it) and cpu_has_avx2() (cpu.h); scalar for any static
+/// initializer that runs first.
 extern const Base64Kernel kBase64Best;
-
-/// Whether this CPU (and OS) runs AVX2; set once, before main, by CPUID. Read as false by any
-/// static initializer that runs first, which then takes the scalar path.
-extern const bool kBase64HaveAvx2;
 
 /// Encodes the whole groups of 3 bytes of `in` to 4 chars each at `out`, by blocks of 24 bytes
 /// to 32 chars (while 28 bytes remain, so that every load stays inside `in`), the last one
 /// ending with the last whole group (overlapping the block before). Returns the bytes
 /// consumed: 0 when `size` is under 28, else `size` rounded down to a multiple of 3.
-/// Requires kBase64HaveAvx2.
+/// Requires cpu_has_avx2().
 std::size_t base64_encode_avx2(const unsigned char* in, std::size_t size, char* out) noexcept;
 
 /// Decodes the whole groups of 4 chars of `in` (`chars` of plain base64, no padding among
@@ -35,12 +32,13 @@ std::size_t base64_encode_avx2(const unsigned char* in, std::size_t size, char* 
 /// the last whole group (overlapping the block before), writing no byte past the first
 /// chars / 4 * 3. Returns the chars consumed: 0 when `chars` is under 32, else `chars` rounded
 /// down to a multiple of 4; `valid` is false when any of them is outside the alphabet (and
-/// then the bytes written mean nothing). Requires kBase64HaveAvx2.
+/// then the bytes written mean nothing). Requires cpu_has_avx2().
 std::size_t base64_decode_avx2(const unsigned char* in, std::size_t chars, char* out,
                                bool& valid) noexcept;
 
 /// Whether this CPU (and OS) runs AVX-512 VBMI, BW and BMI2 with the zmm state enabled; set
-/// once, before main, as kBase64HaveAvx2 is. False under valgrind, which has no AVX-512.
+/// once, before main, by CPUID. Read as false by any static initializer that runs first.
+/// False under valgrind, which has no AVX-512.
 extern const bool kBase64HaveVbmi;
 
 /// Encodes all of `in` with its padding (what base64_encode_to_scalar writes), 48 bytes to 64

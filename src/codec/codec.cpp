@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "codec/base64_simd.h"
+#include "codec/cpu.h"
 #include "codec/utf8_simd.h"
 
 #if defined(__SSE2__) && defined(__x86_64__)
@@ -333,7 +334,7 @@ bool base64_kernel_available(Base64Kernel kernel) noexcept {
     case Base64Kernel::vbmi:
       return kBase64HaveVbmi;
     case Base64Kernel::avx2:
-      return kBase64HaveAvx2;
+      return cpu_has_avx2();
 #endif
     case Base64Kernel::scalar:
       return true;
@@ -876,7 +877,7 @@ constexpr std::size_t kSimdjsonUtf8From = 64;
 
 bool is_valid_utf8(std::string_view s) noexcept {
 #if defined(__x86_64__)
-  if (s.size() >= kAvx2Utf8From && kUtf8HaveAvx2)
+  if (s.size() >= kAvx2Utf8From && cpu_has_avx2())
     return utf8_valid_avx2(reinterpret_cast<const unsigned char*>(s.data()), s.size());
 #endif
 #ifdef TRANSIT_HAVE_SIMDJSON

@@ -16,13 +16,6 @@
 
 namespace transit::detail {
 
-const bool kUtf8HaveAvx2 = [] {
-  // CPUID is read here, before main, so it must be initialised by hand (GCC's rule for
-  // __builtin_cpu_supports in code that may run before the constructors).
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") != 0;
-}();
-
 namespace {
 
 // What is wrong with a pair of adjacent bytes (first, second), a bit each (`_`: any bit).

@@ -3,7 +3,7 @@
 // of 32 bytes or more in every x86-64 build, ahead of simdjson's validator (which it beats at
 // these lengths, and which checks long text on a CPU without AVX2 when the library has
 // simdjson); its scalar loop checks the rest. The library is built for baseline x86-64, so the
-// kernel is compiled for AVX2 alone and chosen once, at run time, as base64's kernels are
+// kernel is compiled for AVX2 alone and chosen at run time (cpu.h), as base64's kernels are
 // (base64_simd.h). Internal; not installed.
 #pragma once
 
@@ -12,13 +12,9 @@
 namespace transit::detail {
 
 #if defined(__x86_64__)
-/// Whether this CPU (and OS) runs AVX2; set once, before main, by CPUID. Read as false by any
-/// static initializer that runs first, which then takes the scalar path.
-extern const bool kUtf8HaveAvx2;
-
 /// Whether the `size` bytes at `p` are well-formed UTF-8 (RFC 3629: no overlong form, no
 /// surrogate, nothing above U+10FFFF, no sequence cut short), exactly as the scalar check
-/// decides, 32 bytes a step, reading no byte outside them. Requires kUtf8HaveAvx2 and
+/// decides, 32 bytes a step, reading no byte outside them. Requires cpu_has_avx2() (cpu.h) and
 /// `size` >= 32 (a last partial step is taken as the text's last 32 bytes).
 bool utf8_valid_avx2(const unsigned char* p, std::size_t size) noexcept;
 #endif

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/cpu.h"
 #include "codec/utf8_simd.h"
 #include "support/refusals.h"
 #include "support/step_source.h"
@@ -39,7 +40,7 @@ constexpr transit::Encoding kEncoding = transit::Encoding::TRANSIT_FUZZ_ENCODING
 // loop does (codec/utf8_simd.h): the reads below meet it only on strings of 32 bytes or more.
 void check_utf8_kernel(std::string_view input) {
 #if defined(__x86_64__)
-  if (!transit::detail::kUtf8HaveAvx2) return;
+  if (!transit::detail::cpu_has_avx2()) return;
   for (std::size_t from = 0; from + 32 <= input.size(); from += 1 + from / 4) {
     const std::string_view text = input.substr(from);
     const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
