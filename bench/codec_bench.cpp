@@ -4,12 +4,23 @@
 // interleaving) times them on the same machine state. Sizes: the bytes corpus's blobs (1000
 // of 16 to 2048 bytes, drawn as bench/corpora.cpp draws them: `mix`), a few single sizes from
 // it, and 1 MB. Time is what these measure: callgrind cannot run the VBMI kernel.
+//
+// And the UTF-8 checks (Codec/Utf8/CHECK/TEXT/SIZE): the scalar loop, the AVX2 kernel and
+// simdjson's validator on 1,000 strings of SIZE bytes, TEXT `mixed` (three-byte characters
+// with ASCII between, as a tweet's Japanese) or `ascii`: what is_valid_utf8's thresholds
+// (codec.cpp) were chosen by. A row's time is for the 1,000 checks.
 #include <cstddef>
 #include <random>
 #include <string>
 #include <vector>
 
+#ifdef TRANSIT_HAVE_SIMDJSON
+#include <simdjson.h>
+#endif
+
 #include "codec/codec.h"
+#include "codec/cpu.h"
+#include "codec/utf8_simd.h"
 #include "corpora.h"
 
 namespace transit::bench {
@@ -84,6 +95,64 @@ void decode(benchmark::State& state, Base64Kernel kernel, const Blobs& b) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(b.bytes.size()));
 }
 
+// 1,000 valid strings of `size` bytes: ASCII, or three-byte characters with one ASCII byte
+// between some (a valid prefix of `size` bytes or a little less).
+std::vector<std::string> utf8_texts(std::size_t size, bool ascii) {
+  std::vector<std::string> texts;
+  for (std::size_t k = 0; k < 1000; ++k) {
+    std::string t;
+    while (t.size() < size)
+      t += ascii ? std::string_view("abc de") : (k + t.size()) % 5 == 0 ? std::string_view("x")
+                                                                       : std::string_view("\xe8\xa9\xb9");
+    t.resize(size);
+    while (!detail::is_valid_utf8_scalar(t)) t.pop_back();
+    texts.push_back(std::move(t));
+  }
+  return texts;
+}
+
+template <class Check>
+void check_utf8(benchmark::State& state, const std::vector<std::string>& texts, Check check) {
+  for (const std::string& t : texts)
+    if (!check(t)) return state.SkipWithError("a valid text refused");
+  std::size_t bytes = 0;
+  for (const std::string& t : texts) bytes += t.size();
+  for (auto _ : state) {
+    bool all = true;
+    for (const std::string& t : texts) all &= check(t);
+    benchmark::DoNotOptimize(all);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+}
+
+void register_utf8_benchmarks() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> sets = [] {
+    std::vector<std::pair<std::string, std::vector<std::string>>> s;
+    for (const bool ascii : {false, true})
+      for (const std::size_t n : {32, 64, 280})
+        s.emplace_back(std::string(ascii ? "ascii/" : "mixed/") + std::to_string(n), utf8_texts(n, ascii));
+    return s;
+  }();
+  for (const auto& [name, texts] : sets) {
+    benchmark::RegisterBenchmark(("Codec/Utf8/scalar/" + name).c_str(), [&t = texts](benchmark::State& st) {
+      check_utf8(st, t, [](std::string_view s) { return detail::is_valid_utf8_scalar(s); });
+    })->Unit(benchmark::kMicrosecond);
+#if defined(__x86_64__)
+    if (detail::cpu_has_avx2())
+      benchmark::RegisterBenchmark(("Codec/Utf8/avx2/" + name).c_str(), [&t = texts](benchmark::State& st) {
+        check_utf8(st, t, [](std::string_view s) {
+          return detail::utf8_valid_avx2(reinterpret_cast<const unsigned char*>(s.data()), s.size());
+        });
+      })->Unit(benchmark::kMicrosecond);
+#endif
+#ifdef TRANSIT_HAVE_SIMDJSON
+    benchmark::RegisterBenchmark(("Codec/Utf8/simdjson/" + name).c_str(), [&t = texts](benchmark::State& st) {
+      check_utf8(st, t, [](std::string_view s) { return simdjson::validate_utf8(s.data(), s.size()); });
+    })->Unit(benchmark::kMicrosecond);
+#endif
+  }
+}
+
 }  // namespace
 
 void register_codec_benchmarks() {
@@ -113,6 +182,7 @@ void register_codec_benchmarks() {
           ->Unit(benchmark::kMicrosecond);
     }
   }
+  register_utf8_benchmarks();
 }
 
 }  // namespace transit::bench

@@ -864,8 +864,9 @@ namespace {
 // Text this long (a tweet, a description) is checked by a vectorized validator where the CPU
 // has one: utf8_valid_avx2 (utf8_simd.h) from 32 bytes, else simdjson's, when the library has
 // simdjson, from 64. Each accepts exactly what the scalar loop accepts (RFC 3629: no overlong
-// form, surrogate or code point above U+10FFFF). Shorter text is not worth the call: at 64
-// bytes of mixed text simdjson's took 24 ns on the Zen 5, ours 6 ns, the scalar loop 39 ns.
+// form, surrogate or code point above U+10FFFF). Shorter text is not worth the call. On the
+// Zen 5, 64 bytes of mixed text took simdjson's 26 ns, ours 7 ns, the scalar loop 60 ns
+// (transit-bench's Codec/Utf8 rows, bench/codec_bench.cpp).
 // (Each constant defined only where used: clang's -Werror refuses an unused one.)
 #if defined(__x86_64__)
 constexpr std::size_t kAvx2Utf8From = 32;
