@@ -75,7 +75,8 @@ def verdict(ratio, target):
         return f"met (≤ {target:.1f}x)"
     # Tenths below 10%: a ratio of 1.003x needs 0.3% less time, not "0%".
     less = 100 * (1 - target / ratio)
-    return f"missed (≤ {target:.1f}x): {ratio / target:.3f}x over, needs {less:.{1 if less < 10 else 0}f}% less time"
+    digits = 1 if less < 10 else 0
+    return f"missed (≤ {target:.1f}x): {ratio / target:.3f}x over, needs {less:.{digits}f}% less time"
 
 
 def main():

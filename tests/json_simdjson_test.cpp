@@ -937,9 +937,9 @@ TEST(JsonSimdjson, ManyValuesWithJunkReadTheSameBothWaysWhateverFollowsTheText) 
 // next byte after it that is not whitespace is `,`, `:`, `]` or `}` (the last two also when
 // they do not close it, unlike the test above): a missing comma (`["~#list"3]`, read as
 // ["~#list",3]), a trailing one (`["k"3,]`), a key with no value. That byte may be the text's
-// own or, where the stream reads to the text's end, the byte past it. Such a value is an error, as RapidJSON reads it, untyped
-// and typed, wherever the text lies (tests/fuzz/regressions/typed/stream-missing-comma.json,
-// the typed fuzzer's find).
+// own or, where the stream reads to the text's end, the byte past it. Such a value is an
+// error, as RapidJSON reads it, untyped and typed, wherever the text lies
+// (tests/fuzz/regressions/typed/stream-missing-comma.json, the typed fuzzer's find).
 TEST(JsonSimdjson, AStreamNeverTakesAnInvalidValueForADocument) {
   using namespace std::string_literals;
   std::vector<char> buffer;

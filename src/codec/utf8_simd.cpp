@@ -168,9 +168,9 @@ __attribute__((target("avx2"))) bool utf8_valid_avx2(const unsigned char* p,
     // the load, waited for the cache.)
     const std::size_t start = size - 32;
     const std::size_t from = start >= 16 ? start - 16 : 0;
+    const __m128i mask = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kEndAt + (start - from)));
     const __m128i before =
-        _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + from)),
-                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(kEndAt + (start - from))));
+        _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + from)), mask);
     checker.previous = _mm256_broadcastsi128_si256(before);
     checker.check(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + start)));
   }
