@@ -1135,7 +1135,7 @@ TEST(MsgpackErrors, InvalidUtf8) {
 }
 
 // Text of up to 64 bytes is found to be ASCII by overlapping word loads (is_short_ascii and
-// is_ascii_17_to_64 in the reader): a byte of 0x80 or above anywhere in it, at every length
+// is_ascii_17_to_64, codec.h): a byte of 0x80 or above anywhere in it, at every length
 // either side of the load patterns' edges, still sends the text to the UTF-8 check.
 TEST(MsgpackErrors, InvalidUtf8AtEveryPlaceOfShortText) {
   for (std::size_t n = 1; n <= 70; ++n) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -151,6 +152,47 @@ bool is_valid_utf8(std::string_view s) noexcept;
 /// is_valid_utf8 by its scalar loop alone, at any length: what its vector kernels (simdjson's,
 /// utf8_simd.h's) must agree with.
 bool is_valid_utf8_scalar(std::string_view s) noexcept;
+/// Whether `s[0, n)` is ASCII, for n up to 16, in at most two overlapping loads (none outside
+/// the text): map keys, keywords and cache codes mostly are, and an out-of-line UTF-8 check per
+/// string cost the readers more than them (MessagePack's, and JSON's from RapidJSON's events).
+/// False for longer text, which is_ascii_17_to_64 or is_valid_utf8 checks.
+inline bool is_short_ascii(const char* s, std::size_t n) noexcept {
+  if (n > 16) return false;
+  std::uint64_t high_bits = 0;
+  if (n >= 8) {
+    std::uint64_t first, last;
+    std::memcpy(&first, s, 8);
+    std::memcpy(&last, s + n - 8, 8);
+    high_bits = (first | last) & 0x8080808080808080ULL;
+  } else if (n >= 4) {
+    std::uint32_t first, last;
+    std::memcpy(&first, s, 4);
+    std::memcpy(&last, s + n - 4, 4);
+    high_bits = (first | last) & 0x80808080U;
+  } else if (n != 0) {
+    // 1 to 3 bytes: the first, middle and last cover them all, with no loop.
+    high_bits = (static_cast<unsigned char>(s[0]) | static_cast<unsigned char>(s[n / 2]) |
+                 static_cast<unsigned char>(s[n - 1])) & 0x80U;
+  }
+  return high_bits == 0;
+}
+
+/// is_short_ascii() for 17 to 64 bytes, with no loop: overlapping 8-byte loads, four up to 32
+/// bytes, eight past that. False for other lengths. Text this long (keywords' and twitter's
+/// values) went to is_valid_utf8, whose word loop and byte tail cost a mispredicted exit or
+/// two per string (callgrind's model: 24,000 a MessagePack read of keywords).
+inline bool is_ascii_17_to_64(const char* s, std::size_t n) noexcept {
+  if (n - 17 > 64 - 17) return false;
+  const auto word = [s](std::size_t at) {
+    std::uint64_t w;
+    std::memcpy(&w, s + at, 8);
+    return w;
+  };
+  std::uint64_t bits = word(0) | word(8) | word(n - 16) | word(n - 8);
+  if (n > 32) bits |= word(16) | word(24) | word(n - 32) | word(n - 24);
+  return (bits & 0x8080808080808080ULL) == 0;
+}
+
 /// Number of UTF-16 code units `s` would take (Java's and JavaScript's String.length);
 /// `s` is valid UTF-8.
 std::size_t utf16_length(std::string_view s) noexcept;

@@ -101,8 +101,7 @@ class SaxHandler {
     check_string_extent(s, n);
     const std::string_view text(s, n);
     check_length(text, "string");
-    if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
-    d_.validated_string(text);
+    d_.event_string(text);  // its UTF-8 checked there
     return done();
   }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) { return String(s, n, copy); }

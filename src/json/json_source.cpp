@@ -21,7 +21,12 @@
 
 namespace transit::detail {
 
-void Decoder::validated_string(std::string_view raw) { checked_string(raw, false, true); }
+void Decoder::event_string(std::string_view raw) {
+  if (is_short_ascii(raw.data(), raw.size()) || is_ascii_17_to_64(raw.data(), raw.size()))
+    return checked_string(raw, true, true);
+  if (!is_valid_utf8(raw)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
+  checked_string(raw, false, true);
+}
 
 void Decoder::uncounted_begin(bool array) {
   json_begin_inline(array ? FrameKind::array_pending : FrameKind::object_pending, 0);

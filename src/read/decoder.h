@@ -170,13 +170,18 @@ class Decoder {
   /// Any string on the wire: values, JSON object keys, map-array keys alike.
   void string(std::string_view raw);
   /// checked_string() for the strings of RapidJSON's events (a Source, or text simdjson
-  /// leaves to RapidJSON), whose UTF-8 the caller has checked: their cache codes, keywords,
-  /// short strings and map keys take its inline paths, not string()'s tests. Out of line, in
-  /// a unit of its own (src/json/json_source.cpp): inline in JSON's unit, whose walk of
-  /// simdjson's document takes json_string(), it made keywords' JSON read 1.2% more
-  /// instructions; in decoder.cpp, GCC compiled string() otherwise (extensions' JSON-Verbose
-  /// read 0.6% more).
-  [[gnu::noinline]] void validated_string(std::string_view raw);
+  /// leaves to RapidJSON), their UTF-8 checked here (Error(invalid_utf8)): text of up to 64
+  /// bytes by a few overlapping word loads when it is all ASCII (is_short_ascii,
+  /// is_ascii_17_to_64, as MessagePack's reader checks it), which also spares checked_string
+  /// counting UTF-16 units to decide whether a map key is cached; else by is_valid_utf8. Then
+  /// their cache codes, keywords, short strings and map keys take checked_string's inline
+  /// paths, not string()'s tests. Out of line, in a unit of its own (src/json/json_source.cpp):
+  /// inline in JSON's unit, whose walk of simdjson's document takes json_string(), it made
+  /// keywords' JSON read 1.2% more instructions; in decoder.cpp, GCC compiled string()
+  /// otherwise (extensions' JSON-Verbose read 0.6% more). The ASCII test is here, not in the
+  /// SAX handler: inlined there, into RapidJSON's ParseString, it made citm_catalog's read
+  /// without simdjson 7.5% slower for 4.2% fewer instructions.
+  [[gnu::noinline]] void event_string(std::string_view raw);
   /// string() for text the backend has checked to be valid UTF-8 (MessagePack's entry),
   /// `ascii` when it also found every byte below 0x80. The common strings are resolved here,
   /// inline, before any text is built: a cache code goes straight to the read cache; a plain
@@ -186,7 +191,7 @@ class Decoder {
   /// checked_tag, another `~X` scalar to json_scalar_string; a typed read's string to
   /// tape_walk_string. Everything else (`"^ "`, escapes, bad codes, user handlers, a lazy
   /// cache) goes to string(), which applies the same rules. `map_arrays` (JSON's
-  /// validated_string; a constant at each call): a `"^ "` that opens a map array is taken
+  /// event_string; a constant at each call): a `"^ "` that opens a map array is taken
   /// here, as json_string takes it, not by string()'s tests (44 instructions a map of
   /// keywords' read from a Source; tested before checked_string instead, each string of a
   /// JSON-Verbose read from a Source cost 6 more). MessagePack has no map arrays. (A
@@ -554,7 +559,7 @@ class Decoder {
   /// RapidJSON): a plain array, map array or object, its items on the value stack, made a
   /// node by node_of_stack and delivered, here, with one call; anything else (a tape, user
   /// handlers or builders, a tagged value, the top-level value, an error) by array_end() and
-  /// map_end(). Out of line, in json_source.cpp, out of JSON's unit (see validated_string).
+  /// map_end(). Out of line, in json_source.cpp, out of JSON's unit (see event_string).
   /// Through array_end_frame and build_map, such a container's end was 3 calls more, with
   /// their frames, 75 instructions more a map of keywords' read from a Source.
   [[gnu::noinline]] void uncounted_end(bool array);
