@@ -191,7 +191,8 @@ TEST(JsonErrors, KeysReadFromASourceAreCachedByTheirSize) {
                                   Value::map({{Value(key), Value(2)}})}));
   }
   const Value read = read_from_source(R"([["^ ","\u00e9\u00e9",1,"later",2],["^ ","^0",3]])");
-  EXPECT_EQ(read, Value::array({Value::map({{Value("\xc3\xa9\xc3\xa9"), Value(1)}, {Value("later"), Value(2)}}),
+  EXPECT_EQ(read, Value::array({Value::map({{Value("\xc3\xa9\xc3\xa9"), Value(1)},
+                                            {Value("later"), Value(2)}}),
                                 Value::map({{Value("later"), Value(3)}})}));
 }
 
