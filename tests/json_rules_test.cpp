@@ -138,7 +138,17 @@ TEST(JsonRules, CacheCountsUtf16CodeUnits) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.key);
-    expect_wire(twice(c.key), c.cached ? cached(c.key) : uncached(c.key), verbose_text(c.key));
+    const std::string text = c.cached ? cached(c.key) : uncached(c.key);
+    expect_wire(twice(c.key), text, verbose_text(c.key));
+    // RapidJSON's events (a Source's reader) count the same units as the walk of simdjson's.
+    EXPECT_EQ(transit::test::read_first_in_steps(text), twice(c.key));
+  }
+  // ASCII keys of 4 to 70 bytes, counted one unit a byte: that reader finds text of up to 64
+  // bytes ASCII by word loads (Decoder::event_string), longer text by its UTF-8 check.
+  for (std::size_t n = 4; n <= 70; ++n) {
+    const std::string key(n, 'k');
+    SCOPED_TRACE("key of " + std::to_string(n) + " bytes");
+    EXPECT_EQ(transit::test::read_first_in_steps(cached(key)), twice(key));
   }
   // The same rule for keywords, counted on the wire text "~:...".
   expect_wire(Value::array({kw("é"), kw("é"), kw("😀"), kw("😀")}),
@@ -146,6 +156,10 @@ TEST(JsonRules, CacheCountsUtf16CodeUnits) {
   // A reader that counted bytes would take a slot for "ééé" and read ^0 as "ééé".
   EXPECT_EQ(transit::read(R"([["^ ","ééé",1,"abcd",2],["^ ","^0",3]])"),
             Value::array({Value::map({{"ééé", 1}, {"abcd", 2}}), Value::map({{"abcd", 3}})}));
+  // And one that counted the bytes of an escaped key: "éé" is 4 bytes, 2 units.
+  EXPECT_EQ(transit::test::read_first_in_steps(
+                R"([["^ ","\u00e9\u00e9",1,"later",2],["^ ","^0",3]])"),
+            Value::array({Value::map({{"éé", 1}, {"later", 2}}), Value::map({{"later", 3}})}));
 }
 
 TEST(JsonRules, NothingIsCachedInVerbose) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "transit/reader.h"
 
@@ -30,5 +31,14 @@ class StepSource final : public transit::Source {
   std::size_t pos_ = 0;
   std::size_t reads_ = 0;
 };
+
+/// The first value of `text` read as JSON from a StepSource of `step` bytes a read: shorter
+/// than a chunk, so RapidJSON's events read it, as a pipe's text is (text in memory, and full
+/// chunks, are simdjson's where the build has it).
+inline Value read_first_in_steps(std::string text, std::size_t step = 7) {
+  StepSource source(std::move(text), step);
+  Reader reader(source, Encoding::json);
+  return reader.next().value();
+}
 
 }  // namespace transit::test
