@@ -5,7 +5,9 @@
 // the exemplars, hand-picked edge cases, and mutations of the exemplars.
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <ostream>
@@ -121,6 +123,36 @@ TEST(JsonSimdjson, NumbersReadTheSameBothWays) {
   expect_same(std::string(400, '7'));
   expect_same("0." + std::string(400, '3'));
   expect_same("[1," + std::string(310, '9') + "]");
+}
+
+// RapidJSON's numbers (every read without simdjson, and a Source's) of 1 to 24 digits, each
+// sign, with and without a fraction or an exponent, read as what they are: an integer to
+// 18 digits by SaxHandler::number's own loop, past it by from_chars, an int64's range ending
+// at 19 digits and big integers after; doubles as strtod rounds them.
+TEST(JsonSimdjson, NumbersOfEveryDigitCountReadByRapidJsonAsWhatTheyAre) {
+  for (const std::string_view digits : {"123456789012345678901234", "999999999999999999999999",
+                                        "922337203685477580899999", "100000000000000000000000"})
+    for (std::size_t n = 1; n <= digits.size(); ++n)
+      for (const std::string sign : {"", "-"}) {
+        const std::string integer = sign + std::string(digits.substr(0, n));
+        std::int64_t i = 0;
+        const auto [end, ec] = std::from_chars(integer.data(), integer.data() + integer.size(), i);
+        const Value expected = ec == std::errc() ? Value(i) : Value::big_integer(integer);
+        for (const std::string& text : {integer, integer + ".5", integer + "e2", integer + "E-1"}) {
+          SCOPED_TRACE(text);
+          const Value want = text == integer ? expected : Value(std::strtod(text.c_str(), nullptr));
+          const Outcome rapid = read_with(text, false, {});
+          ASSERT_EQ(rapid.values.size(), 1u) << rapid.error;
+          EXPECT_EQ(rapid.values[0], want);
+          EXPECT_EQ(rapid.values[0].kind(), want.kind());
+          // And from a Source, in steps of 3 bytes, inside an array.
+          const std::string in_array = "[" + text + "]";
+          const Value stepped = transit::test::read_first_in_steps(in_array, 3);
+          ASSERT_EQ(stepped.size(), 1u);
+          EXPECT_EQ(stepped[0], want);
+          expect_same(text);
+        }
+      }
 }
 
 TEST(JsonSimdjson, StringsReadTheSameBothWays) {

@@ -162,14 +162,33 @@ class SaxHandler {
   bool number(std::string_view text) {
     check_extent(text.size());
     check_length(text, "number");
-    // RapidJSON has checked the syntax. An integer parses to the end; a number whose digits
-    // stop early, at '.', 'e' or 'E', is a double (from_chars stops there whether or not
-    // the digits fit an int64); digits to the end beyond int64 are a big integer.
+    // RapidJSON has checked the syntax: `-?(0|[1-9][0-9]*)`, then maybe a fraction or an
+    // exponent. Up to 18 digits (every id and count of the corpora) cannot overflow an int64:
+    // read by a loop with no overflow test, where from_chars cost about 90 instructions a
+    // number (keywords' read without simdjson: 27,380 of them).
+    const char* p = text.data() + (text[0] == '-');
+    const char* const end = text.data() + text.size();
+    if (end - p <= 18) {
+      std::uint64_t digits = 0;
+      for (; p != end; ++p) {
+        const unsigned digit = static_cast<unsigned char>(*p) - unsigned{'0'};
+        if (digit > 9) break;  // '.', 'e' or 'E'
+        digits = 10 * digits + digit;
+      }
+      if (p != end)
+        d_.floating(to_double(text));
+      else
+        d_.integer(text[0] == '-' ? -static_cast<std::int64_t>(digits) : static_cast<std::int64_t>(digits));
+      return done();
+    }
+    // Longer: an integer parses to the end; a number whose digits stop early, at '.', 'e' or
+    // 'E', is a double (from_chars stops there whether or not the digits fit an int64);
+    // digits to the end beyond int64 are a big integer.
     std::int64_t i = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
-    if (ec == std::errc() && end == text.data() + text.size()) {
+    const auto [stop, ec] = std::from_chars(text.data(), end, i);
+    if (ec == std::errc() && stop == end) {
       d_.integer(i);
-    } else if (end != text.data() + text.size()) {
+    } else if (stop != end) {
       d_.floating(to_double(text));
     } else {
       d_.big_integer(text);
