@@ -134,9 +134,11 @@ TEST(JsonErrors, TagOutsideTheFirstPosition) {
 TEST(JsonErrors, InvalidUtf8InAString) {
   expect_read_error("[\"ab\xff\"]", Errc::invalid_utf8, 1,
                     "transit: invalid_utf8 at byte 1 (line 1, column 2) in $[0]: string is not valid UTF-8");
-  // A surrogate encoded in UTF-8, and an overlong '/'.
+  // A surrogate encoded in UTF-8 (named: see InvalidEscapedSurrogate), and an overlong '/'.
   expect_read_error("[1,\"\xed\xa0\x80\"]", Errc::invalid_utf8, 3,
-                    "transit: invalid_utf8 at byte 3 (line 1, column 4) in $[1]: string is not valid UTF-8");
+                    "transit: invalid_utf8 at byte 3 (line 1, column 4) in $[1]: string is not valid "
+                    "UTF-8: it holds U+D800, a UTF-16 surrogate, which UTF-8 does not encode (the "
+                    "bytes ED A0 80)");
   expect_read_error("[\"\xc0\xaf\"]", Errc::invalid_utf8, 1,
                     "transit: invalid_utf8 at byte 1 (line 1, column 2) in $[0]: string is not valid UTF-8");
 }
@@ -179,10 +181,34 @@ TEST(JsonErrors, InvalidUtf8InAKey) {
                     "transit: invalid_utf8 at byte 6 (line 1, column 7) in $<key>: string is not valid UTF-8");
 }
 
+// A high half with no low half after it is RapidJSON's error; a low half alone decodes (to the
+// bytes ED B0 80 and the like) and the UTF-8 check names it, in memory and from a Source, as
+// a value or a key, wherever it stands in the string.
 TEST(JsonErrors, InvalidEscapedSurrogate) {
   expect_read_error(R"(["\ud800"])", Errc::invalid_utf8, 2,
                     "transit: invalid_utf8 at byte 2 (line 1, column 3) in $[0]: "
                     "The surrogate pair in string is invalid.");
+  const std::string low =
+      "string is not valid UTF-8: it holds U+DC00, a UTF-16 surrogate, which UTF-8 does not "
+      "encode (an escape \\udc00 without its pair, or the bytes ED B0 80)";
+  expect_read_error(R"(["\udc00"])", Errc::invalid_utf8, 1,
+                    "transit: invalid_utf8 at byte 1 (line 1, column 2) in $[0]: " + low);
+  expect_read_error(R"([1,"abc\udc00"])", Errc::invalid_utf8, 3,
+                    "transit: invalid_utf8 at byte 3 (line 1, column 4) in $[1]: " + low);
+  expect_read_error(R"({"\uDFFFx":1})", Errc::invalid_utf8, 1,
+                    "transit: invalid_utf8 at byte 1 (line 1, column 2) in $<key>: string is not "
+                    "valid UTF-8: it holds U+DFFF, a UTF-16 surrogate, which UTF-8 does not encode "
+                    "(an escape \\udfff without its pair, or the bytes ED BF BF)");
+  // A valid pair around it changes nothing: the first fault is named.
+  expect_read_error(R"(["\ud83d\ude00\udc00"])", Errc::invalid_utf8, 1,
+                    "transit: invalid_utf8 at byte 1 (line 1, column 2) in $[0]: " + low);
+  try {
+    (void)transit::test::read_first_in_steps(R"([1,"abc\udc00"])", 3);
+    ADD_FAILURE() << "no transit::Error from the Source";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_utf8) << e.what();
+    EXPECT_NE(std::string(e.what()).find(low), std::string::npos) << e.what();
+  }
 }
 
 // ---- limits --------------------------------------------------------------------------------------

@@ -1132,6 +1132,15 @@ TEST(MsgpackErrors, ExtTypesAreNotTransit) {
 TEST(MsgpackErrors, InvalidUtf8) {
   expect_read_error("92 01 a2 c3 28", Errc::invalid_utf8, 2,
                     "transit: invalid_utf8 at byte 2 in $[1]: string is not valid UTF-8");
+  // A surrogate's three bytes (CESU-8, as Java's modified UTF-8 writes each half of a pair)
+  // are named, after valid text and inside a string too long for the ASCII tests.
+  expect_read_error("92 01 a4 61 ed b0 80", Errc::invalid_utf8, 2,
+                    "transit: invalid_utf8 at byte 2 in $[1]: string is not valid UTF-8: it holds "
+                    "U+DC00, a UTF-16 surrogate, which UTF-8 does not encode (the bytes ED B0 80)");
+  expect_read_error("91 " + str(std::string(70, 'a') + "\xed\xa0\x80\xed\xb0\x80"),
+                    Errc::invalid_utf8, 1,
+                    "transit: invalid_utf8 at byte 1 in $[0]: string is not valid UTF-8: it holds "
+                    "U+D800, a UTF-16 surrogate, which UTF-8 does not encode (the bytes ED A0 80)");
 }
 
 // Text of up to 64 bytes is found to be ASCII by overlapping word loads (is_short_ascii and

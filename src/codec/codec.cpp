@@ -9,6 +9,7 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <system_error>
@@ -888,6 +889,30 @@ bool is_valid_utf8(std::string_view s) noexcept {
 }
 
 bool is_valid_utf8_scalar(std::string_view s) noexcept { return utf8_valid_scalar(s); }
+
+void throw_invalid_utf8(std::string_view s, bool json) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* const end = p + s.size();
+  char32_t cp;
+  std::size_t len;
+  while (p != end && (len = decode_utf8(p, static_cast<std::size_t>(end - p), cp)) != 0) p += len;
+  if (end - p >= 3 && p[0] == 0xED && p[1] >= 0xA0 && (p[2] & 0xC0) == 0x80) {
+    const unsigned surrogate = 0xD000 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+    // "U+DC00, ... (an escape \udc00 without its pair, or the bytes ED B0 80)": only a low
+    // half gets here from an escape (RapidJSON refuses a high one not followed by a low).
+    char text[80];
+    std::snprintf(text, sizeof text, "U+%04X, a UTF-16 surrogate, which UTF-8 does not encode (",
+                  surrogate);
+    std::string detail = text;
+    if (json && surrogate >= 0xDC00) {
+      std::snprintf(text, sizeof text, "an escape \\u%04x without its pair, or ", surrogate);
+      detail += text;
+    }
+    std::snprintf(text, sizeof text, "the bytes %02X %02X %02X)", p[0], p[1], p[2]);
+    throw_error(Errc::invalid_utf8, "string is not valid UTF-8: it holds " + detail + text);
+  }
+  throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
+}
 
 std::size_t utf16_length(std::string_view s) noexcept {
   std::size_t n = 0;

@@ -152,6 +152,12 @@ bool is_valid_utf8(std::string_view s) noexcept;
 /// is_valid_utf8 by its scalar loop alone, at any length: what its vector kernels (simdjson's,
 /// utf8_simd.h's) must agree with.
 bool is_valid_utf8_scalar(std::string_view s) noexcept;
+/// Throws Error(invalid_utf8) for `s`, which is not valid UTF-8, saying why when its first
+/// fault is a UTF-16 surrogate's three bytes (U+D800-U+DFFF, which UTF-8 does not encode):
+/// what JSON's lone `\udc00` escape decodes to (`json`: named as such), or a peer's CESU-8
+/// (Java's modified UTF-8 writes each half of a pair so). Any other fault: "string is not
+/// valid UTF-8". Out of line and cold: the readers call it only on text they refuse.
+[[noreturn, gnu::cold]] void throw_invalid_utf8(std::string_view s, bool json);
 /// Whether `s[0, n)` is ASCII, for n up to 16, in at most two overlapping loads (none outside
 /// the text): map keys, keywords and cache codes mostly are, and an out-of-line UTF-8 check per
 /// string cost the readers more than them (MessagePack's, and JSON's from RapidJSON's events).

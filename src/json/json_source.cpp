@@ -24,7 +24,7 @@ namespace transit::detail {
 void Decoder::event_string(std::string_view raw) {
   if (is_short_ascii(raw.data(), raw.size()) || is_ascii_17_to_64(raw.data(), raw.size()))
     return checked_string(raw, true, true);
-  if (!is_valid_utf8(raw)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
+  if (!is_valid_utf8(raw)) throw_invalid_utf8(raw, true);
   checked_string(raw, false, true);
 }
 

@@ -359,7 +359,7 @@ class Parser {
     // outside ASCII, so a UTF-8 check first would only read the text once more.
     if (n >= 2 && s[0] == '~' && s[1] == 'b') return d_.checked_base64(text);
     if (is_ascii_17_to_64(s, n)) return d_.checked_string(text, true);
-    if (!is_valid_utf8(text)) throw_error(Errc::invalid_utf8, "string is not valid UTF-8");
+    if (!is_valid_utf8(text)) throw_invalid_utf8(text, false);
     d_.checked_string(text, false);
   }
   void bin(const char* s, std::uint32_t n) {
