@@ -206,6 +206,32 @@ TEST(Uncounted, ErrorsAreTheCountedReadsErrors) {
   }
 }
 
+// What only a container's first item may be (`"^ "`, a tag, a cache code naming a tag), as a
+// later item of an uncounted container: an uncounted frame stays pending while its items go
+// onto the stack (Decoder::uncounted_begin), so these ask whether it holds any item yet. The
+// counted read's values and errors, and past kSlotsFrom items (where an array moves to slots
+// of its own and a map array's limits are checked again) the same.
+TEST(Uncounted, FirstItemFormsLaterInAContainer) {
+  const std::vector<std::string> texts = {
+      R"(["a","^ "])",
+      R"([1,"^ ",2])",
+      R"([["^ ","~:a",1],[2,"^ "]])",
+      R"(["^ ","~:a","^ "])",
+      R"({"~:a":1,"~#set":[1]})",
+      R"([{"~:a":1,"~#set":[1]}])",
+      R"([1,"~#set",[1]])",
+      R"([["~#set",[1]],[1,"^0",[2]]])",
+      R"([["~#set",[1]],{"~:a":1,"^0":[2]}])",
+      R"([["~#set",[1]],["^0",[2]],{"^0":[3]}])",
+      R"([[],"^ ",{}])",
+      R"([{},["^ "],["^ ","^ ",1]])",
+  };
+  for (const std::string& text : texts) expect_same(text);
+  expect_same("[" + ints(70000) + "]", {}, 1 << 16);
+  expect_same("[" + map_array(40000) + "," + map_array(3) + "]", {}, 1 << 16);
+  expect_same("[[" + ints(70000) + "],\"^ \"]", {}, 1 << 16);
+}
+
 // Errors' lines and columns from a Source that dropped chunks holding no newline, one, or
 // several (SourceInput counts them as it drops each chunk): the in-memory read's.
 TEST(Uncounted, ErrorLinesAcrossDroppedChunks) {

@@ -30,6 +30,15 @@ void Decoder::event_string(std::string_view raw) {
 
 void Decoder::uncounted_begin(bool array) {
   json_begin_inline(array ? FrameKind::array_pending : FrameKind::object_pending, 0);
+  // With no tape and no handlers, the frame's items go onto the stack from the first, by
+  // deliver's inline path, where place() took the first one to end the frame's pending
+  // state (about 50 instructions a container). It stays pending instead: what only a first
+  // item may be ("^ ", a tag) is asked of a pending frame that holds no item yet
+  // (at_array_start, start_tagged_in), and its end takes it as the plain container it is.
+  if (!tape_ && !handlers_) {
+    Frame& f = frames_.back();
+    f.stack_until = f.start + (array ? uncounted_array_until_ : uncounted_map_until_);
+  }
 }
 
 void Decoder::uncounted_end(bool array) {
@@ -49,6 +58,19 @@ void Decoder::uncounted_end(bool array) {
     return array ? array_end_frame() : map_end_frame();
   closing_ = true;
   Value v = node_of_stack({stack_.data() + f.start, n}, map);
+  // Where deliver() would put it: onto the stack, at this frame's start, when the parent
+  // takes its next item there (no slots of its own, room below its limits). Put there
+  // directly, with none of deliver's tests.
+  if (n != 0 && frames_.size() >= 2) {
+    const Frame& parent = frames_.end()[-2];
+    if (parent.count >= parent.slots_until && f.start < parent.stack_until) {
+      new (stack_.data() + f.start) Value(std::move(v));
+      stack_.forget_from(f.start + 1);
+      frames_.pop_back();
+      closing_ = false;
+      return;
+    }
+  }
   stack_.forget_from(f.start);
   frames_.pop_back();
   closing_ = false;

@@ -19,9 +19,6 @@ namespace transit::detail {
 // The value stack keeps up to this many items of room from one value to the next: what a
 // large value needed is given back instead of being held for the rest of the stream.
 constexpr std::size_t kKeptStackItems = std::size_t{1} << 16;
-// An array with this many items on the stack, and no count announced, moves to slots of its
-// own (see deliver): below it, the stack's copy costs less than slots' allocations.
-constexpr std::size_t kSlotsFrom = std::size_t{1} << 16;
 
 void Decoder::reset(bool cache_lazily) noexcept {
   caching_ = !cache_lazily;
@@ -121,10 +118,7 @@ Value& Decoder::place() {
   if (keyed || f.kind == FrameKind::array) {
     // Below this many items no check above can fail, nor the move to slots below happen: the
     // items up to it go straight onto the stack (deliver). A tagged frame's rep stays here.
-    const std::size_t items_until =
-        keyed ? (max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_)
-              : std::min(max_items_, may_move_to_slots ? kSlotsFrom : SIZE_MAX);
-    f.stack_until = items_until > SIZE_MAX - f.start ? SIZE_MAX : f.start + items_until;
+    f.stack_until = stack_until_for(f.start, keyed, may_move_to_slots);
   }
   if (n == kSlotsFrom && may_move_to_slots) [[unlikely]] {
     f.stack_until = 0;  // the items go to the slots from now on

@@ -44,6 +44,8 @@ class Decoder {
         handlers_(options.handlers),
         tape_array_limit_(tape_limit(max_items_)),
         tape_map_limit_(tape_limit(max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_)),
+        uncounted_array_until_(std::min(stack_until_for(0, false, true), SIZE_MAX - UINT32_MAX)),
+        uncounted_map_until_(std::min(stack_until_for(0, true, false), SIZE_MAX - UINT32_MAX)),
         pair_rep_() {
     // A value 8 levels deep grows the frames once, not at depths 1, 2, 3 and 5: what a
     // Reader made for one small message (transit::read) pays on every message.
@@ -217,17 +219,15 @@ class Decoder {
           n == 2 ? cache_.find(raw[1]) : n == 3 ? cache_.find(raw[1], raw[2]) : nullptr;
       if (!entry) [[unlikely]] {
         if (map_arrays)
-          if (n == 2 && raw[1] == ' ' && !frames_.empty() &&
-              frames_.back().kind == FrameKind::array_pending)
-            return open_map_array(frames_.back());
+          if (n == 2 && raw[1] == ' ' && at_array_start()) return open_map_array(frames_.back());
         return string(raw);  // lookup() says what is wrong with the code
       }
       if (entry->is_tag) return start_tagged(ValueAccess::text(entry->value));
       // As in string(): into a plain container of a document built in one arena, an alias.
       if (in_plain_container())
-        deliver(ValueAccess::alias(entry->value));
+        deliver(ValueAccess::alias(entry->value), map_arrays);
       else
-        deliver(entry->value);
+        deliver(entry->value, map_arrays);
       return;
     }
     if (first == '~') {
@@ -243,17 +243,19 @@ class Decoder {
       const std::string_view name = raw.substr(2);
       const Value& v = deliver(name.size() <= ValueAccess::kInlineText
                                    ? ValueAccess::inline_text(kind, name)
-                                   : kind == Kind::keyword ? Value::keyword(name) : Value::symbol(name));
+                                   : kind == Kind::keyword ? Value::keyword(name) : Value::symbol(name),
+                                   map_arrays);
       if (n >= 4 && (ascii || is_cacheable(raw, false))) cache_.add(v, false);
       return;
     }
     if (n < 4) {  // too short to be cached
-      deliver(ValueAccess::inline_text(Kind::string, raw));
+      deliver(ValueAccess::inline_text(Kind::string, raw), map_arrays);
       return;
     }
     const bool cacheable = at_key_position() && (ascii || is_cacheable(raw, true));
     const Value& v =
-        deliver(n <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, raw) : Value(raw));
+        deliver(n <= ValueAccess::kInlineText ? ValueAccess::inline_text(Kind::string, raw) : Value(raw),
+                map_arrays);
     if (cacheable) cache_.add(v, false);
   }
   /// checked_string() of a `"~#tag"` string: string()'s rules for it (the tag checked, cached
@@ -844,7 +846,10 @@ class Decoder {
   /// frame's stack_until or slots_until, and the items after it are placed here, inline,
   /// with a comparison. Always inline: left to itself, the compiler called an out-of-line
   /// copy from array_end, 40 instructions a container more than inline.
-  [[gnu::always_inline]] const Value& deliver(Value v) {
+  ///
+  /// `inline_push` (a constant at each call): the stack's push inlined whatever GCC decides
+  /// for the caller (checked_string for RapidJSON's events, see ValueStack::push).
+  [[gnu::always_inline]] const Value& deliver(Value v, bool inline_push = false) {
     if (tape_ && taping()) [[unlikely]]
       return deliver_taped(std::move(v));
     if (!frames_.empty()) {
@@ -852,7 +857,8 @@ class Decoder {
       // The slots first: every container whose count is announced (MessagePack's, JSON's
       // from simdjson) is built in them, and their test is one comparison of the frame.
       if (f.count < f.slots_until) return *new (f.slots.items + f.count++) Value(std::move(v));
-      if (stack_.size() < f.stack_until) return stack_.emplace_back(std::move(v));
+      if (stack_.size() < f.stack_until)
+        return inline_push ? stack_.push(std::move(v)) : stack_.emplace_back(std::move(v));
     }
     Value& slot = place();
     slot = std::move(v);
@@ -863,6 +869,18 @@ class Decoder {
   /// complete value goes to: a new item of stack_, of the array's own slots, or the result.
   /// Not for taped frames. Opens deliver's fast path for the items that follow (see Frame).
   Value& place();
+  /// An array with this many items on the stack, and no count announced, moves to slots of
+  /// its own (see place): below it, the stack's copy costs less than slots' allocations.
+  static constexpr std::size_t kSlotsFrom = std::size_t{1} << 16;
+  /// deliver's fast path onto the stack for a frame whose items start at `start` (see
+  /// Frame::stack_until): a map's keys and values (`keyed`) up to the item limit, an array's
+  /// up to it or to kSlotsFrom (`may_move_to_slots`), where place() checks again.
+  std::size_t stack_until_for(std::size_t start, bool keyed, bool may_move_to_slots) const noexcept {
+    const std::size_t items_until =
+        keyed ? (max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_)
+              : std::min(max_items_, may_move_to_slots ? kSlotsFrom : SIZE_MAX);
+    return items_until > SIZE_MAX - start ? SIZE_MAX : start + items_until;
+  }
   [[noreturn, gnu::cold]] void too_many_items() const;
   /// place() in an array's or map's own slots (see Frame::slots).
   Value& place_in_slots(Frame& f);
@@ -1053,9 +1071,11 @@ class Decoder {
   bool at_array_start() const noexcept {
     // A pending array with its node reserved (sized_array_begin) holds its items from the
     // first: at its start while it holds none.
+    // An uncounted one, from its first item on the stack (see uncounted_begin).
     return frames_.empty() ? tape_ && tape_at_array_start()
                            : frames_.back().kind == FrameKind::array_pending &&
-                                 frames_.back().count == 0;
+                                 frames_.back().count == 0 &&
+                                 stack_.size() == frames_.back().start;
   }
   /// Whether the next value goes into an array or map being built (not a tagged value's rep,
   /// nor the result).
@@ -1715,6 +1735,10 @@ class Decoder {
   // max_collection_length allows, at most UINT32_MAX (past it, tape_item_slow counts on).
   std::uint32_t tape_array_limit_;
   std::uint32_t tape_map_limit_;
+  // stack_until_for(start, ...) less `start`, for an uncounted array and map (uncounted_begin):
+  // at most SIZE_MAX - UINT32_MAX, so that a frame's start (32 bits) added never overflows.
+  std::size_t uncounted_array_until_;
+  std::size_t uncounted_map_until_;
   bool tape_input_stable_ = false;
   bool tape_marks_ = true;
   // Per cache slot, the Op::text token of its plain string on the tape, which a cache code

@@ -37,6 +37,16 @@ template <bool kJson, class Tag>
   if ((f.kind != FrameKind::array_pending && f.kind != FrameKind::object_pending) || f.count != 0)
       [[unlikely]]
     tag_not_first(text());
+  // A frame of RapidJSON's events stays pending with its items on the stack, where deliver
+  // puts them from the first (uncounted_begin set stack_until, which no other pending frame
+  // has): at its start only while it holds none; a tagged value's rep goes through place().
+  // (Its tags come here from checked_tag, and from string() by json_start_tagged.) Asked only
+  // of such a frame: of every frame, the test cost extensions' JSON read 0.17% more
+  // instructions and a MessagePack read's tags 6.5 instructions each.
+  if (f.stack_until != 0) [[unlikely]] {
+    if (stack_.size() != f.start) tag_not_first(text());
+    f.stack_until = 0;
+  }
   if (f.slots.items) give_up_node(f);
   f.kind = f.kind == FrameKind::array_pending ? FrameKind::tagged_array : FrameKind::tagged_object;
   // The bits Value(tag) has, with no call for a short tag (as every ground tag is). A pending
