@@ -1069,9 +1069,9 @@ class Decoder {
     caching_ = true;
   }
   bool at_array_start() const noexcept {
-    // A pending array with its node reserved (sized_array_begin) holds its items from the
-    // first: at its start while it holds none.
-    // An uncounted one, from its first item on the stack (see uncounted_begin).
+    // A pending array holds its items from the first in its node (reserved by
+    // sized_array_begin) or, uncounted, on the stack (uncounted_begin): at its start while
+    // it holds none in either.
     return frames_.empty() ? tape_ && tape_at_array_start()
                            : frames_.back().kind == FrameKind::array_pending &&
                                  frames_.back().count == 0 &&

@@ -38,9 +38,7 @@ class ValueStack {
   Value& back() noexcept { return end_[-1]; }
 
   /// Appends `v` (moved from); grows by doubling when full. `v` must not be an item of this
-  /// stack (growth frees the storage it is in before it is moved). Always inline (growth is
-  /// the call): GCC otherwise called it from the decoder's string entry for RapidJSON's
-  /// events once every first item of a container took deliver's inline path too.
+  /// stack (growth frees the storage it is in before it is moved).
   Value& emplace_back(Value&& v) {
     if (end_ == cap_) [[unlikely]]
       grow(2 * size() + 16);
