@@ -136,9 +136,9 @@ TEST(JsonErrors, InvalidUtf8InAString) {
                     "transit: invalid_utf8 at byte 1 (line 1, column 2) in $[0]: string is not valid UTF-8");
   // A surrogate encoded in UTF-8 (named: see InvalidEscapedSurrogate), and an overlong '/'.
   expect_read_error("[1,\"\xed\xa0\x80\"]", Errc::invalid_utf8, 3,
-                    "transit: invalid_utf8 at byte 3 (line 1, column 4) in $[1]: string is not valid "
-                    "UTF-8: it holds U+D800, a UTF-16 surrogate, which UTF-8 does not encode (the "
-                    "bytes ED A0 80)");
+                    "transit: invalid_utf8 at byte 3 (line 1, column 4) in $[1]: string is not "
+                    "valid UTF-8: it holds U+D800, a UTF-16 surrogate, which UTF-8 does not "
+                    "encode (the bytes ED A0 80)");
   expect_read_error("[\"\xc0\xaf\"]", Errc::invalid_utf8, 1,
                     "transit: invalid_utf8 at byte 1 (line 1, column 2) in $[0]: string is not valid UTF-8");
 }

@@ -178,7 +178,8 @@ class SaxHandler {
       if (p != end)
         d_.floating(to_double(text));
       else
-        d_.integer(text[0] == '-' ? -static_cast<std::int64_t>(digits) : static_cast<std::int64_t>(digits));
+        d_.integer(text[0] == '-' ? -static_cast<std::int64_t>(digits)
+                                  : static_cast<std::int64_t>(digits));
       return done();
     }
     // Longer: an integer parses to the end; a number whose digits stop early, at '.', 'e' or

@@ -875,7 +875,8 @@ class Decoder {
   /// deliver's fast path onto the stack for a frame whose items start at `start` (see
   /// Frame::stack_until): a map's keys and values (`keyed`) up to the item limit, an array's
   /// up to it or to kSlotsFrom (`may_move_to_slots`), where place() checks again.
-  std::size_t stack_until_for(std::size_t start, bool keyed, bool may_move_to_slots) const noexcept {
+  std::size_t stack_until_for(std::size_t start, bool keyed,
+                              bool may_move_to_slots) const noexcept {
     const std::size_t items_until =
         keyed ? (max_items_ > SIZE_MAX / 2 ? SIZE_MAX : 2 * max_items_)
               : std::min(max_items_, may_move_to_slots ? kSlotsFrom : SIZE_MAX);
