@@ -166,7 +166,8 @@ class SaxHandler {
     // exponent. Up to 18 digits (every id and count of the corpora) cannot overflow an int64:
     // read by a loop with no overflow test, where from_chars cost about 90 instructions a
     // number (keywords' read without simdjson: 27,380 of them).
-    const char* p = text.data() + (text[0] == '-');
+    const bool negative = text[0] == '-';
+    const char* p = text.data() + negative;
     const char* const end = text.data() + text.size();
     if (end - p <= 18) {
       std::uint64_t digits = 0;
@@ -178,8 +179,8 @@ class SaxHandler {
       if (p != end)
         d_.floating(to_double(text));
       else
-        d_.integer(text[0] == '-' ? -static_cast<std::int64_t>(digits)
-                                  : static_cast<std::int64_t>(digits));
+        d_.integer(negative ? -static_cast<std::int64_t>(digits)
+                            : static_cast<std::int64_t>(digits));
       return done();
     }
     // Longer: an integer parses to the end; a number whose digits stop early, at '.', 'e' or

@@ -39,11 +39,7 @@ class ValueStack {
 
   /// Appends `v` (moved from); grows by doubling when full. `v` must not be an item of this
   /// stack (growth frees the storage it is in before it is moved).
-  Value& emplace_back(Value&& v) {
-    if (end_ == cap_) [[unlikely]]
-      grow(2 * size() + 16);
-    return *new (end_++) Value(std::move(v));
-  }
+  Value& emplace_back(Value&& v) { return push(std::move(v)); }
   /// emplace_back(), always inline (growth is the call): for the decoder's strings from
   /// RapidJSON's events (Decoder::deliver's `inline_push`), where GCC called emplace_back out
   /// of line. Forced inline everywhere, it moved GCC's code for the walk of simdjson's
